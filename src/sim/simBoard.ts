@@ -1,0 +1,259 @@
+import { EventEmitter } from 'node:events';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { MessageChannel, type TransferListItem, Worker } from 'node:worker_threads';
+import type { InputEvent } from './firmware/types.js';
+import { SimPort } from './simPort.js';
+import { CONTROL, type FromWorker, PORT_NAMES, type PortName, type WorkerInit } from './workerProtocol.js';
+
+export interface SimBoardOptions {
+  /** Text of a parts file (see src/sim/parts.ts). */
+  partsFileText?: string;
+  /** Keep the flash in this folder (created if missing); otherwise it lives in memory. */
+  fsDir?: string;
+  /** Seed for measurement noise; omitted = noiseless readings. */
+  noiseSeed?: number;
+  /**
+   * How long a script may ignore Ctrl-C before the board "reboots" (a pure-Python loop that never
+   * calls the firmware cannot be interrupted inside the WebAssembly VM; see README).
+   */
+  watchdogMs?: number;
+}
+
+type Events = { unplug: []; replug: []; reboot: []; ready: [] };
+
+const INTERRUPT_BYTES = new Set([0x03, 0x11]);
+
+/**
+ * The virtual Jumperless V5: a VM worker ("core 0") behind four USB serial ports, with fault
+ * injection and scripted inputs. Offers byte streams only; whoever drives it (tests, the CLI, the
+ * device layer) decides how to reach them.
+ */
+export class SimBoard extends EventEmitter<Events> {
+  private worker: Worker | undefined;
+  private control = new Int32Array(new SharedArrayBuffer(16));
+  private inputPort: import('node:worker_threads').MessagePort | undefined;
+  private readonly ports = new Map<PortName, SimPort>();
+  private readonly flash = new Map<string, Uint8Array>();
+  private isPlugged = false;
+  private hung = false;
+  private byteDelayMs = 0;
+  private watchdog: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  private constructor(private readonly options: SimBoardOptions) {
+    super();
+  }
+
+  static async start(options: SimBoardOptions = {}): Promise<SimBoard> {
+    const board = new SimBoard(options);
+    if (options.fsDir) board.loadFlashFolder(options.fsDir);
+    await board.powerOn(false);
+    return board;
+  }
+
+  get plugged(): boolean {
+    return this.isPlugged;
+  }
+
+  /** The current stream of a port. Throws while unplugged. */
+  port(name: PortName): SimPort {
+    const port = this.ports.get(name);
+    if (!port || !this.isPlugged) throw new Error(`port ${name} is not there: the board is unplugged`);
+    return port;
+  }
+
+  /** Files on the board's flash (a copy), e.g. for tests and `sim --fs`. */
+  files(): Map<string, Uint8Array> {
+    return new Map(this.flash);
+  }
+
+  readonly faults = {
+    unplug: () => this.unplug(),
+    replug: () => this.replug(),
+    hang: (on: boolean) => {
+      this.hung = on;
+    },
+    garbage: (port: PortName, bytes?: Uint8Array) => {
+      const data = bytes ?? Uint8Array.from({ length: 64 }, () => Math.floor(Math.random() * 256));
+      this.ports.get(port)?.deliver(data);
+    },
+    slow: (msPerByte: number) => {
+      this.byteDelayMs = msPerByte;
+      for (const port of this.ports.values()) port.setByteDelay(msPerByte);
+    },
+    reboot: () => this.reboot(),
+  };
+
+  readonly inputs = {
+    probeTouch: (pad: number) => this.input({ kind: 'probe_touch', pad }),
+    probeRelease: () => this.input({ kind: 'probe_release' }),
+    button: (button: 'connect' | 'remove') => this.input({ kind: 'button', button }),
+    clickwheelTurn: (clicks: number) => this.input({ kind: 'clickwheel_turn', clicks }),
+    clickwheelButton: (state: 'pressed' | 'held' | 'released' | 'doubleclicked') =>
+      this.input({ kind: 'clickwheel_button', state }),
+    switchPosition: (position: 'measure' | 'select') => this.input({ kind: 'switch', position }),
+  };
+
+  input(event: InputEvent): void {
+    this.inputPort?.postMessage(event);
+    this.wakeWorker();
+  }
+
+  async reboot(): Promise<void> {
+    await this.powerOff();
+    await this.powerOn(true);
+    this.emit('reboot');
+  }
+
+  async unplug(): Promise<void> {
+    if (!this.isPlugged) return;
+    await this.powerOff();
+    for (const port of this.ports.values()) port.destroy();
+    this.ports.clear();
+    this.emit('unplug');
+  }
+
+  async replug(): Promise<void> {
+    if (this.isPlugged || this.stopped) return;
+    await this.powerOn(false);
+    this.emit('replug');
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.powerOff();
+    for (const port of this.ports.values()) port.destroy();
+    this.ports.clear();
+  }
+
+  private async powerOn(announceBoot: boolean): Promise<void> {
+    this.control = new Int32Array(new SharedArrayBuffer(16));
+    const channel = new MessageChannel();
+    this.inputPort = channel.port1;
+    const init: WorkerInit = {
+      control: this.control.buffer as SharedArrayBuffer,
+      inputPort: channel.port2,
+      files: [...this.flash.entries()],
+      announceBoot,
+      ...(this.options.partsFileText === undefined ? {} : { partsFileText: this.options.partsFileText }),
+      ...(this.options.noiseSeed === undefined ? {} : { noiseSeed: this.options.noiseSeed }),
+    };
+    const worker = startWorker(init, [channel.port2]);
+    this.worker = worker;
+    if (!this.ports.size) for (const name of PORT_NAMES) this.ports.set(name, this.makePort(name));
+    await new Promise<void>((resolve, reject) => {
+      worker.on('message', (message: FromWorker) => {
+        if (message.t === 'ready') resolve();
+        else this.fromWorker(message);
+      });
+      worker.once('error', (error) => {
+        reject(error);
+        // A crash of the VM thread is a board reset: come back up rather than take the host down.
+        if (this.worker === worker && !this.stopped) void this.reboot();
+      });
+      worker.once('exit', () => resolve());
+    });
+    this.isPlugged = true;
+  }
+
+  private async powerOff(): Promise<void> {
+    clearTimeout(this.watchdog);
+    this.isPlugged = false;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.inputPort?.close();
+    this.inputPort = undefined;
+    if (worker) await worker.terminate();
+  }
+
+  private makePort(name: PortName): SimPort {
+    const port = new SimPort((data) => this.toWorker(name, data));
+    port.setByteDelay(this.byteDelayMs);
+    return port;
+  }
+
+  private toWorker(name: PortName, data: Buffer): void {
+    if (!this.isPlugged || this.hung || !this.worker) return;
+    let bytes: Uint8Array = data;
+    if ((name === 'repl' || name === 'main') && Atomics.load(this.control, CONTROL.busy) === 1) {
+      if (bytes.some((b) => INTERRUPT_BYTES.has(b))) {
+        Atomics.store(this.control, CONTROL.interrupt, 1);
+        this.wakeWorker();
+        this.armWatchdog();
+        bytes = bytes.filter((b) => !INTERRUPT_BYTES.has(b));
+      }
+    }
+    if (bytes.length > 0) this.worker.postMessage({ t: 'bytes', port: name, data: bytes });
+  }
+
+  private fromWorker(message: FromWorker): void {
+    if (message.t === 'out') {
+      if (!this.hung) this.ports.get(message.port)?.deliver(message.data);
+    } else if (message.t === 'fs') {
+      for (const [path, data] of message.changes) {
+        if (data === null) this.flash.delete(path);
+        else this.flash.set(path, data);
+      }
+      if (this.options.fsDir) this.saveFlashFolder(this.options.fsDir, message.changes);
+    }
+  }
+
+  private wakeWorker(): void {
+    Atomics.add(this.control, CONTROL.wake, 1);
+    Atomics.notify(this.control, CONTROL.wake);
+  }
+
+  /** A script that never looks at the interrupt flag gets the board reset (the simulated watchdog). */
+  private armWatchdog(): void {
+    clearTimeout(this.watchdog);
+    const control = this.control;
+    this.watchdog = setTimeout(() => {
+      if (control === this.control && Atomics.load(control, CONTROL.interrupt) === 1) void this.reboot();
+    }, this.options.watchdogMs ?? 1000);
+    this.watchdog.unref();
+  }
+
+  private loadFlashFolder(dir: string): void {
+    mkdirSync(dir, { recursive: true });
+    const walk = (folder: string, prefix: string) => {
+      for (const name of readdirSync(folder)) {
+        const full = join(folder, name);
+        if (statSync(full).isDirectory()) {
+          this.flash.set(`${prefix}/${name}/`, new Uint8Array(0));
+          walk(full, `${prefix}/${name}`);
+        } else {
+          this.flash.set(`${prefix}/${name}`, readFileSync(full));
+        }
+      }
+    };
+    walk(dir, '');
+  }
+
+  private saveFlashFolder(dir: string, changes: Array<[string, Uint8Array | null]>): void {
+    for (const [path, data] of changes) {
+      const target = join(dir, ...path.split('/').filter(Boolean));
+      if (!target.startsWith(dir)) continue;
+      if (data === null) rmSync(target, { recursive: true, force: true });
+      else if (path.endsWith('/')) mkdirSync(target, { recursive: true });
+      else {
+        mkdirSync(join(target, '..'), { recursive: true });
+        writeFileSync(target, data);
+      }
+    }
+  }
+}
+
+/** Starts the VM worker; from TypeScript sources (tests, `npm start`) it goes through tsx. */
+function startWorker(init: WorkerInit, transferList: TransferListItem[]): Worker {
+  if (!import.meta.url.endsWith('.ts')) {
+    return new Worker(new URL('./vmWorker.js', import.meta.url), { workerData: init, transferList });
+  }
+  const tsxPackage = createRequire(import.meta.url).resolve('tsx/package.json');
+  const tsx = pathToFileURL(join(tsxPackage, '..', 'dist/esm/api/index.mjs')).href;
+  const entry = new URL('./vmWorker.ts', import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: init, transferList });
+}

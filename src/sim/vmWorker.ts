@@ -1,0 +1,162 @@
+/**
+ * The board's "core 0": one worker thread that owns the MicroPython VM, the simulated firmware and
+ * the flash, and serves the byte traffic of the USB ports. While a script runs, this thread is busy,
+ * so the other ports wait, as on the board (spec §3.3); Ctrl-C reaches a running script through a
+ * shared flag that every firmware call and every sleep checks.
+ */
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { BackchannelPort } from './backchannelPort.js';
+import { createFirmware, type FirmwareHost, type InputEvent, PyError } from './firmware/index.js';
+import { FlashTracker, virtualFs } from './flashSync.js';
+import { MainPort } from './mainPort.js';
+import { ReplPort } from './replPort.js';
+import { Vm } from './vm.js';
+import { CONTROL, type FromWorker, type PortName, type ToWorker, type WorkerInit } from './workerProtocol.js';
+
+const init = workerData as WorkerInit;
+const control = new Int32Array(init.control);
+const inputPort = init.inputPort;
+const bootTime = performance.now();
+
+function post(message: FromWorker): void {
+  parentPort?.postMessage(message);
+}
+
+function send(port: PortName, data: Uint8Array): void {
+  if (data.length > 0) post({ t: 'out', port, data });
+}
+
+/** Where the VM's stdout currently goes: CDC2 normally, CDC0 while a `>` line runs. */
+let vmOutput: number[] = [];
+let outputToMain = false;
+
+const host: FirmwareHost = {
+  sleep(ms) {
+    const deadline = performance.now() + Math.max(0, ms);
+    for (;;) {
+      host.checkInterrupt();
+      host.pollInputs();
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      const wake = Atomics.load(control, CONTROL.wake);
+      Atomics.wait(control, CONTROL.wake, wake, Math.min(left, 50));
+    }
+  },
+  checkInterrupt() {
+    if (Atomics.exchange(control, CONTROL.interrupt, 0) !== 0) throw new PyError('KeyboardInterrupt', '');
+  },
+  pollInputs() {
+    for (let message = receiveMessageOnPort(inputPort); message; message = receiveMessageOnPort(inputPort)) {
+      firmware.applyInput(message.message as InputEvent);
+    }
+  },
+  writeMain(text) {
+    send('main', crlf(text));
+  },
+  now: () => performance.now() - bootTime,
+};
+
+let vm: Vm;
+const firmware = createFirmware({
+  host,
+  get fs() {
+    return virtualFs(vm.mp.FS);
+  },
+  ...(init.partsFileText === undefined ? {} : { partsFileText: init.partsFileText }),
+  ...(init.noiseSeed === undefined ? {} : { noiseSeed: init.noiseSeed }),
+});
+
+firmware.functions._sleep_ms = (ms) => {
+  host.sleep(typeof ms === 'number' ? ms : 0);
+  return null;
+};
+
+function flushVmOutput(): void {
+  if (vmOutput.length === 0) return;
+  if (outputToMain) {
+    send('main', crlf(new TextDecoder().decode(Uint8Array.from(vmOutput))));
+    vmOutput = [];
+  } else {
+    repl.streamOutput();
+  }
+}
+
+function takeOutput(): Uint8Array {
+  const bytes = Uint8Array.from(vmOutput);
+  vmOutput = [];
+  return bytes;
+}
+
+vm = await Vm.create({
+  functions: firmware.functions,
+  onOutput: (bytes) => {
+    for (const b of bytes) vmOutput.push(b);
+  },
+  beforeCall: flushVmOutput,
+});
+vmOutput = []; // the VM's own boot banner: the firmware's went out at power-on, to nobody
+const flash = new FlashTracker(vm.mp.FS);
+flash.load(init.files);
+firmware.functions._boot?.();
+flash.changes();
+
+const repl = new ReplPort(
+  {
+    feed: (byte) => vm.feedRepl(byte),
+    takeOutput,
+    softReset: () => {
+      vm.softReset();
+      vmOutput = [];
+    },
+  },
+  (data) => send('repl', data),
+);
+
+const mainPort = new MainPort({
+  functions: firmware.functions,
+  write: (text) => send('main', crlf(text)),
+  writeRaw: (data) => send('main', data),
+  runPython: (code) => {
+    outputToMain = true;
+    try {
+      const traceback = vm.runFile(code);
+      flushVmOutput();
+      if (traceback) send('main', crlf(traceback));
+    } finally {
+      outputToMain = false;
+    }
+  },
+});
+
+const backchannel = new BackchannelPort({
+  functions: firmware.functions,
+  write: (text) => send('backchannel', crlf(text)),
+});
+
+function crlf(text: string): Uint8Array {
+  return new TextEncoder().encode(text.replace(/\r?\n/g, '\r\n'));
+}
+
+parentPort?.on('message', (message: ToWorker) => {
+  if (message.t !== 'bytes') return;
+  Atomics.store(control, CONTROL.busy, 1);
+  try {
+    host.pollInputs();
+    if (message.port === 'repl') repl.feed(message.data);
+    else if (message.port === 'main') mainPort.feed(message.data);
+    else if (message.port === 'backchannel') backchannel.feed(message.data);
+  } catch (error) {
+    // The firmware must outlive any bug of ours; say what happened on the main port, as the board
+    // prints its debug lines there.
+    const text = error instanceof Error ? error.message : String(error);
+    send('main', crlf(`[sim] internal error: ${text}\n`));
+  } finally {
+    Atomics.store(control, CONTROL.busy, 0);
+    Atomics.store(control, CONTROL.interrupt, 0);
+  }
+  const changes = flash.changes();
+  if (changes.length > 0) post({ t: 'fs', changes });
+});
+
+if (init.announceBoot) repl.bootBanner();
+post({ t: 'ready' });
