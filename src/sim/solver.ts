@@ -235,9 +235,10 @@ export function solveDc(elements: readonly Element[], options: SolveOptions = {}
   });
 
   const volts = new Float64Array(nodeCount);
+  const local = new Int32Array(nodeCount);
   let iterations = 0;
   for (const piece of splitPieces(compiled, nodeCount)) {
-    iterations = Math.max(iterations, solvePiece(piece, compiled, volts, gmin, maxIterations, elements));
+    iterations = Math.max(iterations, solvePiece(piece, compiled, volts, local, gmin, maxIterations, elements));
   }
 
   const at = (index: number): number => (index < 0 ? 0 : volts[index]!);
@@ -326,4 +327,193 @@ function splitPieces(compiled: readonly Compiled[], nodeCount: number): Piece[] 
     if (e.kind === 'diode') piece.nonlinear = true;
   });
   return [...byRoot.values()];
+}
+/** Solves one piece into `volts`; returns the Newton iterations taken. Undriven pieces stay at 0 V. */
+function solvePiece(
+  piece: Piece,
+  compiled: readonly Compiled[],
+  volts: Float64Array,
+  local: Int32Array,
+  gmin: number,
+  maxIterations: number,
+  elements: readonly Element[],
+): number {
+  if (!piece.driven) return 0;
+  const n = piece.nodes.length;
+  piece.nodes.forEach((node, i) => {
+    local[node] = i;
+  });
+  const li = (node: number): number => (node < 0 ? -1 : local[node]!);
+
+  const base = new Float64Array(n * n);
+  const baseRhs = new Float64Array(n);
+  const conduct = (m: Float64Array, a: number, b: number, g: number): void => {
+    if (a >= 0) m[a * n + a] = m[a * n + a]! + g;
+    if (b >= 0) m[b * n + b] = m[b * n + b]! + g;
+    if (a >= 0 && b >= 0) {
+      m[a * n + b] = m[a * n + b]! - g;
+      m[b * n + a] = m[b * n + a]! - g;
+    }
+  };
+  for (let i = 0; i < n; i++) base[i * n + i] = gmin;
+  const couplings: [number, number][] = [];
+  const diodes: { readonly inner: number; readonly cathode: number; readonly junction: Junction; readonly index: number }[] =
+    [];
+  for (const index of piece.elements) {
+    const e = compiled[index]!;
+    if (e.kind === 'resistor') {
+      conduct(base, li(e.a), li(e.b), e.g);
+      couplings.push([li(e.a), li(e.b)]);
+    } else if (e.kind === 'source') {
+      const at = li(e.node);
+      base[at * n + at] = base[at * n + at]! + e.g;
+      baseRhs[at] = baseRhs[at]! + e.volts * e.g;
+    } else {
+      if (e.gs > 0) {
+        conduct(base, li(e.anode), li(e.inner), e.gs);
+        couplings.push([li(e.anode), li(e.inner)]);
+      }
+      couplings.push([li(e.inner), li(e.cathode)]);
+      diodes.push({ inner: li(e.inner), cathode: li(e.cathode), junction: e.junction, index });
+    }
+  }
+  const plan = planElimination(n, couplings);
+
+  const store = (x: Float64Array): void => {
+    for (let i = 0; i < n; i++) volts[piece.nodes[i]!] = x[i]!;
+  };
+  if (diodes.length === 0) {
+    if (!eliminate(base, baseRhs, n, plan)) throw solverError('invalid_circuit', 'the conductance matrix is singular');
+    store(baseRhs);
+    return 1;
+  }
+
+  const m = new Float64Array(n * n);
+  const x = new Float64Array(n);
+  const previous = new Float64Array(n);
+  // Start each junction at its critical voltage, about where a forward-biased diode ends up.
+  const vj = Float64Array.from(diodes, (d) => Math.min(d.junction.vcrit, 0.9 * d.junction.vmax));
+  const at = (v: Float64Array, i: number): number => (i < 0 ? 0 : v[i]!);
+  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+    m.set(base);
+    x.set(baseRhs);
+    diodes.forEach((d, k) => {
+      const v = vj[k]!;
+      const g = junctionConductance(d.junction, v) + gmin;
+      // Linearised junction: i = g*v + offset, with offset = I(v0) - G(v0)*v0 (gmin term cancels).
+      const offset = junctionCurrent(d.junction, v) - (g - gmin) * v;
+      conduct(m, d.inner, d.cathode, g);
+      if (d.inner >= 0) x[d.inner] = x[d.inner]! - offset;
+      if (d.cathode >= 0) x[d.cathode] = x[d.cathode]! + offset;
+    });
+    if (!eliminate(m, x, n, plan)) break;
+
+    let settled = iteration > 1;
+    for (let i = 0; i < n && settled; i++) {
+      if (Math.abs(x[i]! - previous[i]!) > ABS_TOL + REL_TOL * Math.abs(x[i]!)) settled = false;
+    }
+    diodes.forEach((d, k) => {
+      const raw = at(x, d.inner) - at(x, d.cathode);
+      const limited = limitJunction(d.junction, raw, vj[k]!);
+      if (limited !== raw || Math.abs(raw - vj[k]!) > ABS_TOL + REL_TOL * Math.abs(raw)) settled = false;
+      vj[k] = limited;
+    });
+    if (!x.every(Number.isFinite)) break;
+    if (settled) {
+      store(x);
+      return iteration;
+    }
+    previous.set(x);
+  }
+  const names = diodes.map((d) => describe(elements[d.index], d.index)).join(', ');
+  throw solverError(
+    'no_convergence',
+    `the DC solution did not converge within ${maxIterations} Newton iterations (diodes: ${names})`,
+  );
+}
+
+/**
+ * How to eliminate one piece: a minimum-degree order, and for each node the nodes still coupled to
+ * it when its turn comes (fill-in included). Circuits are sparse, so eliminating in this order
+ * along these patterns costs far less than n^3; the plan is made once and reused by every Newton
+ * iteration, since diodes change values, never the pattern.
+ */
+interface Plan {
+  readonly order: Int32Array;
+  readonly later: readonly Int32Array[];
+}
+
+function planElimination(n: number, couplings: readonly (readonly [number, number])[]): Plan {
+  const adjacent = Array.from({ length: n }, () => new Set<number>());
+  for (const [a, b] of couplings) {
+    if (a < 0 || b < 0 || a === b) continue;
+    adjacent[a]!.add(b);
+    adjacent[b]!.add(a);
+  }
+  const done = new Uint8Array(n);
+  const order = new Int32Array(n);
+  const later: Int32Array[] = [];
+  for (let step = 0; step < n; step++) {
+    let best = -1;
+    let bestDegree = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < n; i++) {
+      const degree = adjacent[i]!.size;
+      if (done[i] === 0 && degree < bestDegree) {
+        best = i;
+        bestDegree = degree;
+      }
+    }
+    const neighbours = Int32Array.from(adjacent[best]!);
+    for (const u of neighbours) {
+      const set = adjacent[u]!;
+      set.delete(best);
+      for (const w of neighbours) if (w !== u) set.add(w);
+    }
+    done[best] = 1;
+    order[step] = best;
+    later[best] = neighbours;
+  }
+  return { order, later };
+}
+
+/**
+ * Gaussian elimination along a {@link Plan}, in place on a dense row-major n*n matrix; the solution
+ * replaces `rhs`. No pivoting is needed: a conductance matrix with gmin on every diagonal is
+ * strictly diagonally dominant, and stays so as it is eliminated, so every pivot is positive and
+ * the elimination is stable in any order. Returns false if a pivot is not positive (NaN input).
+ */
+function eliminate(m: Float64Array, rhs: Float64Array, n: number, plan: Plan): boolean {
+  const { order, later } = plan;
+  for (let step = 0; step < n; step++) {
+    const k = order[step]!;
+    const rowK = k * n;
+    const pivot = m[rowK + k]!;
+    if (!(pivot > 0)) return false;
+    const pattern = later[k]!;
+    const size = pattern.length;
+    const rk = rhs[k]!;
+    for (let i = 0; i < size; i++) {
+      const r = pattern[i]!;
+      const rowR = r * n;
+      const f = m[rowR + k]! / pivot;
+      if (f === 0) continue;
+      for (let j = 0; j < size; j++) {
+        const c = pattern[j]!;
+        m[rowR + c] = m[rowR + c]! - f * m[rowK + c]!;
+      }
+      rhs[r] = rhs[r]! - f * rk;
+    }
+  }
+  for (let step = n - 1; step >= 0; step--) {
+    const k = order[step]!;
+    const rowK = k * n;
+    const pattern = later[k]!;
+    let sum = rhs[k]!;
+    for (let j = 0; j < pattern.length; j++) {
+      const c = pattern[j]!;
+      sum -= m[rowK + c]! * rhs[c]!;
+    }
+    rhs[k] = sum / m[rowK + k]!;
+  }
+  return true;
 }
