@@ -1,0 +1,79 @@
+/** Electrical and data limits of the V5 as data, shared by the simulator and the tools. */
+
+export interface Range {
+  readonly min: number;
+  readonly max: number;
+}
+
+export const inRange = (r: Range, v: number): boolean => Number.isFinite(v) && v >= r.min && v <= r.max;
+
+/** §8.2: routing tables. */
+export const MAX_BRIDGES = 128;
+export const MAX_NETS = 60;
+export const MAX_NODES_PER_NET = 40;
+export const MAX_DUPLICATE = 8;
+/** §8.2 `[routing] stack_paths=2`: parallel paths a new bridge gets when `duplicates` is -1. */
+export const DEFAULT_STACK_PATHS = 2;
+export const FIRST_USER_NET = 6;
+
+/** §6.5 / §8.4: treat +-8 V as the safe envelope of DAC0, DAC1 and both rails. */
+export const DAC_SAFE: Range = { min: -8, max: 8 };
+/** §6.5: what the 12-bit code can reach with typical calibration (for clamping, not advice). */
+export const DAC_HARDWARE: Range = { min: -8.3, max: 11 };
+/** DAC channels of `dac_set`: 0 DAC0, 1 DAC1, 2 TOP_RAIL, 3 BOTTOM_RAIL. */
+export const DAC_CHANNELS = [0, 1, 2, 3] as const;
+/** §6.5: fresh-slot setpoints. */
+export const DEFAULT_POWER = { topRail: 0, bottomRail: 0, dac0: 3.33, dac1: 0 } as const;
+
+/** §6.6 / §8.5: input range per ADC channel. Channels 0-3 and 7 are offset-centred, 4 is 0-5 V. */
+export const ADC_RANGES: Readonly<Record<number, Range>> = {
+  0: { min: -8.9, max: 8.9 },
+  1: { min: -8.9, max: 8.9 },
+  2: { min: -8.9, max: 8.9 },
+  3: { min: -8.9, max: 8.9 },
+  4: { min: 0, max: 4.9 },
+  7: { min: -8.9, max: 8.9 },
+};
+/** Channels `adc_get` accepts on 5.7.0.13 [F] (0-3) and newer firmware [U] (0-7). */
+export const ADC_CHANNELS_F = [0, 1, 2, 3] as const;
+export const ADC_CHANNELS_U = [0, 1, 2, 3, 4, 5, 6, 7] as const;
+
+/** §6.6 / §8.6: INA219 sensors and the fixed shunt. */
+export const INA_SENSORS = [0, 1] as const;
+export const ISENSE_SHUNT_OHMS = 2;
+export const INA_CURRENT: Range = { min: -1, max: 1 };
+
+/** §8.2: one crossbar path is about 80 ohm. */
+export const PATH_OHMS = 80;
+
+/** §6.7: `gpio_*` pins: 1-8 GPIO, 9 UART TX, 10 UART RX. PWM only on 1-8. */
+export const GPIO_PINS: Range = { min: 1, max: 10 };
+export const PWM_PINS: Range = { min: 1, max: 8 };
+export const PWM_FREQ_HZ: Range = { min: 0.001, max: 62_500_000 };
+export const PWM_DUTY: Range = { min: 0, max: 1 };
+/** §6.7: the firmware default frequency (the docs say 1000). */
+export const PWM_DEFAULT_FREQ_HZ = 1;
+/** Below this a timer-driven slow PWM is used. */
+export const PWM_SLOW_BELOW_HZ = 10;
+export const GPIO_LOGIC_VOLTS = 3.3;
+
+/** §6.8 WaveGen. */
+export const WAVEGEN_FREQ_HZ: Range = { min: 0.0001, max: 10_000 };
+export const WAVEGEN_AMPLITUDE_VPP: Range = { min: 0, max: 16 };
+export const WAVEGEN_DEFAULTS = { output: 1, freq: 100, wave: 0, amplitude: 3.3, offset: 1.65 } as const;
+
+/** §6.12: overlay canvas, rows 1-10 by columns 1-30. */
+export const OVERLAY_ROWS = 10;
+export const OVERLAY_COLS = 30;
+
+/** §6.11: OLED. */
+export const OLED_WIDTH = 128;
+export const OLED_HEIGHT = 32;
+export const OLED_FRAMEBUFFER_BYTES = (OLED_WIDTH * OLED_HEIGHT) / 8;
+
+/** §6.4 slots. */
+export const SLOT_COUNT = 8;
+export const SLOTS: Range = { min: 0, max: 7 };
+
+/** §6.13: `read()` returns at most this much per call. */
+export const FILE_READ_CHUNK = 8192;
