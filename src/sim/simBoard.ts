@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel, type TransferListItem, Worker } from 'node:worker_threads';
+import { resolveNode } from '../board/nodes.js';
+import { PtyExposure, TcpExposure } from './exposure.js';
 import type { InputEvent } from './firmware/types.js';
 import { SimPort } from './simPort.js';
 import { CONTROL, type FromWorker, PORT_NAMES, type PortName, type WorkerInit } from './workerProtocol.js';
@@ -42,6 +44,8 @@ export class SimBoard extends EventEmitter<Events> {
   private byteDelayMs = 0;
   private watchdog: NodeJS.Timeout | undefined;
   private stopped = false;
+  private tcp: TcpExposure | undefined;
+  private pty: PtyExposure | undefined;
 
   private constructor(private readonly options: SimBoardOptions) {
     super();
@@ -88,7 +92,12 @@ export class SimBoard extends EventEmitter<Events> {
   };
 
   readonly inputs = {
-    probeTouch: (pad: number) => this.input({ kind: 'probe_touch', pad }),
+    /** A probe touch on a row, a Nano pin or a pad, by id or name (`12`, `'D13'`, `'LOGO_PAD_TOP'`). */
+    probeTouch: (pad: number | string) => {
+      const id = resolveNode(pad);
+      if (id === undefined) throw new Error(`unknown pad: ${String(pad)}`);
+      this.input({ kind: 'probe_touch', pad: id });
+    },
     probeRelease: () => this.input({ kind: 'probe_release' }),
     button: (button: 'connect' | 'remove') => this.input({ kind: 'button', button }),
     clickwheelTurn: (clicks: number) => this.input({ kind: 'clickwheel_turn', clicks }),
@@ -122,8 +131,23 @@ export class SimBoard extends EventEmitter<Events> {
     this.emit('replug');
   }
 
+  /** Serves every port over TCP on the host (loopback by default); returns the port numbers. */
+  async serveTcp(options: { host?: string; basePort?: number } = {}): Promise<Record<PortName, number>> {
+    this.tcp ??= await TcpExposure.start(this, options.host, options.basePort);
+    return this.tcp.ports;
+  }
+
+  /** Gives every port a real pseudo-terminal under `dir` (needs socat); returns the device paths. */
+  async servePty(dir: string): Promise<Record<PortName, string>> {
+    const tcp = this.tcp ?? (this.tcp = await TcpExposure.start(this));
+    this.pty ??= await PtyExposure.start(this, tcp, dir);
+    return this.pty.paths;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.pty?.close();
+    await this.tcp?.close();
     await this.powerOff();
     for (const port of this.ports.values()) port.destroy();
     this.ports.clear();

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { SimBoard } from '../sim/index.js';
+import { PORT_NAMES, type PortName } from '../sim/workerProtocol.js';
+
+export interface SimCommandOptions {
+  parts?: string;
+  tcp?: string;
+  pty?: string;
+  fs?: string;
+  noiseSeed?: string;
+}
+
+const ROLES: Record<PortName, string> = {
+  main: 'CDC0 main menu',
+  uart: 'CDC1 UART passthrough',
+  repl: 'CDC2 MicroPython REPL',
+  backchannel: 'CDC3 backchannel',
+};
+
+const FAULT_HELP = `Type a command and Enter to act on the virtual board:
+  unplug | replug | reboot | hang on|off | slow <ms per byte> | garbage <port>
+  touch <row|pad> | button connect|remove | wheel <clicks> | help | quit
+`;
+
+/** `jumperless-mcp sim`: runs the virtual board on its own and says where each port is. */
+export async function runSimCommand(options: SimCommandOptions, out: NodeJS.WritableStream): Promise<void> {
+  const partsFileText = options.parts ? readFileSync(options.parts, 'utf8') : undefined;
+  const board = await SimBoard.start({
+    ...(partsFileText === undefined ? {} : { partsFileText }),
+    ...(options.fs ? { fsDir: options.fs } : {}),
+    ...(options.noiseSeed ? { noiseSeed: Number(options.noiseSeed) } : {}),
+  });
+  const tcp = await board.serveTcp({ basePort: options.tcp ? Number(options.tcp) : 0 });
+  const pty = options.pty ? await board.servePty(options.pty) : undefined;
+  out.write('Virtual Jumperless V5 (firmware 5.7.0.13) is running.\n');
+  for (const name of PORT_NAMES) {
+    const where = [`tcp://127.0.0.1:${tcp[name]}`, pty?.[name]].filter(Boolean).join('  ');
+    out.write(`  ${ROLES[name].padEnd(24)} ${where}\n`);
+  }
+  out.write(`Try: socat - TCP:127.0.0.1:${tcp.repl}   (then Ctrl-B for the banner)\n${FAULT_HELP}`);
+
+  const stop = async () => {
+    await board.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    void runFaultCommand(board, line.trim())
+      .then((reply) => out.write(`${reply}\n`))
+      .catch((error: unknown) =>
+        out.write(`error: ${error instanceof Error ? error.message : String(error)}\n`),
+      );
+  });
+  lines.on('close', () => {
+    // Without a terminal (stdin at EOF), keep serving until a signal.
+  });
+}
+
+export async function runFaultCommand(board: SimBoard, line: string): Promise<string> {
+  const [verb = '', arg = ''] = line.split(/\s+/);
+  switch (verb) {
+    case '':
+      return '';
+    case 'unplug':
+      await board.faults.unplug();
+      return 'unplugged';
+    case 'replug':
+      await board.faults.replug();
+      return 'plugged in';
+    case 'reboot':
+      await board.faults.reboot();
+      return 'rebooted';
+    case 'hang':
+      board.faults.hang(arg !== 'off');
+      return arg === 'off' ? 'answering again' : 'hung (hang off to recover)';
+    case 'slow':
+      board.faults.slow(Number(arg) || 0);
+      return `output delay ${Number(arg) || 0} ms per byte`;
+    case 'garbage': {
+      const port = (PORT_NAMES as readonly string[]).includes(arg) ? (arg as PortName) : 'repl';
+      board.faults.garbage(port);
+      return `sent garbage on ${port}`;
+    }
+    case 'touch':
+      board.inputs.probeTouch(/^\d+$/.test(arg) ? Number(arg) : arg);
+      return `probe touched ${arg}`;
+    case 'button':
+      if (arg !== 'connect' && arg !== 'remove') return 'button connect|remove';
+      board.inputs.button(arg);
+      return `${arg} button pressed`;
+    case 'wheel':
+      board.inputs.clickwheelTurn(Number(arg) || 1);
+      return `clickwheel turned ${Number(arg) || 1}`;
+    case 'quit':
+      await board.stop();
+      process.exit(0);
+      return '';
+    default:
+      return FAULT_HELP;
+  }
+}
