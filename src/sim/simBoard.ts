@@ -139,8 +139,8 @@ export class SimBoard extends EventEmitter<Events> {
 
   /** Gives every port a real pseudo-terminal under `dir` (needs socat); returns the device paths. */
   async servePty(dir: string): Promise<Record<PortName, string>> {
-    const tcp = this.tcp ?? (this.tcp = await TcpExposure.start(this));
-    this.pty ??= await PtyExposure.start(this, tcp, dir);
+    await this.serveTcp();
+    this.pty ??= await PtyExposure.start(this, this.tcp as TcpExposure, dir);
     return this.pty.paths;
   }
 
