@@ -1,0 +1,295 @@
+/**
+ * The MicroPython raw-REPL protocol as a pure module: an incremental decoder fed arbitrary
+ * chunks, plus encoders. No timers, no I/O: the driver decides what to expect and when to give
+ * up (spec §3.2). Every input, however hostile, either fits the current expectation or is
+ * counted as stray and dropped; memory stays bounded by the output cap.
+ */
+import { DeviceError } from './errors.js';
+
+export const RAW_HEADER = 'raw REPL; CTRL-B to exit\r\n>';
+export const CTRL_A = 0x01;
+export const CTRL_B = 0x02;
+export const CTRL_C = 0x03;
+export const CTRL_D = 0x04;
+export const CTRL_E = 0x05;
+/** Default cap per stream (stdout, stderr) kept from one exec. */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** What the driver is waiting for; set with `expect()` just before writing the matching request. */
+export type Expectation =
+  /** Nothing: bytes are stray (late echoes, garbage) and dropped. */
+  | 'idle'
+  /** The raw-REPL header, after `\r\x03\x03\x01`. Anything before it is ignored. */
+  | 'prompt'
+  /** `OK` after code + Ctrl-D, then stdout/stderr. Stray bytes before `OK` are tolerated. */
+  | 'exec'
+  /** `R\x01`+window (raw-paste accepted), `R\x00` (refused) or the header (not understood). */
+  | 'pasteReply'
+  /** After the host sent Ctrl-D ending a raw paste: the device's `\x04` acknowledgement. */
+  | 'pasteEnd'
+  /** stdout `\x04` stderr `\x04` `>`, used after a paste abort. */
+  | 'output';
+
+export type ReplEvent =
+  | { kind: 'prompt' }
+  | { kind: 'ok' }
+  | { kind: 'result'; stdout: string; stderr: string; truncated: boolean; anomaly: boolean }
+  | { kind: 'pasteAccepted'; window: number }
+  /** `answered`: the device said `R\x00`; otherwise it did not know raw-paste and re-sent the header. */
+  | { kind: 'pasteRefused'; answered: boolean }
+  /** Raw-paste flow control: room for one more window. */
+  | { kind: 'pasteWindow' }
+  /** `\x04` during a raw paste: the device ended it (compile error, Ctrl-C); output follows. */
+  | { kind: 'pasteAbort' }
+  /** The device acknowledged the end of a raw paste; output follows. */
+  | { kind: 'pasteDone' };
+
+type Mode = Expectation | 'pasteWindowBytes' | 'pasteFlow' | 'stdout' | 'stderr' | 'promptChar';
+
+const HEADER = Buffer.from(RAW_HEADER, 'latin1');
+const OK = Buffer.from('OK', 'latin1');
+
+/** One output stream with a cap: keeps the first `cap` bytes, counts the rest. */
+class CappedBuffer {
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  dropped = 0;
+  constructor(private readonly cap: number) {}
+
+  add(bytes: Buffer): void {
+    const room = this.cap - this.kept;
+    if (room >= bytes.length) {
+      this.chunks.push(Buffer.from(bytes));
+      this.kept += bytes.length;
+      return;
+    }
+    if (room > 0) {
+      this.chunks.push(Buffer.from(bytes.subarray(0, room)));
+      this.kept += room;
+    }
+    this.dropped += bytes.length - Math.max(room, 0);
+  }
+
+  text(): string {
+    const text = Buffer.concat(this.chunks, this.kept).toString('utf8');
+    if (this.dropped === 0) return text;
+    return `${text}\n[output truncated: ${this.dropped} more bytes dropped after the first ${this.cap}]\n`;
+  }
+}
+
+/** Finds `needle` across chunk boundaries, keeping only `needle.length - 1` bytes of history. */
+class Matcher {
+  private tail = Buffer.alloc(0);
+  constructor(private readonly needle: Buffer) {}
+
+  reset(): void {
+    this.tail = Buffer.alloc(0);
+  }
+
+  /** Index in `chunk` just after the first full match, or -1 (and the tail is kept). */
+  feed(chunk: Buffer): number {
+    const joined = this.tail.length > 0 ? Buffer.concat([this.tail, chunk]) : chunk;
+    const at = joined.indexOf(this.needle);
+    if (at >= 0) {
+      const end = at + this.needle.length - this.tail.length;
+      this.tail = Buffer.alloc(0);
+      return end;
+    }
+    const keep = Math.min(this.needle.length - 1, joined.length);
+    this.tail = Buffer.from(joined.subarray(joined.length - keep));
+    return -1;
+  }
+}
+
+export class RawReplDecoder {
+  private mode: Mode = 'idle';
+  private readonly header = new Matcher(HEADER);
+  private readonly ok = new Matcher(OK);
+  private stdout: CappedBuffer;
+  private stderr: CappedBuffer;
+  private pasteBytes: number[] = [];
+  private sawR = false;
+  private anomaly = false;
+  /** Bytes that fit no expectation since the decoder was made (for health and tests). */
+  strayBytes = 0;
+
+  constructor(private readonly maxOutputBytes = MAX_OUTPUT_BYTES) {
+    this.stdout = new CappedBuffer(maxOutputBytes);
+    this.stderr = new CappedBuffer(maxOutputBytes);
+  }
+
+  get expecting(): string {
+    return this.mode;
+  }
+
+  expect(what: Expectation): void {
+    this.mode = what;
+    this.header.reset();
+    this.ok.reset();
+    this.sawR = false;
+    this.pasteBytes = [];
+    if (what === 'exec' || what === 'output' || what === 'pasteReply') this.resetOutput();
+  }
+
+  push(input: Uint8Array): ReplEvent[] {
+    const events: ReplEvent[] = [];
+    let chunk = Buffer.isBuffer(input)
+      ? input
+      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+    while (chunk.length > 0) chunk = this.step(chunk, events);
+    return events;
+  }
+
+  private resetOutput(): void {
+    this.stdout = new CappedBuffer(this.maxOutputBytes);
+    this.stderr = new CappedBuffer(this.maxOutputBytes);
+    this.anomaly = false;
+  }
+
+  /** Consumes a prefix of `chunk` in the current mode; returns what is left. */
+  private step(chunk: Buffer, events: ReplEvent[]): Buffer {
+    switch (this.mode) {
+      case 'idle':
+        this.strayBytes += chunk.length;
+        return Buffer.alloc(0);
+      case 'prompt': {
+        const end = this.header.feed(chunk);
+        if (end < 0) return Buffer.alloc(0);
+        this.mode = 'idle';
+        events.push({ kind: 'prompt' });
+        return chunk.subarray(end);
+      }
+      case 'exec': {
+        const end = this.ok.feed(chunk);
+        if (end < 0) return Buffer.alloc(0);
+        this.mode = 'stdout';
+        events.push({ kind: 'ok' });
+        return chunk.subarray(end);
+      }
+      case 'pasteReply':
+        return this.stepPasteReply(chunk, events);
+      case 'pasteWindowBytes': {
+        const need = 2 - this.pasteBytes.length;
+        this.pasteBytes.push(...chunk.subarray(0, need));
+        if (this.pasteBytes.length < 2) return Buffer.alloc(0);
+        const window = (this.pasteBytes[0] ?? 0) | ((this.pasteBytes[1] ?? 0) << 8);
+        this.mode = 'pasteFlow';
+        events.push({ kind: 'pasteAccepted', window });
+        return chunk.subarray(need);
+      }
+      case 'pasteFlow':
+      case 'pasteEnd':
+        return this.stepPasteFlow(chunk, events);
+      case 'output':
+        this.mode = 'stdout';
+        return chunk;
+      case 'stdout':
+      case 'stderr': {
+        const at = chunk.indexOf(CTRL_D);
+        const target = this.mode === 'stdout' ? this.stdout : this.stderr;
+        if (at < 0) {
+          target.add(chunk);
+          return Buffer.alloc(0);
+        }
+        target.add(chunk.subarray(0, at));
+        this.mode = this.mode === 'stdout' ? 'stderr' : 'promptChar';
+        return chunk.subarray(at + 1);
+      }
+      case 'promptChar': {
+        const at = chunk.indexOf(0x3e); // '>'
+        if (at < 0) {
+          this.anomaly = true;
+          this.strayBytes += chunk.length;
+          return Buffer.alloc(0);
+        }
+        if (at > 0) {
+          this.anomaly = true;
+          this.strayBytes += at;
+        }
+        this.mode = 'idle';
+        events.push({
+          kind: 'result',
+          stdout: this.stdout.text(),
+          stderr: this.stderr.text(),
+          truncated: this.stdout.dropped + this.stderr.dropped > 0,
+          anomaly: this.anomaly,
+        });
+        this.resetOutput();
+        return chunk.subarray(at + 1);
+      }
+    }
+  }
+
+  private stepPasteReply(chunk: Buffer, events: ReplEvent[]): Buffer {
+    // Whichever comes first wins: `R\x00`/`R\x01`, or the header, which proves the device
+    // ignored \x05A and simply re-entered raw mode on the \x01. This phase is a few bytes long,
+    // so byte-at-a-time matching costs nothing.
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i] ?? 0;
+      if (this.sawR && (byte === 0x00 || byte === 0x01)) {
+        if (byte === 0x01) {
+          this.mode = 'pasteWindowBytes';
+        } else {
+          this.mode = 'idle';
+          events.push({ kind: 'pasteRefused', answered: true });
+        }
+        return chunk.subarray(i + 1);
+      }
+      this.sawR = byte === 0x52; // 'R'
+      if (this.header.feed(chunk.subarray(i, i + 1)) >= 0) {
+        this.mode = 'idle';
+        events.push({ kind: 'pasteRefused', answered: false }, { kind: 'prompt' });
+        return chunk.subarray(i + 1);
+      }
+    }
+    return Buffer.alloc(0);
+  }
+
+  private stepPasteFlow(chunk: Buffer, events: ReplEvent[]): Buffer {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i];
+      if (byte === CTRL_D) {
+        events.push({ kind: this.mode === 'pasteEnd' ? 'pasteDone' : 'pasteAbort' });
+        this.mode = 'stdout';
+        return chunk.subarray(i + 1);
+      }
+      if (byte === CTRL_A) {
+        // Late window grants after the host finished are harmless.
+        if (this.mode === 'pasteFlow') events.push({ kind: 'pasteWindow' });
+      } else {
+        this.strayBytes++;
+      }
+    }
+    return Buffer.alloc(0);
+  }
+}
+
+/**
+ * Checks code before it goes on the wire. In raw mode 0x01-0x05 are commands and 0x03/0x11
+ * interrupt a running script on either port (spec §3.2, §3.3), so no C0 control byte other
+ * than tab, LF and CR may appear. Callers build Python with escapes (see pyLiteral.ts).
+ */
+export function encodeCode(code: string): Buffer {
+  const bytes = Buffer.from(code, 'utf8');
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i] ?? 0;
+    if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) {
+      throw new DeviceError(
+        'invalid_code',
+        `code contains control byte 0x${byte.toString(16).padStart(2, '0')} at offset ${i}; ` +
+          'write it as an escape inside a string literal instead',
+        { offset: i, byte },
+      );
+    }
+  }
+  return bytes;
+}
+
+/** Code + Ctrl-D: one raw-REPL exec request. */
+export function encodeExec(code: string): Buffer {
+  return Buffer.concat([encodeCode(code), Buffer.of(CTRL_D)]);
+}
+
+/** Stops whatever runs, clears the input line, enters raw mode (works from friendly or raw mode). */
+export const ENTER_RAW = Buffer.from('\r\x03\x03\x01', 'latin1');
+export const PASTE_REQUEST = Buffer.from('\x05A\x01', 'latin1');
