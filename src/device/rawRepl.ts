@@ -160,8 +160,13 @@ export class RawReplDecoder {
         return chunk.subarray(end);
       }
       case 'exec': {
+        // Bytes before `OK` are tolerated but counted: the session resyncs after stray output.
         const end = this.ok.feed(chunk);
-        if (end < 0) return Buffer.alloc(0);
+        if (end < 0) {
+          this.strayBytes += chunk.length;
+          return Buffer.alloc(0);
+        }
+        this.strayBytes += Math.max(0, end - OK.length);
         this.mode = 'stdout';
         events.push({ kind: 'ok' });
         return chunk.subarray(end);

@@ -1,0 +1,106 @@
+/**
+ * Device addresses as the user writes them (`--port`): a serial path, `auto` (or
+ * `auto:<usb-location>`), `tcp://host:port` (ser2net, the simulator's TCP ports), or `sim` /
+ * `sim:parts.json` (the in-process virtual board). `createLink` turns one into a DeviceLink.
+ */
+import type { Duplex } from 'node:stream';
+import { type AutoPortOptions, resolveAutoPort } from './autoPort.js';
+import { DeviceError } from './errors.js';
+import { type DeviceLink, type StreamSource, streamLink } from './link.js';
+import { openSerial, serialLink } from './serialLink.js';
+import { tcpLink } from './tcpLink.js';
+
+export type DeviceUrl =
+  | { kind: 'auto'; location?: string }
+  | { kind: 'serial'; path: string }
+  | { kind: 'tcp'; host: string; port: number }
+  | { kind: 'sim'; partsFile?: string };
+
+export function parseDeviceUrl(text: string): DeviceUrl {
+  const value = text.trim();
+  if (value === '' || value === 'auto') return { kind: 'auto' };
+  if (value.startsWith('auto:')) return { kind: 'auto', location: value.slice(5) };
+  if (value === 'sim') return { kind: 'sim' };
+  if (value.startsWith('sim:')) return { kind: 'sim', partsFile: value.slice(4) };
+  if (value.startsWith('serial:')) return { kind: 'serial', path: value.slice(7) };
+  const tcp = /^tcp:\/\/(\[[^\]]+\]|[^:/]+):(\d+)\/?$/.exec(value);
+  if (tcp) {
+    const port = Number(tcp[2]);
+    if (port < 1 || port > 65535) throw usage(text, 'the TCP port must be 1-65535');
+    return { kind: 'tcp', host: (tcp[1] ?? '').replace(/^\[|\]$/g, ''), port };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    throw usage(
+      text,
+      'use a serial path, auto, auto:<usb-location>, tcp://host:port, sim or sim:<parts.json>',
+    );
+  }
+  return { kind: 'serial', path: value };
+}
+
+export function formatDeviceUrl(url: DeviceUrl): string {
+  switch (url.kind) {
+    case 'auto':
+      return url.location === undefined ? 'auto' : `auto:${url.location}`;
+    case 'serial':
+      return url.path;
+    case 'tcp':
+      return `tcp://${url.host.includes(':') ? `[${url.host}]` : url.host}:${url.port}`;
+    case 'sim':
+      return url.partsFile === undefined ? 'sim' : `sim:${url.partsFile}`;
+  }
+}
+
+/**
+ * Makes the in-process virtual board's REPL stream. Injected by the caller (the CLI), because
+ * device/ must not import sim/ (DESIGN.md §2).
+ */
+export type SimFactory = (options: { partsFile?: string }) => Promise<StreamSource> | StreamSource;
+
+export interface CreateLinkOptions extends AutoPortOptions {
+  simFactory?: SimFactory;
+}
+
+export async function createLink(
+  target: string | DeviceUrl,
+  options: CreateLinkOptions = {},
+): Promise<DeviceLink> {
+  const url = typeof target === 'string' ? parseDeviceUrl(target) : target;
+  switch (url.kind) {
+    case 'serial':
+      return serialLink(url.path);
+    case 'tcp':
+      return tcpLink(url.host, url.port);
+    case 'sim': {
+      if (!options.simFactory) {
+        throw new DeviceError(
+          'not_found',
+          'the simulator is not available here; sim URLs need the jumperless-mcp CLI',
+        );
+      }
+      const source = await options.simFactory(
+        url.partsFile === undefined ? {} : { partsFile: url.partsFile },
+      );
+      return streamLink(formatDeviceUrl(url), source);
+    }
+    case 'auto':
+      return autoLink(url.location === undefined ? options : { ...options, location: url.location });
+  }
+}
+
+/** Resolves the port on every (re)open: after a replug the board may come back as another ttyACM. */
+export function autoLink(options: AutoPortOptions = {}): DeviceLink {
+  const id = options.location === undefined ? 'auto' : `auto:${options.location}`;
+  const source: StreamSource & { address?: string } = {
+    async connect(): Promise<Duplex> {
+      const port = await resolveAutoPort(options);
+      source.address = port.path;
+      return openSerial(port.path);
+    },
+  };
+  return streamLink(id, source);
+}
+
+function usage(text: string, hint: string): DeviceError {
+  return new DeviceError('not_found', `cannot use "${text}" as a device: ${hint}`);
+}
