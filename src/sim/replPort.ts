@@ -18,6 +18,8 @@ export interface ReplEngine {
   takeOutput(): Uint8Array;
   /** Rebuilds the VM, keeping the hardware state (spec §3.2 soft reset). */
   softReset(): void;
+  /** Called when code is about to run, after `OK` went out: the host must see it now. */
+  beforeRun?(): void;
 }
 
 type Mode = 'friendly' | 'raw' | 'paste';
@@ -29,6 +31,8 @@ export class ReplPort {
   private paste: number[] = [];
   private pasteSinceAck = 0;
   private carriageHeld = false;
+  /** `OK` already went out for the running exec: drop the VM's own. */
+  private okSent = false;
 
   constructor(
     private readonly engine: ReplEngine,
@@ -53,14 +57,18 @@ export class ReplPort {
     if (this.mode === 'raw' && this.rawLineEmpty && this.detectPasteRequest(byte)) return;
 
     const wasMode = this.mode;
+    if (wasMode === 'raw' && byte === 0x04 && !this.rawLineEmpty) {
+      // The board says OK before it runs the code; the VM only shows it once it returns.
+      this.emit('OK');
+      this.okSent = true;
+      this.engine.beforeRun?.();
+    }
     if (byte === 0x01) this.mode = 'raw';
     else if (byte === 0x02) this.mode = 'friendly';
 
     const reset = this.engine.feed(byte);
     const output = this.engine.takeOutput();
-    if (wasMode === 'raw') {
-      this.rawLineEmpty = byte === 0x04 || byte === 0x03 || byte === 0x01;
-    }
+    if (this.mode === 'raw') this.rawLineEmpty = byte === 0x04 || byte === 0x03 || byte === 0x01;
     if (reset) {
       this.emit(output);
       this.softReset(wasMode);
@@ -140,6 +148,10 @@ export class ReplPort {
 
   private programText(bytes: Uint8Array): string {
     let text = new TextDecoder('latin1').decode(bytes);
+    if (this.okSent && text.startsWith('OK')) {
+      text = text.slice(2);
+      this.okSent = false;
+    }
     if (this.carriageHeld) text = `\r${text}`;
     this.carriageHeld = text.endsWith('\r');
     if (this.carriageHeld) text = text.slice(0, -1);

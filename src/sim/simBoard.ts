@@ -54,6 +54,7 @@ export class SimBoard extends EventEmitter<Events> {
   static async start(options: SimBoardOptions = {}): Promise<SimBoard> {
     const board = new SimBoard(options);
     if (options.fsDir) board.loadFlashFolder(options.fsDir);
+    board.isPlugged = true;
     await board.powerOn(false);
     return board;
   }
@@ -119,6 +120,7 @@ export class SimBoard extends EventEmitter<Events> {
 
   async unplug(): Promise<void> {
     if (!this.isPlugged) return;
+    this.isPlugged = false;
     await this.powerOff();
     for (const port of this.ports.values()) port.destroy();
     this.ports.clear();
@@ -127,6 +129,7 @@ export class SimBoard extends EventEmitter<Events> {
 
   async replug(): Promise<void> {
     if (this.isPlugged || this.stopped) return;
+    this.isPlugged = true;
     await this.powerOn(false);
     this.emit('replug');
   }
@@ -146,6 +149,7 @@ export class SimBoard extends EventEmitter<Events> {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.isPlugged = false;
     await this.pty?.close();
     await this.tcp?.close();
     await this.powerOff();
@@ -180,12 +184,10 @@ export class SimBoard extends EventEmitter<Events> {
       });
       worker.once('exit', () => resolve());
     });
-    this.isPlugged = true;
   }
 
   private async powerOff(): Promise<void> {
     clearTimeout(this.watchdog);
-    this.isPlugged = false;
     const worker = this.worker;
     this.worker = undefined;
     this.inputPort?.close();

@@ -222,6 +222,27 @@ describe('solveDc, diodes', () => {
     expect(s.current(3)).toBeGreaterThan(0.01);
   });
 
+  it('converges and keeps KCL on random networks of diodes, LEDs and resistors', () => {
+    const rng = mulberry32(99);
+    let iterations = 0;
+    for (let round = 0; round < 300; round++) {
+      const names = Array.from({ length: 10 }, (_, i) => `n${i}`);
+      const pick = () => names[Math.floor(rng() * names.length)]!;
+      const elements: Element[] = [v(pick(), 8 * (rng() * 2 - 1), 0.5), v(pick(), 3.3, 50)];
+      for (let i = 0; i < 12; i++) elements.push(r(pick(), rng() < 0.3 ? 'GND' : pick(), 10 ** (rng() * 5)));
+      for (let i = 0; i < 6; i++) {
+        elements.push(
+          d(pick(), rng() < 0.3 ? 'GND' : pick(), 0.5 + rng() * 3, undefined, rng() < 0.5 ? 0 : rng() * 30),
+        );
+      }
+      const s = solveDc(elements);
+      iterations = Math.max(iterations, s.iterations);
+      for (const name of names)
+        expect(Math.abs(leaving(elements, s, name)), `round ${round}`).toBeLessThan(1e-7);
+    }
+    expect(iterations).toBeLessThan(100);
+  });
+
   it('reports non-convergence with its own code when the cap is too low', () => {
     expect(
       solverCode(() =>
@@ -256,6 +277,12 @@ describe('solveDc, bad input', () => {
     expect(bad({ kind: 'resistor', a: 'A', ohms: 1 })).toBe('invalid_circuit');
     expect(bad(null)).toBe('invalid_circuit');
     expect(solverCode(() => solveDc([r('A', 'B', 1, 'R1'), r('B', 'C', 1, 'R1')]))).toBe('invalid_circuit');
+  });
+
+  it('refuses values so extreme that the solution overflows', () => {
+    expect(
+      solverCode(() => solveDc([v('A', 1e300, 1e-300), r('A', 'B', 1e-300), r('B', 'GND', 1e-300)])),
+    ).toBe('invalid_circuit');
   });
 
   it('names the offending element in the message', () => {

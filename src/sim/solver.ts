@@ -132,6 +132,9 @@ function limitJunction(j: Junction, next: number, previous: number): number {
   return N_VT * Math.log(next / N_VT);
 }
 
+/** The largest `vf` accepted: far above any LED, and small enough that the exponential stays finite. */
+const MAX_VF = 20;
+
 /** An element after validation, with node names turned into indices (-1 is ground). */
 type Compiled =
   | { readonly kind: 'resistor'; readonly a: number; readonly b: number; readonly g: number }
@@ -146,9 +149,85 @@ type Compiled =
       readonly junction: Junction;
     };
 
+/** Node names seen so far and the element ids, filled while compiling. */
+interface Table {
+  readonly nodes: Map<string, number>;
+  readonly ids: Map<string, number>;
+  count: number;
+}
+
 function describe(element: unknown, index: number): string {
   const id = (element as { id?: unknown } | null)?.id;
   return typeof id === 'string' ? `elements[${index}] (${id})` : `elements[${index}]`;
+}
+
+function invalid(element: unknown, index: number, problem: string): SolverError {
+  return solverError('invalid_circuit', `${describe(element, index)}: ${problem}`);
+}
+
+function nodeOf(table: Table, name: unknown, element: unknown, index: number, field: string): number {
+  if (typeof name !== 'string' || name === '')
+    throw invalid(element, index, `${field} must be a non-empty node name`);
+  if (name === GROUND) return -1;
+  let at = table.nodes.get(name);
+  if (at === undefined) {
+    at = table.count++;
+    table.nodes.set(name, at);
+  }
+  return at;
+}
+
+function positive(value: unknown, element: unknown, index: number, field: string): number {
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+    throw invalid(element, index, `${field} must be a positive finite number`);
+  }
+  return value;
+}
+
+function compile(table: Table, element: Element, index: number): Compiled {
+  if (element === null || typeof element !== 'object') throw invalid(element, index, 'not an element');
+  if (element.id !== undefined) {
+    if (typeof element.id !== 'string') throw invalid(element, index, 'id must be a string');
+    if (table.ids.has(element.id)) throw invalid(element, index, `duplicate id ${element.id}`);
+    table.ids.set(element.id, index);
+  }
+  switch (element.kind) {
+    case 'resistor': {
+      const g = 1 / positive(element.ohms, element, index, 'ohms');
+      return {
+        kind: 'resistor',
+        a: nodeOf(table, element.a, element, index, 'a'),
+        b: nodeOf(table, element.b, element, index, 'b'),
+        g,
+      };
+    }
+    case 'source': {
+      if (typeof element.volts !== 'number' || !Number.isFinite(element.volts)) {
+        throw invalid(element, index, 'volts must be a finite number');
+      }
+      const g = 1 / positive(element.ohms, element, index, 'ohms');
+      return {
+        kind: 'source',
+        node: nodeOf(table, element.node, element, index, 'node'),
+        volts: element.volts,
+        g,
+      };
+    }
+    case 'diode': {
+      const vf = positive(element.vf, element, index, 'vf');
+      if (vf > MAX_VF) throw invalid(element, index, `vf must be at most ${MAX_VF} V`);
+      const rs = element.rs ?? 0;
+      if (typeof rs !== 'number' || !(rs >= 0) || !Number.isFinite(rs)) {
+        throw invalid(element, index, 'rs must be a finite number >= 0');
+      }
+      const anode = nodeOf(table, element.anode, element, index, 'anode');
+      const cathode = nodeOf(table, element.cathode, element, index, 'cathode');
+      const inner = rs > 0 ? table.count++ : anode;
+      return { kind: 'diode', anode, cathode, inner, gs: rs > 0 ? 1 / rs : 0, junction: junctionFor(vf) };
+    }
+    default:
+      throw invalid(element, index, `unknown kind ${JSON.stringify((element as { kind?: unknown }).kind)}`);
+  }
 }
 
 /**
@@ -162,173 +241,150 @@ export function solveDc(elements: readonly Element[], options: SolveOptions = {}
   if (!(Number.isInteger(maxIterations) && maxIterations >= 1)) {
     throw solverError('invalid_circuit', 'maxIterations must be a positive integer');
   }
+  const table: Table = { nodes: new Map(), ids: new Map(), count: 0 };
+  const compiled: Compiled[] = [];
+  for (let i = 0; i < elements.length; i++) compiled.push(compile(table, elements[i]!, i));
 
-  const nodeIndex = new Map<string, number>();
-  let nodeCount = 0;
-  const ids = new Map<string, number>();
-
-  const compiled: Compiled[] = elements.map((element, index) => {
-    const where = describe(element, index);
-    const node = (name: unknown, field: string): number => {
-      if (typeof name !== 'string' || name === '') {
-        throw solverError('invalid_circuit', `${where}: ${field} must be a non-empty node name`);
-      }
-      if (name === GROUND) return -1;
-      let at = nodeIndex.get(name);
-      if (at === undefined) {
-        at = nodeCount++;
-        nodeIndex.set(name, at);
-      }
-      return at;
-    };
-    const positive = (value: unknown, field: string): number => {
-      if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-        throw solverError('invalid_circuit', `${where}: ${field} must be a positive finite number`);
-      }
-      return value;
-    };
-    if (element === null || typeof element !== 'object') {
-      throw solverError('invalid_circuit', `${where}: not an element`);
-    }
-    if (element.id !== undefined) {
-      if (typeof element.id !== 'string')
-        throw solverError('invalid_circuit', `${where}: id must be a string`);
-      if (ids.has(element.id)) throw solverError('invalid_circuit', `${where}: duplicate id ${element.id}`);
-      ids.set(element.id, index);
-    }
-    switch (element.kind) {
-      case 'resistor':
-        return {
-          kind: 'resistor',
-          a: node(element.a, 'a'),
-          b: node(element.b, 'b'),
-          g: 1 / positive(element.ohms, 'ohms'),
-        };
-      case 'source': {
-        if (typeof element.volts !== 'number' || !Number.isFinite(element.volts)) {
-          throw solverError('invalid_circuit', `${where}: volts must be a finite number`);
-        }
-        return {
-          kind: 'source',
-          node: node(element.node, 'node'),
-          volts: element.volts,
-          g: 1 / positive(element.ohms, 'ohms'),
-        };
-      }
-      case 'diode': {
-        const vf = positive(element.vf, 'vf');
-        const rs = element.rs ?? 0;
-        if (typeof rs !== 'number' || !(rs >= 0) || !Number.isFinite(rs)) {
-          throw solverError('invalid_circuit', `${where}: rs must be a finite number >= 0`);
-        }
-        const anode = node(element.anode, 'anode');
-        const cathode = node(element.cathode, 'cathode');
-        const inner = rs > 0 ? nodeCount++ : anode;
-        return { kind: 'diode', anode, cathode, inner, gs: rs > 0 ? 1 / rs : 0, junction: junctionFor(vf) };
-      }
-      default:
-        throw solverError(
-          'invalid_circuit',
-          `${where}: unknown kind ${JSON.stringify((element as { kind?: unknown }).kind)}`,
-        );
-    }
-  });
-
-  const volts = new Float64Array(nodeCount);
-  const local = new Int32Array(nodeCount);
+  const volts = new Float64Array(table.count);
+  const local = new Int32Array(table.count);
   let iterations = 0;
-  for (const piece of splitPieces(compiled, nodeCount)) {
-    iterations = Math.max(iterations, solvePiece(piece, compiled, volts, local, gmin, maxIterations, elements));
+  for (const piece of splitPieces(compiled, table.count)) {
+    if (!piece.driven) continue;
+    iterations = Math.max(
+      iterations,
+      solvePiece(piece, compiled, volts, local, gmin, maxIterations, elements),
+    );
+  }
+  return new DcSolution(table, compiled, volts, gmin, iterations);
+}
+
+class DcSolution implements Solution {
+  constructor(
+    private readonly table: Table,
+    private readonly compiled: readonly Compiled[],
+    private readonly volts: Float64Array,
+    private readonly gmin: number,
+    readonly iterations: number,
+  ) {}
+
+  private at(index: number): number {
+    return index < 0 ? 0 : this.volts[index]!;
   }
 
-  const at = (index: number): number => (index < 0 ? 0 : volts[index]!);
-  return {
-    iterations,
-    voltage(node: string): number {
-      const index = nodeIndex.get(node);
-      return index === undefined ? 0 : at(index);
-    },
-    current(element: number | string): number {
-      const index = typeof element === 'string' ? ids.get(element) : element;
-      const e = index === undefined ? undefined : compiled[index];
-      if (e === undefined)
-        throw solverError('unknown_element', `no element ${JSON.stringify(element)} in this circuit`);
-      switch (e.kind) {
-        case 'resistor':
-          return (at(e.a) - at(e.b)) * e.g;
-        case 'source':
-          return (e.volts - at(e.node)) * e.g;
-        case 'diode': {
-          const vj = at(e.inner) - at(e.cathode);
-          return junctionCurrent(e.junction, vj) + gmin * vj;
-        }
+  voltage(node: string): number {
+    const index = this.table.nodes.get(node);
+    return index === undefined ? 0 : this.at(index);
+  }
+
+  current(element: number | string): number {
+    const index = typeof element === 'string' ? this.table.ids.get(element) : element;
+    const e = index === undefined ? undefined : this.compiled[index];
+    if (e === undefined)
+      throw solverError('unknown_element', `no element ${JSON.stringify(element)} in this circuit`);
+    switch (e.kind) {
+      case 'resistor':
+        return (this.at(e.a) - this.at(e.b)) * e.g;
+      case 'source':
+        return (e.volts - this.at(e.node)) * e.g;
+      case 'diode': {
+        const vj = this.at(e.inner) - this.at(e.cathode);
+        return junctionCurrent(e.junction, vj) + this.gmin * vj;
       }
-    },
-  };
+    }
+  }
 }
 
 /** One connected group of nodes with the elements touching it. */
 interface Piece {
   readonly nodes: number[];
   readonly elements: number[];
+  /** Holds a source of nonzero voltage; without one every node of the piece sits at 0 V. */
   driven: boolean;
-  nonlinear: boolean;
+}
+
+function findRoot(parent: Int32Array, x: number): number {
+  let root = x;
+  while (parent[root] !== root) root = parent[root]!;
+  while (parent[x] !== root) {
+    const next = parent[x]!;
+    parent[x] = root;
+    x = next;
+  }
+  return root;
+}
+
+function joinNodes(parent: Int32Array, x: number, y: number): void {
+  if (x >= 0 && y >= 0) parent[findRoot(parent, x)] = findRoot(parent, y);
+}
+
+/** The node an element is filed under (any of its non-ground terminals), or -1 if all are ground. */
+function anchor(e: Compiled): number {
+  if (e.kind === 'resistor') return e.a >= 0 ? e.a : e.b;
+  if (e.kind === 'source') return e.node;
+  return e.inner >= 0 ? e.inner : e.cathode;
 }
 
 function splitPieces(compiled: readonly Compiled[], nodeCount: number): Piece[] {
   const parent = new Int32Array(nodeCount);
   for (let i = 0; i < nodeCount; i++) parent[i] = i;
-  const find = (x: number): number => {
-    let root = x;
-    while (parent[root] !== root) root = parent[root]!;
-    while (parent[x] !== root) {
-      const next = parent[x]!;
-      parent[x] = root;
-      x = next;
-    }
-    return root;
-  };
-  const join = (x: number, y: number): void => {
-    if (x >= 0 && y >= 0) parent[find(x)] = find(y);
-  };
   for (const e of compiled) {
-    if (e.kind === 'resistor') join(e.a, e.b);
+    if (e.kind === 'resistor') joinNodes(parent, e.a, e.b);
     else if (e.kind === 'diode') {
-      join(e.anode, e.inner);
-      join(e.inner, e.cathode);
+      joinNodes(parent, e.anode, e.inner);
+      joinNodes(parent, e.inner, e.cathode);
     }
   }
   const byRoot = new Map<number, Piece>();
-  const pieceOf = (node: number): Piece => {
-    const root = find(node);
+  const pieces: Piece[] = [];
+  const pieceAt = new Array<Piece>(nodeCount);
+  for (let node = 0; node < nodeCount; node++) {
+    const root = findRoot(parent, node);
     let piece = byRoot.get(root);
-    if (!piece) {
-      piece = { nodes: [], elements: [], driven: false, nonlinear: false };
+    if (piece === undefined) {
+      piece = { nodes: [], elements: [], driven: false };
       byRoot.set(root, piece);
+      pieces.push(piece);
     }
-    return piece;
-  };
-  for (let n = 0; n < nodeCount; n++) pieceOf(n).nodes.push(n);
-  compiled.forEach((e, index) => {
-    const touching =
-      e.kind === 'resistor'
-        ? e.a >= 0
-          ? e.a
-          : e.b
-        : e.kind === 'source'
-          ? e.node
-          : e.inner >= 0
-            ? e.inner
-            : e.cathode;
-    if (touching < 0) return; // both ends on ground: carries nothing the matrix needs
-    const piece = pieceOf(touching);
+    piece.nodes.push(node);
+    pieceAt[node] = piece;
+  }
+  for (let index = 0; index < compiled.length; index++) {
+    const e = compiled[index]!;
+    const node = anchor(e);
+    if (node < 0) continue; // every terminal on ground: nothing for the matrix
+    const piece = pieceAt[node]!;
     piece.elements.push(index);
     if (e.kind === 'source' && e.volts !== 0) piece.driven = true;
-    if (e.kind === 'diode') piece.nonlinear = true;
-  });
-  return [...byRoot.values()];
+  }
+  return pieces;
 }
-/** Solves one piece into `volts`; returns the Newton iterations taken. Undriven pieces stay at 0 V. */
+
+/** Adds conductance `g` between local nodes `a` and `b` (-1 is ground) of an n*n matrix. */
+function stamp(m: Float64Array, n: number, a: number, b: number, g: number): void {
+  if (a >= 0) m[a * n + a] = m[a * n + a]! + g;
+  if (b >= 0) m[b * n + b] = m[b * n + b]! + g;
+  if (a >= 0 && b >= 0) {
+    m[a * n + b] = m[a * n + b]! - g;
+    m[b * n + a] = m[b * n + a]! - g;
+  }
+}
+
+/** A diode of one piece, by local node index. */
+interface LocalDiode {
+  readonly inner: number;
+  readonly cathode: number;
+  readonly junction: Junction;
+  readonly index: number;
+}
+
+function outOfRange(): SolverError {
+  return solverError(
+    'invalid_circuit',
+    'the circuit cannot be solved in floating point (resistances or voltages too extreme)',
+  );
+}
+
+/** Solves one driven piece into `volts`; returns the Newton iterations taken. */
 function solvePiece(
   piece: Piece,
   compiled: readonly Compiled[],
@@ -338,53 +394,42 @@ function solvePiece(
   maxIterations: number,
   elements: readonly Element[],
 ): number {
-  if (!piece.driven) return 0;
   const n = piece.nodes.length;
-  piece.nodes.forEach((node, i) => {
-    local[node] = i;
-  });
-  const li = (node: number): number => (node < 0 ? -1 : local[node]!);
-
+  for (let i = 0; i < n; i++) local[piece.nodes[i]!] = i;
   const base = new Float64Array(n * n);
   const baseRhs = new Float64Array(n);
-  const conduct = (m: Float64Array, a: number, b: number, g: number): void => {
-    if (a >= 0) m[a * n + a] = m[a * n + a]! + g;
-    if (b >= 0) m[b * n + b] = m[b * n + b]! + g;
-    if (a >= 0 && b >= 0) {
-      m[a * n + b] = m[a * n + b]! - g;
-      m[b * n + a] = m[b * n + a]! - g;
-    }
-  };
   for (let i = 0; i < n; i++) base[i * n + i] = gmin;
-  const couplings: [number, number][] = [];
-  const diodes: { readonly inner: number; readonly cathode: number; readonly junction: Junction; readonly index: number }[] =
-    [];
+  const couplings = new Couplings(n);
+  const diodes: LocalDiode[] = [];
   for (const index of piece.elements) {
     const e = compiled[index]!;
     if (e.kind === 'resistor') {
-      conduct(base, li(e.a), li(e.b), e.g);
-      couplings.push([li(e.a), li(e.b)]);
+      const a = e.a < 0 ? -1 : local[e.a]!;
+      const b = e.b < 0 ? -1 : local[e.b]!;
+      stamp(base, n, a, b, e.g);
+      couplings.add(a, b);
     } else if (e.kind === 'source') {
-      const at = li(e.node);
+      const at = local[e.node]!;
       base[at * n + at] = base[at * n + at]! + e.g;
       baseRhs[at] = baseRhs[at]! + e.volts * e.g;
     } else {
+      const anode = e.anode < 0 ? -1 : local[e.anode]!;
+      const inner = e.inner < 0 ? -1 : local[e.inner]!;
+      const cathode = e.cathode < 0 ? -1 : local[e.cathode]!;
       if (e.gs > 0) {
-        conduct(base, li(e.anode), li(e.inner), e.gs);
-        couplings.push([li(e.anode), li(e.inner)]);
+        stamp(base, n, anode, inner, e.gs);
+        couplings.add(anode, inner);
       }
-      couplings.push([li(e.inner), li(e.cathode)]);
-      diodes.push({ inner: li(e.inner), cathode: li(e.cathode), junction: e.junction, index });
+      couplings.add(inner, cathode);
+      diodes.push({ inner, cathode, junction: e.junction, index });
     }
   }
-  const plan = planElimination(n, couplings);
 
-  const store = (x: Float64Array): void => {
-    for (let i = 0; i < n; i++) volts[piece.nodes[i]!] = x[i]!;
-  };
+  const plan = planElimination(couplings);
+
   if (diodes.length === 0) {
-    if (!eliminate(base, baseRhs, n, plan)) throw solverError('invalid_circuit', 'the conductance matrix is singular');
-    store(baseRhs);
+    if (!eliminate(base, baseRhs, n, plan) || !baseRhs.every(Number.isFinite)) throw outOfRange();
+    for (let i = 0; i < n; i++) volts[piece.nodes[i]!] = baseRhs[i]!;
     return 1;
   }
 
@@ -392,35 +437,40 @@ function solvePiece(
   const x = new Float64Array(n);
   const previous = new Float64Array(n);
   // Start each junction at its critical voltage, about where a forward-biased diode ends up.
-  const vj = Float64Array.from(diodes, (d) => Math.min(d.junction.vcrit, 0.9 * d.junction.vmax));
-  const at = (v: Float64Array, i: number): number => (i < 0 ? 0 : v[i]!);
+  const vj = new Float64Array(diodes.length);
+  for (let k = 0; k < diodes.length; k++) vj[k] = diodes[k]!.junction.vcrit;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     m.set(base);
     x.set(baseRhs);
-    diodes.forEach((d, k) => {
+    for (let k = 0; k < diodes.length; k++) {
+      const d = diodes[k]!;
       const v = vj[k]!;
-      const g = junctionConductance(d.junction, v) + gmin;
-      // Linearised junction: i = g*v + offset, with offset = I(v0) - G(v0)*v0 (gmin term cancels).
-      const offset = junctionCurrent(d.junction, v) - (g - gmin) * v;
-      conduct(m, d.inner, d.cathode, g);
+      const g = junctionConductance(d.junction, v);
+      // Linearised junction i = (g + gmin)*v + offset, with offset = I(v0) - g*v0.
+      const offset = junctionCurrent(d.junction, v) - g * v;
+      stamp(m, n, d.inner, d.cathode, g + gmin);
       if (d.inner >= 0) x[d.inner] = x[d.inner]! - offset;
       if (d.cathode >= 0) x[d.cathode] = x[d.cathode]! + offset;
-    });
+    }
     if (!eliminate(m, x, n, plan)) break;
 
     let settled = iteration > 1;
-    for (let i = 0; i < n && settled; i++) {
-      if (Math.abs(x[i]! - previous[i]!) > ABS_TOL + REL_TOL * Math.abs(x[i]!)) settled = false;
+    let finite = true;
+    for (let i = 0; i < n; i++) {
+      const xi = x[i]!;
+      if (!Number.isFinite(xi)) finite = false;
+      if (Math.abs(xi - previous[i]!) > ABS_TOL + REL_TOL * Math.abs(xi)) settled = false;
     }
-    diodes.forEach((d, k) => {
-      const raw = at(x, d.inner) - at(x, d.cathode);
+    if (!finite) break;
+    for (let k = 0; k < diodes.length; k++) {
+      const d = diodes[k]!;
+      const raw = (d.inner < 0 ? 0 : x[d.inner]!) - (d.cathode < 0 ? 0 : x[d.cathode]!);
       const limited = limitJunction(d.junction, raw, vj[k]!);
       if (limited !== raw || Math.abs(raw - vj[k]!) > ABS_TOL + REL_TOL * Math.abs(raw)) settled = false;
       vj[k] = limited;
-    });
-    if (!x.every(Number.isFinite)) break;
+    }
     if (settled) {
-      store(x);
+      for (let i = 0; i < n; i++) volts[piece.nodes[i]!] = x[i]!;
       return iteration;
     }
     previous.set(x);
@@ -435,43 +485,71 @@ function solvePiece(
 /**
  * How to eliminate one piece: a minimum-degree order, and for each node the nodes still coupled to
  * it when its turn comes (fill-in included). Circuits are sparse, so eliminating in this order
- * along these patterns costs far less than n^3; the plan is made once and reused by every Newton
- * iteration, since diodes change values, never the pattern.
+ * along these patterns costs far less than n^3. The plan comes from the structure alone (which
+ * nodes share an element), so it is made once per piece and reused by every Newton iteration.
  */
 interface Plan {
   readonly order: Int32Array;
   readonly later: readonly Int32Array[];
 }
 
-function planElimination(n: number, couplings: readonly (readonly [number, number])[]): Plan {
-  const adjacent = Array.from({ length: n }, () => new Set<number>());
-  for (const [a, b] of couplings) {
-    if (a < 0 || b < 0 || a === b) continue;
-    adjacent[a]!.add(b);
-    adjacent[b]!.add(a);
+/** The symmetric structure of a piece: which local nodes share an element, and how many each. */
+class Couplings {
+  readonly linked: Uint8Array;
+  readonly degree: Int32Array;
+
+  constructor(readonly n: number) {
+    this.linked = new Uint8Array(n * n);
+    this.degree = new Int32Array(n);
   }
+
+  add(a: number, b: number): void {
+    const { linked, degree, n } = this;
+    if (a < 0 || b < 0 || a === b || linked[a * n + b] === 1) return;
+    linked[a * n + b] = 1;
+    linked[b * n + a] = 1;
+    degree[a] = degree[a]! + 1;
+    degree[b] = degree[b]! + 1;
+  }
+}
+
+/** Consumes `couplings` (eliminating a node links all its neighbours: the fill-in). */
+function planElimination(couplings: Couplings): Plan {
+  const { linked, degree, n } = couplings;
   const done = new Uint8Array(n);
   const order = new Int32Array(n);
   const later: Int32Array[] = [];
+  const scratch = new Int32Array(n);
   for (let step = 0; step < n; step++) {
-    let best = -1;
-    let bestDegree = Number.POSITIVE_INFINITY;
+    let k = -1;
+    let least = n + 1;
     for (let i = 0; i < n; i++) {
-      const degree = adjacent[i]!.size;
-      if (done[i] === 0 && degree < bestDegree) {
-        best = i;
-        bestDegree = degree;
+      if (done[i] === 0 && degree[i]! < least) {
+        k = i;
+        least = degree[i]!;
       }
     }
-    const neighbours = Int32Array.from(adjacent[best]!);
-    for (const u of neighbours) {
-      const set = adjacent[u]!;
-      set.delete(best);
-      for (const w of neighbours) if (w !== u) set.add(w);
+    let count = 0;
+    const rowK = k * n;
+    for (let j = 0; j < n; j++) if (linked[rowK + j] === 1) scratch[count++] = j;
+    const neighbours = scratch.slice(0, count);
+    for (let a = 0; a < count; a++) {
+      const u = neighbours[a]!;
+      const rowU = u * n;
+      linked[rowU + k] = 0;
+      let d = degree[u]! - 1;
+      for (let b = 0; b < count; b++) {
+        const w = neighbours[b]!;
+        if (w !== u && linked[rowU + w] === 0) {
+          linked[rowU + w] = 1;
+          d++;
+        }
+      }
+      degree[u] = d;
     }
-    done[best] = 1;
-    order[step] = best;
-    later[best] = neighbours;
+    done[k] = 1;
+    order[step] = k;
+    later[k] = neighbours;
   }
   return { order, later };
 }
@@ -479,7 +557,7 @@ function planElimination(n: number, couplings: readonly (readonly [number, numbe
 /**
  * Gaussian elimination along a {@link Plan}, in place on a dense row-major n*n matrix; the solution
  * replaces `rhs`. No pivoting is needed: a conductance matrix with gmin on every diagonal is
- * strictly diagonally dominant, and stays so as it is eliminated, so every pivot is positive and
+ * strictly diagonally dominant and stays so as it is eliminated, so every pivot is positive and
  * the elimination is stable in any order. Returns false if a pivot is not positive (NaN input).
  */
 function eliminate(m: Float64Array, rhs: Float64Array, n: number, plan: Plan): boolean {

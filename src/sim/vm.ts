@@ -71,6 +71,9 @@ export interface VmOptions {
 
 /** One MicroPython instance with the `jumperless` module loaded. */
 export class Vm {
+  /** Traceback of a failed module import at boot: the board still comes up, as a broken one would. */
+  bootError: string | undefined;
+
   private constructor(readonly mp: MicroPython) {}
 
   static async create(options: VmOptions): Promise<Vm> {
@@ -89,8 +92,9 @@ export class Vm {
       call: (name: string, argsJson: string) => callFirmware(options, name, argsJson),
     });
     mp.replInit();
-    mp.runPython(PRELUDE);
-    return new Vm(mp);
+    const vm = new Vm(mp);
+    vm.bootError = vm.runFile(PRELUDE);
+    return vm;
   }
 
   /** Feeds one byte to MicroPython's own event-driven REPL. True when it asks for a soft reset. */
@@ -106,7 +110,7 @@ export class Vm {
   softReset(): void {
     this.mp.replInit();
     this.mp.runPython(SOFT_RESET);
-    this.mp.runPython(PRELUDE);
+    this.bootError = this.runFile(PRELUDE);
   }
 
   /**

@@ -22,13 +22,28 @@ function post(message: FromWorker): void {
   parentPort?.postMessage(message);
 }
 
+/**
+ * Output produced while a message is handled waits until the flash is synced, so that a host that
+ * sees a reply and then pulls the power finds the files written before it.
+ */
+let heldOutput: FromWorker[] | undefined;
+
 function send(port: PortName, data: Uint8Array): void {
-  if (data.length > 0) post({ t: 'out', port, data });
+  if (data.length === 0) return;
+  if (heldOutput) heldOutput.push({ t: 'out', port, data });
+  else post({ t: 'out', port, data });
+}
+
+function releaseOutput(): void {
+  const held = heldOutput ?? [];
+  heldOutput = [];
+  for (const message of held) post(message);
 }
 
 /** Where the VM's stdout currently goes: CDC2 normally, CDC0 while a `>` line runs. */
 let vmOutput: number[] = [];
 let outputToMain = false;
+let repl: ReplPort | undefined;
 
 const host: FirmwareHost = {
   sleep(ms) {
@@ -72,13 +87,15 @@ firmware.functions._sleep_ms = (ms) => {
 };
 
 function flushVmOutput(): void {
-  if (vmOutput.length === 0) return;
+  if (vmOutput.length === 0) return releaseOutput();
   if (outputToMain) {
     send('main', crlf(new TextDecoder().decode(Uint8Array.from(vmOutput))));
     vmOutput = [];
   } else {
-    repl.streamOutput();
+    // During boot (module import) there is no REPL yet: the output waits for it.
+    repl?.streamOutput();
   }
+  releaseOutput();
 }
 
 function takeOutput(): Uint8Array {
@@ -100,7 +117,7 @@ flash.load(init.files);
 firmware.functions._boot?.();
 flash.changes();
 
-const repl = new ReplPort(
+repl = new ReplPort(
   {
     feed: (byte) => vm.feedRepl(byte),
     takeOutput,
@@ -108,6 +125,7 @@ const repl = new ReplPort(
       vm.softReset();
       vmOutput = [];
     },
+    beforeRun: releaseOutput,
   },
   (data) => send('repl', data),
 );
@@ -140,6 +158,7 @@ function crlf(text: string): Uint8Array {
 parentPort?.on('message', (message: ToWorker) => {
   if (message.t !== 'bytes') return;
   Atomics.store(control, CONTROL.busy, 1);
+  heldOutput = [];
   try {
     host.pollInputs();
     if (message.port === 'repl') repl.feed(message.data);
@@ -156,7 +175,11 @@ parentPort?.on('message', (message: ToWorker) => {
   }
   const changes = flash.changes();
   if (changes.length > 0) post({ t: 'fs', changes });
+  const held = heldOutput;
+  heldOutput = undefined;
+  for (const message of held) post(message);
 });
 
+if (vm.bootError) send('main', crlf(`[sim] the jumperless module failed to load:\n${vm.bootError}`));
 if (init.announceBoot) repl.bootBanner();
 post({ t: 'ready' });

@@ -1,0 +1,225 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FIRMWARE_BANNER } from './replPort.js';
+import { SimBoard } from './simBoard.js';
+import { Wire } from './testWire.js';
+
+let board: SimBoard;
+let repl: Wire;
+
+beforeEach(async () => {
+  board = await SimBoard.start();
+  repl = new Wire(board.port('repl'));
+});
+afterEach(async () => {
+  await board.stop();
+});
+
+async function enterRaw(): Promise<void> {
+  repl.write('\r\x03\x03\x01');
+  await repl.until('raw REPL; CTRL-B to exit\r\n>');
+}
+
+describe('CDC2 friendly REPL (spec §3.2)', () => {
+  it('prints nothing until Ctrl-B, then the firmware banner', async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    expect(repl.text).toBe('');
+    repl.write('\x02');
+    expect(await repl.until('>>> ')).toBe(`\r\n${FIRMWARE_BANNER}>>> `);
+  });
+
+  it('echoes input and prints results LF-only between CRLF framing', async () => {
+    repl.write('print(6*7)\r', 'bytes');
+    expect(await repl.until('>>> ')).toBe('print(6*7)\r\n42\n>>> ');
+    repl.write('6*7\r', 3);
+    expect(await repl.until('>>> ')).toBe('6*7\r\n42\n>>> ');
+  });
+});
+
+describe('CDC2 raw REPL', () => {
+  it.each(['whole', 'bytes', 5, 11] as const)(
+    'runs code and frames stdout and errors (chunking %s)',
+    async (chunking) => {
+      await enterRaw();
+      expect(await repl.exec('print("a")\nprint("b")', chunking)).toEqual(['a\nb\n', '']);
+      const [stdout, stderr] = await repl.exec('print(1)\n1/0', chunking);
+      expect(stdout).toBe('1\n');
+      expect(stderr).toBe(
+        'Traceback (most recent call last):\n  File "<stdin>", line 2, in <module>\nZeroDivisionError: divide by zero\n',
+      );
+      expect(stderr).not.toContain('\r');
+    },
+  );
+
+  it('keeps globals between execs and has the jumperless module pre-imported', async () => {
+    await enterRaw();
+    await repl.exec('x = 41');
+    expect(await repl.exec('print(x + 1)')).toEqual(['42\n', '']);
+    expect(
+      await repl.exec('import jumperless\nprint(type(jumperless).__name__, "time" in globals())'),
+    ).toEqual(['module True\n', '']);
+  });
+
+  it('answers Ctrl-A while raw with the short header and Ctrl-B with the banner', async () => {
+    await enterRaw();
+    repl.write('\x01');
+    expect(await repl.until('>')).toBe('raw REPL; CTRL-B to exit\r\n>');
+    repl.write('\x02');
+    expect(await repl.until('>>> ')).toContain('jumperless-v5 v5.7.0.13 with rp2350b');
+  });
+
+  it('supports raw-paste with window flow control', async () => {
+    await enterRaw();
+    repl.write('\x05A\x01');
+    const header = await repl.until(/R\x01..\x01/s);
+    expect(header.charCodeAt(0)).toBe(0x52);
+    const window = header.charCodeAt(2) | (header.charCodeAt(3) << 8);
+    expect(window).toBeGreaterThan(0);
+    const code = `s = ${JSON.stringify('z'.repeat(window * 3))}\nprint(len(s))\n`;
+    let acks = 0;
+    let sent = 0;
+    let credit = window;
+    while (sent < code.length) {
+      if (credit === 0) {
+        await repl.until('\x01');
+        acks += 1;
+        credit += window;
+      }
+      const piece = code.slice(sent, sent + credit);
+      repl.write(piece, 4);
+      sent += piece.length;
+      credit -= piece.length;
+    }
+    repl.write('\x04');
+    const reply = await repl.until(/\x04[^\x04]*\x04[^\x04]*\x04>$/);
+    expect(acks).toBeGreaterThanOrEqual(2);
+    expect(reply.replace(/\x01/g, '')).toBe(`\x04${window * 3}\n\x04\x04>`);
+  });
+
+  it('is interrupted by Ctrl-C during time.sleep and keeps working', async () => {
+    await enterRaw();
+    repl.write('import time\nprint("start")\ntime.sleep(30)\x04');
+    await repl.until('start\n');
+    repl.write('\x03');
+    const reply = await repl.until(/\x04>$/);
+    expect(reply).toContain('KeyboardInterrupt');
+    expect(await repl.exec('print("after")')).toEqual(['after\n', '']);
+  });
+
+  it('soft-resets on Ctrl-D with an empty line: Python state cleared, raw mode kept', async () => {
+    await enterRaw();
+    await repl.exec('x = 1');
+    repl.write('\x04');
+    expect(await repl.until('>')).toBe('OK\r\nsoft reboot\r\nraw REPL; CTRL-B to exit\r\n>');
+    const [, stderr] = await repl.exec('print(x)');
+    expect(stderr).toContain("NameError: name 'x' isn't defined");
+    expect(await repl.exec('print(jumperless.__name__)')).toEqual(['jumperless\n', '']);
+  });
+
+  it('reboots (simulated watchdog) when a pure-Python loop ignores Ctrl-C', async () => {
+    await board.stop();
+    board = await SimBoard.start({ watchdogMs: 200 });
+    repl = new Wire(board.port('repl'));
+    await enterRaw();
+    await repl.exec('x = 5');
+    repl.write('while True:\n    pass\n\x04');
+    await repl.until('OK');
+    repl.write('\x03');
+    expect(await repl.until('>>> ')).toContain(FIRMWARE_BANNER);
+    await enterRaw();
+    const [, stderr] = await repl.exec('print(x)');
+    expect(stderr).toContain('NameError');
+  });
+
+  it('survives hostile bytes on every port and still answers', async () => {
+    let seed = 7;
+    const noise = Buffer.from(
+      Array.from({ length: 4000 }, () => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return seed & 0xff;
+      }),
+    );
+    for (const name of ['main', 'uart', 'backchannel'] as const) board.port(name).write(noise);
+    // On CDC2, noise may start code; stop it, then go back to a clean raw prompt.
+    repl.write(noise.toString('latin1').replace(/\x04/g, ''));
+    repl.write('\x03\x03\x02');
+    await repl.until('>>> ', 10_000);
+    await enterRaw();
+    expect(await repl.exec('print("alive")')).toEqual(['alive\n', '']);
+  });
+});
+
+describe('faults', () => {
+  it('unplug closes the port and replug brings a new one', async () => {
+    const closed = new Promise((resolve) => board.port('repl').once('close', resolve));
+    await board.faults.unplug();
+    await closed;
+    expect(board.plugged).toBe(false);
+    expect(() => board.port('repl')).toThrow(/unplugged/);
+    await board.faults.replug();
+    repl = new Wire(board.port('repl'));
+    await enterRaw();
+    expect(await repl.exec('print(1)')).toEqual(['1\n', '']);
+  });
+
+  it('hang stops answering until lifted', async () => {
+    board.faults.hang(true);
+    repl.write('\x02');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(repl.text).toBe('');
+    board.faults.hang(false);
+    await enterRaw();
+    expect(await repl.exec('print(2)')).toEqual(['2\n', '']);
+  });
+
+  it('garbage shows up on the port', async () => {
+    board.faults.garbage('repl', Uint8Array.from([0xff, 0x00, 0x41]));
+    expect(await repl.until('A')).toBe('\xff\x00A');
+  });
+
+  it('slow delivers every byte, late', async () => {
+    board.faults.slow(1);
+    await enterRaw();
+    expect(await repl.exec('print("slow but sure")')).toEqual(['slow but sure\n', '']);
+  });
+
+  it('reboot resets Python and announces itself, flash files survive', async () => {
+    await enterRaw();
+    await repl.exec('x = 1\nf = open("/keep.txt", "w")\nf.write("kept")\nf.close()');
+    const rebooted = new Promise<void>((resolve) => board.once('reboot', () => resolve()));
+    await board.faults.reboot();
+    await rebooted;
+    repl = new Wire(board.port('repl'));
+    await enterRaw();
+    expect((await repl.exec('print(x)'))[1]).toContain('NameError');
+    expect(await repl.exec('print(open("/keep.txt").read())')).toEqual(['kept\n', '']);
+  });
+});
+
+describe('CDC0 main port (spec §2) and CDC3 backchannel (spec §4)', () => {
+  it('answers ?, ENQ and > one-liners with CRLF output', async () => {
+    const main = new Wire(board.port('main'));
+    main.write('?');
+    expect(await main.until('\r\n')).toBe('Jumperless firmware version: 5.7.0.13\r\n');
+    main.write('\x05');
+    expect(await main.until('CDC3: Jumperless TUI\r\n')).toContain('CDC2: JL Micropython\r\n');
+    main.write('>print(6*7)\n');
+    expect(await main.until('42\r\n')).toContain('>print(6*7)');
+    main.write('>adc_get\r');
+    await new Promise((r) => setTimeout(r, 100));
+    main.write('m\r');
+    const menu = await main.until('- = remove connections');
+    expect(menu).toContain('\x0e');
+    expect(menu).toContain('\t\tMenu');
+  });
+
+  it('backchannel prints its YAML help and refuses mutating characters', async () => {
+    const back = new Wire(board.port('backchannel'));
+    back.write(':help\r');
+    expect(await back.until('---YAML_HELP_END---\r\n')).toMatch(/^:---YAML_HELP_START---\r\n/);
+    back.write('x');
+    const reply = await back.until('}\r\n');
+    expect(JSON.parse(reply)).toMatchObject({ error: 'blocked', cmd: 'x', hint: ':cmds' });
+    back.write(':ver\n');
+    expect(await back.until('\r\n')).toBe(':5.7.0.13\r\n');
+  });
+});
