@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { SimBoard } from '../sim/index.js';
+import { parsePartsFile } from '../sim/parts.js';
 import { PORT_NAMES, type PortName } from '../sim/workerProtocol.js';
 
 export interface SimCommandOptions {
@@ -26,6 +27,10 @@ const FAULT_HELP = `Type a command and Enter to act on the virtual board:
 /** `jumperless-mcp sim`: runs the virtual board on its own and says where each port is. */
 export async function runSimCommand(options: SimCommandOptions, out: NodeJS.WritableStream): Promise<void> {
   const partsFileText = options.parts ? readFileSync(options.parts, 'utf8') : undefined;
+  if (partsFileText !== undefined) {
+    const parsed = parsePartsFile(partsFileText);
+    if (!parsed.ok) throw new Error(`${options.parts}: ${parsed.errors.join('; ')}`);
+  }
   const board = await SimBoard.start({
     ...(partsFileText === undefined ? {} : { partsFileText }),
     ...(options.fs ? { fsDir: options.fs } : {}),
