@@ -239,3 +239,16 @@ describe('payload encoding', () => {
     }
   });
 });
+
+describe('raw REPL decoder: re-armed exec', () => {
+  it('reads back-to-back replies in one chunk', () => {
+    const decoder = new RawReplDecoder();
+    decoder.expect('exec', { rearm: true });
+    expect(decoder.push(bytes('OKold\x04\x04>OKnew\x04\x04>'))).toEqual([
+      { kind: 'ok' },
+      result('old'),
+      { kind: 'ok' },
+      result('new'),
+    ]);
+  });
+});

@@ -110,6 +110,7 @@ export class RawReplDecoder {
   private pasteBytes: number[] = [];
   private sawR = false;
   private anomaly = false;
+  private rearm = false;
   /** Bytes that fit no expectation since the decoder was made (for health and tests). */
   strayBytes = 0;
 
@@ -122,7 +123,13 @@ export class RawReplDecoder {
     return this.mode;
   }
 
-  expect(what: Expectation): void {
+  /**
+   * Sets what comes next. With `rearm`, an exec expectation survives its result: the decoder
+   * goes straight back to waiting for `OK`, so replies queued back to back in one chunk (stale
+   * ones ahead of ours) are all seen.
+   */
+  expect(what: Expectation, options: { rearm?: boolean } = {}): void {
+    this.rearm = options.rearm === true && what === 'exec';
     this.mode = what;
     this.header.reset();
     this.ok.reset();
@@ -211,7 +218,7 @@ export class RawReplDecoder {
           this.anomaly = true;
           this.strayBytes += at;
         }
-        this.mode = 'idle';
+        this.mode = this.rearm ? 'exec' : 'idle';
         events.push({
           kind: 'result',
           stdout: this.stdout.text(),

@@ -1,0 +1,53 @@
+/**
+ * The helper namespace the session keeps in the board's RAM (DESIGN.md §4 "Device"): one small
+ * class, `_jlh`, so each call is a one-line snippet whose result comes back as one marked JSON
+ * line. Generic on purpose; the tools layer registers its own helpers next to it.
+ */
+import { DeviceError } from './errors.js';
+
+export const HELPER_NAME = '_jlh';
+/** Bump when HELPER_SOURCE changes, so a board primed by an older version gets the new one. */
+export const HELPER_VERSION = 1;
+/** Starts the result line; a control char no program prints by accident. */
+export const RESULT_MARKER = '\x1ejlh:';
+
+/** Python source; only printable ASCII (the marker is written as an escape). */
+export const HELPER_SOURCE = `import json as _jlj, sys as _jls
+class _jlh:
+    V = ${HELPER_VERSION}
+    def out(v):
+        print('\\x1ejlh:' + _jlj.dumps(v))
+    def info():
+        i = _jls.implementation
+        return {'micropython': '.'.join(str(x) for x in i.version[:3]), 'machine': getattr(i, '_machine', ''), 'platform': _jls.platform}
+`;
+
+/** Prints 1 when the current helper is loaded, 0 otherwise. */
+export const HELPER_CHECK = `print(1 if getattr(globals().get('${HELPER_NAME}'), 'V', 0) == ${HELPER_VERSION} else 0)`;
+
+/** Wraps a Python expression so its value comes back as the marked JSON line. */
+export function callSnippet(expression: string): string {
+  return `${HELPER_NAME}.out(${expression})`;
+}
+
+/** Finds the last marked line in stdout and parses its JSON. */
+export function parseMarked(stdout: string): unknown {
+  const start = stdout.lastIndexOf(RESULT_MARKER);
+  if (start < 0) {
+    throw new DeviceError('protocol', 'the board printed no result line', { stdout: stdout.slice(-2000) });
+  }
+  const end = stdout.indexOf('\n', start);
+  const text = stdout.slice(start + RESULT_MARKER.length, end < 0 ? undefined : end);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new DeviceError('protocol', `the board's result is not JSON: ${text.slice(0, 200)}`, {
+      stdout: stdout.slice(-2000),
+    });
+  }
+}
+
+/** True when a Python error says a helper namespace is gone (the board was reset behind our back). */
+export function isMissingHelper(type: string, message: string, names: readonly string[]): boolean {
+  return type === 'NameError' && names.some((name) => message.includes(`'${name}'`));
+}
