@@ -289,6 +289,11 @@ describe('solveDc, bad input', () => {
     expect(() => solveDc([r('A', 'B', 1), r('A', 'B', -5, 'R7')])).toThrow('elements[1] (R7): ohms');
   });
 
+  it('tells its own errors from other errors with a code', () => {
+    expect(isSolverError(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBe(false);
+    expect(isSolverError({ code: 'invalid_circuit' })).toBe(false);
+  });
+
   it('throws unknown_element for a current it cannot find', () => {
     const s = solveDc([r('A', 'B', 1, 'R1')]);
     expect(solverCode(() => s.current('R2'))).toBe('unknown_element');

@@ -71,11 +71,13 @@ export interface Solution {
   readonly iterations: number;
 }
 
-export type SolverErrorCode = 'invalid_circuit' | 'no_convergence' | 'unknown_element';
+const SOLVER_ERROR_CODES = ['invalid_circuit', 'no_convergence', 'unknown_element'] as const;
+export type SolverErrorCode = (typeof SOLVER_ERROR_CODES)[number];
 export type SolverError = Error & { readonly code: SolverErrorCode };
 
 export function isSolverError(error: unknown): error is SolverError {
-  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && (SOLVER_ERROR_CODES as readonly unknown[]).includes(code);
 }
 
 function solverError(code: SolverErrorCode, message: string): SolverError {
