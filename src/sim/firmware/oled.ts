@@ -1,0 +1,325 @@
+/**
+ * The optional 128x32 SSD1306 OLED (spec §6.11), as a framebuffer in memory. The firmware draws into
+ * a buffer (Adafruit_SSD1306) and pushes it to the glass on `display()`; we keep both, so
+ * `oled_set_pixel` changes `oled_get_framebuffer` at once but the panel only after `oled_show()`.
+ *
+ * Text: size 0 is a small scrolling console (4 lines of 21 characters), sizes 1 and 2 clear the
+ * screen and centre the text at 1x or 2x scale (the firmware's default is 2). Every font name the
+ * firmware lists is accepted; all of them draw with our one 5x7 font.
+ */
+import { asInt, truthy } from './args.js';
+import { GLYPH_HEIGHT, GLYPH_WIDTH, glyphColumns } from './oledFont.js';
+import { type FirmwareFunctions, type Json, PyError, type VirtualFs } from './types.js';
+
+export const OLED_WIDTH = 128;
+export const OLED_HEIGHT = 32;
+export const OLED_BYTES = (OLED_WIDTH * OLED_HEIGHT) / 8;
+
+/** `oled_get_fonts()` of firmware 5.7. */
+export const OLED_FONTS: readonly string[] = [
+  'Eurostile',
+  'Jokerman',
+  'Comic Sans',
+  'Courier New',
+  'New Science',
+  'New Science Ext',
+  'Andale Mono',
+  'Free Mono',
+  'Iosevka Regular',
+  'Berkeley Mono',
+  'Pragmatism',
+];
+
+const CELL_W = GLYPH_WIDTH + 1;
+const CELL_H = GLYPH_HEIGHT + 1;
+const SMALL_COLS = Math.floor(OLED_WIDTH / CELL_W);
+const SMALL_ROWS = Math.floor(OLED_HEIGHT / CELL_H);
+
+export interface Bitmap {
+  width: number;
+  height: number;
+  /** Row-major, one bit per pixel, most significant bit first, rows padded to whole bytes. */
+  data: Uint8Array;
+}
+
+export interface OledState {
+  /** Whether a display answers on I2C; the simulated board has one fitted. */
+  connected: boolean;
+  /** The drawing buffer, SSD1306 page layout: byte `page*128 + x`, bit `y % 8` (LSB at the top). */
+  buffer: Uint8Array;
+  /** What the glass shows: the buffer as of the last `display()`. */
+  panel: Uint8Array;
+  /** Size used when `oled_print` gets size -1. */
+  textSize: number;
+  font: string;
+  /** `oled_copy_print(True)`: `print()` output scrolls on the small console too. */
+  copyPrint: boolean;
+  /** The size-0 console's lines, oldest first. */
+  smallLines: string[];
+  /** The bitmap `oled_load_bitmap` read, drawn by `oled_display_bitmap` without data. */
+  bitmap: Bitmap | undefined;
+}
+
+export function createOledState(): OledState {
+  return {
+    connected: true,
+    buffer: new Uint8Array(OLED_BYTES),
+    panel: new Uint8Array(OLED_BYTES),
+    textSize: 2,
+    font: OLED_FONTS[0] as string,
+    copyPrint: false,
+    smallLines: [],
+    bitmap: undefined,
+  };
+}
+
+// ---- pure framebuffer helpers (also for the host side: the backchannel, pictures) ----
+
+/** 1 if the pixel is lit, 0 if dark or outside the screen. */
+export function getPixel(fb: Uint8Array, x: number, y: number): 0 | 1 {
+  if (x < 0 || x >= OLED_WIDTH || y < 0 || y >= OLED_HEIGHT) return 0;
+  return (((fb[(y >> 3) * OLED_WIDTH + x] ?? 0) >> (y & 7)) & 1) as 0 | 1;
+}
+
+/** Adafruit `drawPixel` colours: 0 black, 1 white, 2 invert; others and off-screen pixels do nothing. */
+export function setPixel(fb: Uint8Array, x: number, y: number, color: number): void {
+  if (x < 0 || x >= OLED_WIDTH || y < 0 || y >= OLED_HEIGHT) return;
+  const i = (y >> 3) * OLED_WIDTH + x;
+  const bit = 1 << (y & 7);
+  const byte = fb[i] ?? 0;
+  if (color === 1) fb[i] = byte | bit;
+  else if (color === 0) fb[i] = byte & ~bit;
+  else if (color === 2) fb[i] = byte ^ bit;
+}
+
+/** The screen as 32 strings of 128 characters, `#` lit and `.` dark. */
+export function framebufferRows(fb: Uint8Array): string[] {
+  return Array.from({ length: OLED_HEIGHT }, (_, y) =>
+    Array.from({ length: OLED_WIDTH }, (_, x) => (getPixel(fb, x, y) ? '#' : '.')).join(''),
+  );
+}
+
+function drawChar(fb: Uint8Array, char: string, x: number, y: number, scale: number): void {
+  const cols = glyphColumns(char);
+  for (let c = 0; c < GLYPH_WIDTH; c++) {
+    const bits = cols[c] ?? 0;
+    for (let r = 0; r < GLYPH_HEIGHT; r++) {
+      if (!((bits >> r) & 1)) continue;
+      for (let dy = 0; dy < scale; dy++) {
+        for (let dx = 0; dx < scale; dx++) setPixel(fb, x + c * scale + dx, y + r * scale + dy, 1);
+      }
+    }
+  }
+}
+
+function drawLine(fb: Uint8Array, text: string, x: number, y: number, scale: number): void {
+  [...text].forEach((ch, i) => {
+    drawChar(fb, ch, x + i * CELL_W * scale, y, scale);
+  });
+}
+
+/** Splits on newlines and wraps at `width` characters, at a space when there is one. */
+export function wrapText(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.replace(/\r/g, '').split('\n')) {
+    let rest = [...paragraph];
+    if (rest.length === 0) lines.push('');
+    while (rest.length > 0) {
+      if (rest.length <= width) {
+        lines.push(rest.join(''));
+        break;
+      }
+      const space = rest.lastIndexOf(' ', width);
+      const cut = space > 0 ? space : width;
+      lines.push(rest.slice(0, cut).join(''));
+      rest = rest.slice(space > 0 ? cut + 1 : cut);
+    }
+  }
+  return lines;
+}
+
+/** Clears the buffer and draws the text centred at 1x or 2x (sizes 1 and 2). */
+export function drawCentered(fb: Uint8Array, text: string, scale: number): void {
+  fb.fill(0);
+  const perLine = Math.floor(OLED_WIDTH / (CELL_W * scale));
+  const maxLines = Math.floor(OLED_HEIGHT / (CELL_H * scale));
+  const lines = wrapText(text, perLine).slice(0, maxLines);
+  const lineHeight = CELL_H * scale;
+  const top = Math.floor((OLED_HEIGHT - lines.length * lineHeight + scale) / 2);
+  lines.forEach((line, i) => {
+    const width = [...line].length * CELL_W * scale - scale;
+    drawLine(fb, line, Math.max(0, Math.floor((OLED_WIDTH - width) / 2)), top + i * lineHeight, scale);
+  });
+}
+
+/** Appends text to the size-0 console (oldest lines scroll off) and redraws it. */
+function appendSmall(state: OledState, text: string): void {
+  const pieces = text.split('\n');
+  if (pieces.length > 1 && pieces[pieces.length - 1] === '') pieces.pop();
+  for (const piece of pieces) state.smallLines.push(...wrapText(piece, SMALL_COLS));
+  state.smallLines = state.smallLines.slice(-SMALL_ROWS);
+  state.buffer.fill(0);
+  state.smallLines.forEach((line, i) => {
+    drawLine(state.buffer, line, 0, i * CELL_H, 1);
+  });
+}
+
+function show(state: OledState): void {
+  state.panel.set(state.buffer);
+}
+
+/** Draws a row-major 1-bit bitmap: set bits white, clear bits black. */
+export function drawBitmap(fb: Uint8Array, x: number, y: number, bitmap: Bitmap): void {
+  const stride = (bitmap.width + 7) >> 3;
+  for (let j = 0; j < bitmap.height; j++) {
+    for (let i = 0; i < bitmap.width; i++) {
+      const byte = bitmap.data[j * stride + (i >> 3)] ?? 0;
+      setPixel(fb, x + i, y + j, byte & (0x80 >> (i & 7)) ? 1 : 0);
+    }
+  }
+}
+
+/**
+ * Reads a bitmap file. The firmware's own format is not documented, so the simulator takes a binary
+ * PBM (`P4`, any size) or a raw 512-byte dump in `oled_get_framebuffer` layout (a whole screen).
+ */
+export function parseBitmap(bytes: Uint8Array): Bitmap | undefined {
+  if (bytes.length === OLED_BYTES) {
+    const stride = OLED_WIDTH / 8;
+    const data = new Uint8Array(stride * OLED_HEIGHT);
+    for (let y = 0; y < OLED_HEIGHT; y++) {
+      for (let x = 0; x < OLED_WIDTH; x++) {
+        const i = y * stride + (x >> 3);
+        if (getPixel(bytes, x, y)) data[i] = (data[i] ?? 0) | (0x80 >> (x & 7));
+      }
+    }
+    return { width: OLED_WIDTH, height: OLED_HEIGHT, data };
+  }
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 64));
+  const match = /^P4(?:\s+|#[^\n]*\n)+(\d+)(?:\s+|#[^\n]*\n)+(\d+)\s/.exec(head);
+  if (!match?.[1] || !match[2]) return undefined;
+  const width = Number(match[1]);
+  const height = Number(match[2]);
+  if (width < 1 || height < 1 || width > 1024 || height > 1024) return undefined;
+  const data = bytes.subarray(match[0].length);
+  if (data.length < ((width + 7) >> 3) * height) return undefined;
+  return { width, height, data: data.slice() };
+}
+
+const asStr = (x: Json | undefined): string => {
+  if (typeof x !== 'string') throw new PyError('TypeError', "can't convert to str implicitly");
+  return x;
+};
+
+const asBytes = (x: Json | undefined): Uint8Array =>
+  Uint8Array.from(Array.isArray(x) ? x.map((b) => (typeof b === 'number' ? b & 0xff : 0)) : []);
+
+export function oledFunctions(state: OledState, fs: () => VirtualFs): FirmwareFunctions {
+  const loadBitmap = (path: string): boolean => {
+    try {
+      const bitmap = parseBitmap(fs().readFile(path));
+      if (bitmap) state.bitmap = bitmap;
+      return bitmap !== undefined;
+    } catch {
+      return false;
+    }
+  };
+  const displayBitmap = (x: number, y: number, bitmap: Bitmap | undefined): boolean => {
+    if (!state.connected || !bitmap) return false;
+    drawBitmap(state.buffer, x, y, bitmap);
+    show(state);
+    return true;
+  };
+
+  return {
+    // Python joins the values (print-like) and resolves the `oled_print(text, size)` form.
+    oled_print: (text, size) => {
+      if (!state.connected) return 0;
+      let s = asInt(size);
+      if (s === -1) s = state.textSize;
+      if (s === 0) appendSmall(state, asStr(text));
+      else drawCentered(state.buffer, asStr(text), s >= 2 ? 2 : 1);
+      show(state);
+      return 1;
+    },
+    oled_clear: (showNow) => {
+      if (!state.connected) return 0;
+      state.buffer.fill(0);
+      state.smallLines = [];
+      if (showNow === undefined || truthy(showNow)) show(state);
+      return 1;
+    },
+    oled_show: () => {
+      if (!state.connected) return 0;
+      show(state);
+      return 1;
+    },
+    oled_connect: () => {
+      state.connected = true;
+      return 1;
+    },
+    oled_disconnect: () => {
+      state.connected = false;
+      return 1;
+    },
+    oled_set_text_size: (size) => {
+      const s = asInt(size);
+      if (s < 0 || s > 2) return false;
+      state.textSize = s;
+      return true;
+    },
+    oled_get_text_size: () => state.textSize,
+    oled_copy_print: (enable) => {
+      state.copyPrint = truthy(enable);
+      if (state.copyPrint && state.connected) state.smallLines = [];
+      return null;
+    },
+    /** Whether print() mirroring is on (the Python side re-installs its hook after a soft reset). */
+    _oled_copy_print_get: () => state.copyPrint,
+    /** What `print()` wrote while copy-print is on. */
+    _oled_mirror: (text) => {
+      if (state.copyPrint && state.connected && typeof text === 'string') {
+        appendSmall(state, text);
+        show(state);
+      }
+      return null;
+    },
+    oled_get_fonts: () => [...OLED_FONTS],
+    oled_set_font: (name) => {
+      const wanted = asStr(name).trim().toLowerCase();
+      if (!state.connected) return false;
+      const font = OLED_FONTS.find((f) => f.toLowerCase() === wanted);
+      if (font) state.font = font;
+      return font !== undefined;
+    },
+    oled_get_current_font: () => (state.connected ? state.font : ''),
+    oled_load_bitmap: (path) => loadBitmap(asStr(path)),
+    oled_display_bitmap: (x, y, width, height, data) => {
+      const bytes = asBytes(data);
+      const bitmap =
+        bytes.length > 0
+          ? { width: Math.max(0, asInt(width)), height: Math.max(0, asInt(height)), data: bytes }
+          : state.bitmap;
+      return displayBitmap(asInt(x), asInt(y), bitmap);
+    },
+    oled_show_bitmap_file: (path, x, y) =>
+      loadBitmap(asStr(path)) && displayBitmap(asInt(x), asInt(y), state.bitmap),
+    oled_get_framebuffer: () => (state.connected ? Array.from(state.buffer) : null),
+    oled_set_framebuffer: (data) => {
+      const bytes = asBytes(data);
+      if (!state.connected || bytes.length !== OLED_BYTES) return false;
+      state.buffer.set(bytes);
+      show(state);
+      return true;
+    },
+    oled_get_framebuffer_size: () => (state.connected ? [OLED_WIDTH, OLED_HEIGHT, OLED_BYTES] : [0, 0, 0]),
+    oled_set_pixel: (x, y, color) => {
+      if (!state.connected) return false;
+      setPixel(state.buffer, asInt(x), asInt(y), asInt(color));
+      return true;
+    },
+    oled_get_pixel: (x, y) => (state.connected ? getPixel(state.buffer, asInt(x), asInt(y)) : -1),
+    /** The panel (what is displayed), 512 bytes in SSD1306 page layout, for the host side. */
+    _oled_panel: () => Array.from(state.panel),
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * LED overlays (spec §6.12): named rectangles of colours painted over the breadboard LEDs on a
+ * 10-row x 30-column canvas (rows 1-5 top half, 6-10 bottom half; column = breadboard column).
+ * Up to 8 overlays, each at most 30 x 10; colour 0 is transparent; positions wrap at the edges.
+ */
+import type { OverlayInput } from '../../board/state.js';
+import { asInt } from './args.js';
+import type { OverlayAccess } from './hardware.js';
+import { type FirmwareFunctions, type Json, PyError } from './types.js';
+
+export const CANVAS_ROWS = 10;
+export const CANVAS_COLS = 30;
+const MAX_OVERLAYS = 8;
+const MAX_NAME = 31;
+/** `overlay_set_pixel` draws into this full-canvas overlay, created on first use. */
+const DIRECT_PIXELS = '_DIRECT_PIXELS_';
+
+export interface Overlay {
+  name: string;
+  row: number;
+  col: number;
+  width: number;
+  height: number;
+  /** Row-major, `height * width` entries of 0xRRGGBB (0 = transparent). */
+  colors: number[];
+}
+
+export interface OverlayState {
+  /** Indexed by overlay slot, which is what `overlay_set` returns. */
+  slots: (Overlay | undefined)[];
+}
+
+export function createOverlayState(): OverlayState {
+  return { slots: Array.from({ length: MAX_OVERLAYS }, () => undefined) };
+}
+
+const wrap = (v: number, size: number): number => ((((v - 1) % size) + size) % size) + 1;
+
+function findSlot(state: OverlayState, name: string): number {
+  return state.slots.findIndex((o) => o?.name === name);
+}
+
+/** Adds or replaces an overlay; returns its slot or -1 (bad size or position, or no free slot). */
+export function setOverlay(
+  state: OverlayState,
+  name: string,
+  row: number,
+  col: number,
+  width: number,
+  height: number,
+  colors: readonly number[],
+): number {
+  if (width <= 0 || height <= 0) return -1;
+  if (row < 1 || row > CANVAS_ROWS || col < 1 || col > CANVAS_COLS) return -1;
+  if (width > CANVAS_COLS || height > CANVAS_ROWS) return -1;
+  const key = name.slice(0, MAX_NAME);
+  const overlay: Overlay = {
+    name: key,
+    row,
+    col,
+    width,
+    height,
+    colors: colors.slice(0, width * height).map((c) => c >>> 0),
+  };
+  const existing = findSlot(state, key);
+  if (existing >= 0) {
+    state.slots[existing] = overlay;
+    return existing;
+  }
+  const free = state.slots.indexOf(undefined);
+  if (free < 0) return -1;
+  state.slots[free] = overlay;
+  return free;
+}
+
+export function clearOverlay(state: OverlayState, name: string): boolean {
+  const slot = findSlot(state, name);
+  if (slot < 0) return false;
+  state.slots[slot] = undefined;
+  return true;
+}
+
+export function clearAllOverlays(state: OverlayState): void {
+  state.slots.fill(undefined);
+}
+
+export function setOverlayPixel(state: OverlayState, row: number, col: number, color: number): void {
+  if (row < 1 || row > CANVAS_ROWS || col < 1 || col > CANVAS_COLS) return;
+  let slot = findSlot(state, DIRECT_PIXELS);
+  if (slot < 0) {
+    slot = setOverlay(state, DIRECT_PIXELS, 1, 1, CANVAS_COLS, CANVAS_ROWS, []);
+    if (slot < 0) return;
+  }
+  const overlay = state.slots[slot];
+  if (overlay) overlay.colors[(row - 1) * CANVAS_COLS + (col - 1)] = color >>> 0;
+}
+
+/** Moves an overlay to (row, col), wrapping around the canvas edges. */
+export function placeOverlay(state: OverlayState, name: string, row: number, col: number): boolean {
+  const overlay = state.slots[findSlot(state, name)];
+  if (!overlay) return false;
+  overlay.row = wrap(row, CANVAS_ROWS);
+  overlay.col = wrap(col, CANVAS_COLS);
+  return true;
+}
+
+export function shiftOverlay(state: OverlayState, name: string, dRow: number, dCol: number): boolean {
+  const overlay = state.slots[findSlot(state, name)];
+  if (!overlay) return false;
+  return placeOverlay(state, name, overlay.row + dRow, overlay.col + dCol);
+}
+
+const hex6 = (c: number): string => (c & 0xffffff).toString(16).toUpperCase().padStart(6, '0');
+
+/**
+ * The `"overlays": [...]` fragment, byte for byte as the firmware's serializer writes it (spec §6.12:
+ * the key is included, so it is not a JSON document on its own; `get_state` embeds it).
+ */
+export function serializeOverlays(state: OverlayState): string {
+  const items = state.slots
+    .filter((o): o is Overlay => o !== undefined)
+    .map((o) => {
+      const colors = Array.from({ length: o.width * o.height }, (_, i) => `"${hex6(o.colors[i] ?? 0)}"`);
+      return (
+        `\n    {"name":${JSON.stringify(o.name)},"row":${o.row},"col":${o.col},` +
+        `"width":${o.width},"height":${o.height},"colors":[${colors.join(',')}]}`
+      );
+    });
+  return `  "overlays": [${items.join(',')}\n  ]`;
+}
+
+/**
+ * How `get_state` lists the overlays and `set_state` replaces them (hardware.ts `OverlayAccess`);
+ * entries the firmware would refuse (bad size, position or name) are skipped.
+ */
+export function overlayAccess(state: OverlayState): OverlayAccess {
+  return {
+    list: (): OverlayInput[] =>
+      state.slots
+        .filter((o): o is Overlay => o !== undefined)
+        .map((o) => ({
+          ...o,
+          colors: Array.from({ length: o.width * o.height }, (_, i) => (o.colors[i] ?? 0) & 0xffffff),
+        })),
+    replace: (overlays) => {
+      clearAllOverlays(state);
+      for (const o of overlays) {
+        if (o.name !== '') setOverlay(state, o.name, o.row, o.col, o.width, o.height, o.colors);
+      }
+    },
+  };
+}
+
+/**
+ * The canvas as the LEDs show it: 300 colours, row-major (`(row-1)*30 + (col-1)`), later slots
+ * painted over earlier ones, transparent pixels left 0.
+ */
+export function renderOverlays(state: OverlayState): Uint32Array {
+  const canvas = new Uint32Array(CANVAS_ROWS * CANVAS_COLS);
+  for (const o of state.slots) {
+    if (!o) continue;
+    for (let r = 0; r < o.height; r++) {
+      for (let c = 0; c < o.width; c++) {
+        const color = o.colors[r * o.width + c] ?? 0;
+        if (color === 0) continue;
+        const row = wrap(o.row + r, CANVAS_ROWS);
+        const col = wrap(o.col + c, CANVAS_COLS);
+        canvas[(row - 1) * CANVAS_COLS + (col - 1)] = color & 0xffffff;
+      }
+    }
+  }
+  return canvas;
+}
+
+const asStr = (x: Json | undefined): string => {
+  if (typeof x !== 'string') throw new PyError('TypeError', "can't convert to str implicitly");
+  return x;
+};
+
+export function overlayFunctions(state: OverlayState): FirmwareFunctions {
+  return {
+    // Python flattens the (possibly 2-D) colour list and sends the ints; argument order per §6.12.
+    overlay_set: (name, xCol, yRow, height, width, colors) => {
+      const w = asInt(width);
+      const h = asInt(height);
+      const list = Array.isArray(colors) ? colors.map((c) => asInt(c)) : [];
+      if (w > 0 && h > 0 && list.length < w * h) throw new PyError('ValueError', 'Color array too small');
+      return setOverlay(state, asStr(name), asInt(yRow), asInt(xCol), w, h, list);
+    },
+    overlay_clear: (name) => (clearOverlay(state, asStr(name)) ? 1 : 0),
+    overlay_clear_all: () => {
+      clearAllOverlays(state);
+      return null;
+    },
+    overlay_set_pixel: (xCol, yRow, color) => {
+      setOverlayPixel(state, asInt(yRow), asInt(xCol), asInt(color));
+      return null;
+    },
+    overlay_count: () => state.slots.filter(Boolean).length,
+    overlay_shift: (name, dx, dy) => (shiftOverlay(state, asStr(name), asInt(dy), asInt(dx)) ? 1 : 0),
+    overlay_place: (name, x, y) => (placeOverlay(state, asStr(name), asInt(y), asInt(x)) ? 1 : 0),
+    overlay_serialize: () => serializeOverlays(state),
+    /** The rendered canvas, 300 ints row-major, for the backchannel and pictures of the board. */
+    _overlay_canvas: () => Array.from(renderOverlays(state)),
+  };
+}
