@@ -127,6 +127,8 @@ describe('reading and writing', () => {
     expect(call('jfs_seek', w, 12, 0)).toBe(true);
     call('jfs_write', w, bytes('!'));
     expect(Array.from(fs.readFile('/g.txt'))).toEqual([...bytes('0123456789'), 0, 0, 33]);
+    expect(call('jfs_seek', w, 2 ** 31, 0)).toBe(false);
+    expect(fs.size('/g.txt')).toBe(13);
   });
 
   it('a closed handle raises ValueError, except available() and name()', () => {

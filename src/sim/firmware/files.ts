@@ -240,6 +240,7 @@ export function createFiles(fs: () => VirtualFs): FilesGroup {
     const target = base + offset;
     if (target < 0) return false;
     if (target > size) {
+      if (h.writable && target > VOLUME_BYTES) return false;
       // FatFS grows a writable file up to a seek past its end; a read-only one stops at the end.
       if (!h.writable) {
         h.pos = size;

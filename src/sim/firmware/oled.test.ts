@@ -160,3 +160,24 @@ describe('bitmaps', () => {
     expect(getPixel(state.panel, 127, 7)).toBe(1);
   });
 });
+
+describe('hostile input', () => {
+  it('draws a megabyte of text quickly and keeps only what fits', () => {
+    const { state, call } = setup();
+    const huge = 'word '.repeat(200_000);
+    expect(call('oled_print', huge, 1)).toBe(1);
+    expect(call('oled_print', huge, 0)).toBe(1);
+    expect(state.smallLines).toHaveLength(4);
+    expect(wrapText('a'.repeat(50), 21)).toEqual(['a'.repeat(21), 'a'.repeat(21), 'a'.repeat(8)]);
+  });
+});
+
+describe('hostile bitmaps', () => {
+  it('visits only the on-screen part of a bitmap that claims to be huge', () => {
+    const { state, call } = setup();
+    expect(call('oled_display_bitmap', -5, -5, 1_000_000_000, 1_000_000_000, [0xff])).toBe(true);
+    expect(getPixel(state.panel, 0, 0)).toBe(0);
+    expect(call('oled_display_bitmap', 120, 30, 16, 4, new Array(8).fill(0xff))).toBe(true);
+    expect(getPixel(state.panel, 127, 31)).toBe(1);
+  });
+});

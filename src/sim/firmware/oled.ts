@@ -122,28 +122,32 @@ function drawLine(fb: Uint8Array, text: string, x: number, y: number, scale: num
 export function wrapText(text: string, width: number): string[] {
   const lines: string[] = [];
   for (const paragraph of text.replace(/\r/g, '').split('\n')) {
-    let rest = [...paragraph];
-    if (rest.length === 0) lines.push('');
-    while (rest.length > 0) {
-      if (rest.length <= width) {
-        lines.push(rest.join(''));
+    const chars = [...paragraph];
+    if (chars.length === 0) lines.push('');
+    let start = 0;
+    while (start < chars.length) {
+      if (chars.length - start <= width) {
+        lines.push(chars.slice(start).join(''));
         break;
       }
-      const space = rest.lastIndexOf(' ', width);
-      const cut = space > 0 ? space : width;
-      lines.push(rest.slice(0, cut).join(''));
-      rest = rest.slice(space > 0 ? cut + 1 : cut);
+      const space = chars.lastIndexOf(' ', start + width);
+      const cut = space > start ? space : start + width;
+      lines.push(chars.slice(start, cut).join(''));
+      start = space > start ? cut + 1 : cut;
     }
   }
   return lines;
 }
+
+/** More text than the screen can hold is never drawn; bound the work for hostile input. */
+const TEXT_LIMIT = 4096;
 
 /** Clears the buffer and draws the text centred at 1x or 2x (sizes 1 and 2). */
 export function drawCentered(fb: Uint8Array, text: string, scale: number): void {
   fb.fill(0);
   const perLine = Math.floor(OLED_WIDTH / (CELL_W * scale));
   const maxLines = Math.floor(OLED_HEIGHT / (CELL_H * scale));
-  const lines = wrapText(text, perLine).slice(0, maxLines);
+  const lines = wrapText(text.slice(0, TEXT_LIMIT), perLine).slice(0, maxLines);
   const lineHeight = CELL_H * scale;
   const top = Math.floor((OLED_HEIGHT - lines.length * lineHeight + scale) / 2);
   lines.forEach((line, i) => {
@@ -154,7 +158,7 @@ export function drawCentered(fb: Uint8Array, text: string, scale: number): void 
 
 /** Appends text to the size-0 console (oldest lines scroll off) and redraws it. */
 function appendSmall(state: OledState, text: string): void {
-  const pieces = text.split('\n');
+  const pieces = text.slice(-TEXT_LIMIT).split('\n');
   if (pieces.length > 1 && pieces[pieces.length - 1] === '') pieces.pop();
   for (const piece of pieces) state.smallLines.push(...wrapText(piece, SMALL_COLS));
   state.smallLines = state.smallLines.slice(-SMALL_ROWS);
@@ -171,8 +175,11 @@ function show(state: OledState): void {
 /** Draws a row-major 1-bit bitmap: set bits white, clear bits black. */
 export function drawBitmap(fb: Uint8Array, x: number, y: number, bitmap: Bitmap): void {
   const stride = (bitmap.width + 7) >> 3;
-  for (let j = 0; j < bitmap.height; j++) {
-    for (let i = 0; i < bitmap.width; i++) {
+  // Only the part that lands on the screen is visited, whatever size the caller claims.
+  const rows = Math.min(bitmap.height, OLED_HEIGHT - y);
+  const cols = Math.min(bitmap.width, OLED_WIDTH - x);
+  for (let j = Math.max(0, -y); j < rows; j++) {
+    for (let i = Math.max(0, -x); i < cols; i++) {
       const byte = bitmap.data[j * stride + (i >> 3)] ?? 0;
       setPixel(fb, x + i, y + j, byte & (0x80 >> (i & 7)) ? 1 : 0);
     }
