@@ -33,6 +33,7 @@ export class ReplPort {
   private carriageHeld = false;
   /** `OK` already went out for the running exec: drop the VM's own. */
   private okSent = false;
+  private resetting = false;
 
   constructor(
     private readonly engine: ReplEngine,
@@ -41,6 +42,7 @@ export class ReplPort {
 
   /** Output produced while code runs (flushed from firmware calls), already transformed. */
   streamOutput(): void {
+    if (this.resetting) return;
     const bytes = this.engine.takeOutput();
     if (bytes.length > 0) this.emit(this.programText(bytes));
   }
@@ -139,8 +141,14 @@ export class ReplPort {
   }
 
   private softReset(mode: Mode): void {
-    this.engine.softReset();
-    if (mode === 'raw') this.engine.feed(0x01);
+    // What the VM prints while it re-initialises is not what the board prints: hold it back.
+    this.resetting = true;
+    try {
+      this.engine.softReset();
+      if (mode === 'raw') this.engine.feed(0x01);
+    } finally {
+      this.resetting = false;
+    }
     this.engine.takeOutput();
     if (mode === 'raw') this.emit(latin1(`soft reboot\r\n${RAW_HEADER}`));
     this.rawLineEmpty = true;

@@ -237,7 +237,8 @@ export class SimBoard extends EventEmitter<Events> {
     clearTimeout(this.watchdog);
     const control = this.control;
     this.watchdog = setTimeout(() => {
-      if (control === this.control && Atomics.load(control, CONTROL.interrupt) === 1) void this.reboot();
+      if (control === this.control && Atomics.load(control, CONTROL.interrupt) === 1)
+        this.reboot().catch((e) => process.stderr.write(String(e)));
     }, this.options.watchdogMs ?? 1000);
     this.watchdog.unref();
   }

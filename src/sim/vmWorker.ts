@@ -35,7 +35,8 @@ function send(port: PortName, data: Uint8Array): void {
 }
 
 function releaseOutput(): void {
-  const held = heldOutput ?? [];
+  if (!heldOutput) return;
+  const held = heldOutput;
   heldOutput = [];
   for (const message of held) post(message);
 }
