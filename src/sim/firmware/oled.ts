@@ -8,7 +8,7 @@
  * firmware lists is accepted; all of them draw with our one 5x7 font.
  */
 import { asInt, truthy } from './args.js';
-import { GLYPH_HEIGHT, GLYPH_WIDTH, glyphColumns } from './oledFont.js';
+import { GLYPH_HEIGHT, GLYPH_ROWS, GLYPH_WIDTH, glyphColumns } from './oledFont.js';
 import { type FirmwareFunctions, type Json, PyError, type VirtualFs } from './types.js';
 
 export const OLED_WIDTH = 128;
@@ -103,7 +103,7 @@ function drawChar(fb: Uint8Array, char: string, x: number, y: number, scale: num
   const cols = glyphColumns(char);
   for (let c = 0; c < GLYPH_WIDTH; c++) {
     const bits = cols[c] ?? 0;
-    for (let r = 0; r < GLYPH_HEIGHT; r++) {
+    for (let r = 0; r < GLYPH_ROWS; r++) {
       if (!((bits >> r) & 1)) continue;
       for (let dy = 0; dy < scale; dy++) {
         for (let dx = 0; dx < scale; dx++) setPixel(fb, x + c * scale + dx, y + r * scale + dy, 1);
