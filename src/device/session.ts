@@ -27,6 +27,11 @@ export interface SessionOptions {
   defaultTimeoutMs?: number;
   /** How long opening the link and reaching a raw prompt may take. Default 3000 ms. */
   connectTimeoutMs?: number;
+  /**
+   * How long the board may take to acknowledge code with `OK` before the session decides it is
+   * not in raw mode and resyncs. Default 2000 ms.
+   */
+  ackTimeoutMs?: number;
   /** After each Ctrl-C, how long to wait for the traceback before escalating. Default 500 ms. */
   interruptGraceMs?: number;
   /** Code at least this long (bytes) goes through raw-paste. Default 1024. */
@@ -131,6 +136,7 @@ export class DeviceSession {
       defaultTimeoutMs: options.defaultTimeoutMs ?? 10_000,
       connectTimeoutMs: options.connectTimeoutMs ?? 3000,
       interruptGraceMs: options.interruptGraceMs ?? 500,
+      ackTimeoutMs: options.ackTimeoutMs ?? 2000,
       pasteThreshold: options.pasteThreshold ?? 1024,
       maxOutputBytes: options.maxOutputBytes ?? 1024 * 1024,
       reconnectDelayMs: options.reconnectDelayMs ?? { initial: 100, max: 3000 },
@@ -355,16 +361,27 @@ export class DeviceSession {
   }
 
   /** Runs the job's code once under its deadline; on overrun interrupts and recovers, then throws. */
-  private async runOnce(job: Job): Promise<ExecOutcome> {
+  private async runOnce(job: Job, retried = false): Promise<ExecOutcome> {
+    const started = performance.now();
     const exec = this.driver.exec(job.code);
     exec.catch(() => {}); // abandoned during recovery: the rejection is expected
-    const race = await raceDeadline(exec, job.timeoutMs, job.signal);
+    // A raw REPL says OK as soon as it has the code; silence means it is not in raw mode at all.
+    const ackMs = Math.min(this.options.ackTimeoutMs, job.timeoutMs);
+    let race = await raceDeadline(exec, ackMs, job.signal);
+    if (race.kind === 'timeout' && this.driver.started && ackMs < job.timeoutMs) {
+      race = await raceDeadline(exec, job.timeoutMs - (performance.now() - started), job.signal);
+    }
     if (race.kind === 'done') {
       if (race.outcome.anomaly) this.needsSync = true;
       return race.outcome;
     }
     const acknowledged = this.driver.started;
-    const what = race.kind === 'timeout' ? `ran over its ${job.timeoutMs} ms deadline` : 'was canceled';
+    const what =
+      race.kind === 'canceled'
+        ? 'was canceled'
+        : acknowledged
+          ? `ran over its ${job.timeoutMs} ms deadline`
+          : `was not acknowledged within ${ackMs} ms`;
     let recovery: Awaited<ReturnType<DeviceSession['recover']>>;
     try {
       recovery = await this.recover(exec);
@@ -376,6 +393,12 @@ export class DeviceSession {
         `job "${job.summary}" ${what}, and the board did not come back: ${reason.message}`,
         { interrupted: job.summary, timeoutMs: job.timeoutMs, recovery: 'failed' },
       );
+    }
+    // Code the board never took and that has no line break cannot have run, even if a reset
+    // left the board in friendly mode typing it out: safe to send once more.
+    if (race.kind === 'timeout' && !acknowledged && !retried && !/[\r\n]/.test(job.code.toString('latin1'))) {
+      await this.prepare();
+      return this.runOnce(job, true);
     }
     const traceback = recovery.outcome?.stderr;
     throw new DeviceError(
