@@ -1,0 +1,196 @@
+/**
+ * Board state -> DC circuit (spec §8), solved on demand for the ADC, INA and GPIO readings.
+ *
+ * - every routed bridge is `paths` crossbar paths of ~80 ohm in parallel (a bridge with N duplicates
+ *   gets N paths, at least one); an unrouted bridge (`net = -1`) closes no crosspoint;
+ * - DAC0, DAC1 and both rails are sources at their present output behind 0.5 ohm (the wave
+ *   generator's channel follows the wave while it runs);
+ * - ISENSE_PLUS-ISENSE_MINUS is the fixed 2 ohm shunt; every ADC input is 1 Mohm to ground;
+ * - a GPIO output (or PWM) drives 3.3 V / 0 V through 50 ohm; an input has its weak pull (50 kohm);
+ * - BUFFER_IN carries the probe's supply load (more in SELECT than in MEASURE, which is how the
+ *   firmware tells the switch position from INA1); BUFFER_OUT follows BUFFER_IN through 50 ohm;
+ * - the fixed supplies (3V3, 5V, +-8V) and the ground pins are what their names say;
+ * - parts from the parts file, already in solver form (see `nodeName`).
+ * A node nothing drives reads 0 V (the solver's gmin), as an unrouted ADC does (spec §10).
+ */
+import { PATH_OHMS } from '../../board/limits.js';
+import {
+  ADC0,
+  ADC7,
+  BOTTOM_RAIL,
+  BOTTOM_RAIL_GND,
+  BUFFER_IN,
+  BUFFER_OUT,
+  DAC0,
+  DAC1,
+  GND,
+  GPIO_1,
+  ISENSE_MINUS,
+  ISENSE_PLUS,
+  SUPPLY_3V3,
+  SUPPLY_5V,
+  SUPPLY_8V_N,
+  SUPPLY_8V_P,
+  TOP_RAIL,
+  TOP_RAIL_GND,
+  UART_RX,
+  UART_TX,
+} from '../../board/nodes.js';
+import { type Element, GROUND, type Solution, solveDc } from '../solver.js';
+import type { GpioPin, Hardware } from './hardware.js';
+import { pwmLevel } from './pwm.js';
+import { wavegenVolts } from './wavegen.js';
+
+export const SOURCE_OHMS = 0.5;
+export const SHUNT_OHMS = 2;
+export const ADC_INPUT_OHMS = 1e6;
+export const GPIO_DRIVE_OHMS = 50;
+export const GPIO_PULL_OHMS = 50e3;
+export const GPIO_VOLTS = 3.3;
+/** Probe supply load on BUFFER_IN: about 0.5 mA in MEASURE, 2 mA in SELECT at 3.3 V. */
+export const PROBE_LOAD_OHMS = { measure: 6600, select: 1650 } as const;
+
+const GROUND_NODES = new Set([GND, TOP_RAIL_GND, BOTTOM_RAIL_GND, 96, 97]);
+
+/** The solver's name for a board node: `n<id>`, and ground for GND and the ground pins. */
+export function nodeName(id: number): string {
+  return GROUND_NODES.has(id) ? GROUND : `n${id}`;
+}
+
+/** The node of GPIO index 0-9 (GPIO_1..8, UART TX, UART RX). */
+export function gpioNodeOf(index: number): number {
+  return index < 8 ? GPIO_1 + index : index === 8 ? UART_TX : UART_RX;
+}
+
+/** How one GPIO pin is connected for a solve: as configured, or forced for a read test. */
+export type PinDrive = 'configured' | 'none' | 'pullup' | 'pulldown';
+
+export interface SolveRequest {
+  /** Replace one pin's own driver (the firmware disconnects it while it reads the pin). */
+  pin?: { index: number; drive: PinDrive };
+}
+
+export const DAC_NODES = [DAC0, DAC1, TOP_RAIL, BOTTOM_RAIL] as const;
+
+export interface Circuit {
+  /** Solves the board as it is now (cached while nothing that moves a voltage changed). */
+  solve(request?: SolveRequest): Solution;
+  /** The elements of a solve, for tests and debugging. */
+  elements(request?: SolveRequest): Element[];
+}
+
+function pinElements(index: number, pin: GpioPin, drive: PinDrive, nowMs: number): Element[] {
+  const node = nodeName(gpioNodeOf(index));
+  const id = `gpio${index}`;
+  let mode: PinDrive | 'out' = drive;
+  if (drive === 'configured') {
+    if (pin.pwm || pin.direction === 0) mode = 'out';
+    else mode = pin.pull === 1 ? 'pullup' : pin.pull === -1 ? 'pulldown' : 'none';
+  }
+  if (mode === 'out') {
+    const level = pin.pwm ? pwmLevel(pin, nowMs) : pin.level;
+    return [{ kind: 'source', id, node, volts: GPIO_VOLTS * level, ohms: GPIO_DRIVE_OHMS }];
+  }
+  if (mode === 'pullup') return [{ kind: 'source', id, node, volts: GPIO_VOLTS, ohms: GPIO_PULL_OHMS }];
+  if (mode === 'pulldown') return [{ kind: 'resistor', id, a: node, b: GROUND, ohms: GPIO_PULL_OHMS }];
+  return [];
+}
+
+export function createCircuit(hw: Hardware, parts: readonly Element[] = []): Circuit {
+  let cache: { key: string; solution: Solution } | undefined;
+  let connsSeen = hw.conns;
+  let epoch = 0;
+
+  const timeVarying = (): boolean =>
+    hw.wavegen.running || hw.gpio.some((p) => p.pwm !== null && p.pwm.freq < 1000);
+
+  const dacVolts = (ch: number, nowMs: number): number => {
+    const w = hw.wavegen;
+    if (w.running && w.output === ch) return wavegenVolts(w, nowMs);
+    return hw.dacOut[ch] ?? 0;
+  };
+
+  function build(request: SolveRequest, nowMs: number, bufferOut?: number): Element[] {
+    const els: Element[] = [];
+    for (const b of hw.conns.bridges()) {
+      if (b.net === -1) continue;
+      const a = nodeName(b.node1);
+      const z = nodeName(b.node2);
+      if (a === z) continue;
+      els.push({ kind: 'resistor', a, b: z, ohms: PATH_OHMS / Math.max(1, b.duplicates) });
+    }
+    DAC_NODES.forEach((node, ch) => {
+      els.push({
+        kind: 'source',
+        id: `dac${ch}`,
+        node: nodeName(node),
+        volts: dacVolts(ch, nowMs),
+        ohms: SOURCE_OHMS,
+      });
+    });
+    els.push({
+      kind: 'resistor',
+      id: 'shunt',
+      a: nodeName(ISENSE_PLUS),
+      b: nodeName(ISENSE_MINUS),
+      ohms: SHUNT_OHMS,
+    });
+    for (let id = ADC0; id <= ADC7; id++) {
+      els.push({ kind: 'resistor', a: nodeName(id), b: GROUND, ohms: ADC_INPUT_OHMS });
+    }
+    hw.gpio.forEach((pin, index) => {
+      const drive = request.pin?.index === index ? request.pin.drive : 'configured';
+      els.push(...pinElements(index, pin, drive, nowMs));
+    });
+    const probeLoad = hw.probe.switchPosition === 1 ? PROBE_LOAD_OHMS.select : PROBE_LOAD_OHMS.measure;
+    els.push({ kind: 'resistor', id: 'probe', a: nodeName(BUFFER_IN), b: GROUND, ohms: probeLoad });
+    if (bufferOut !== undefined) {
+      els.push({
+        kind: 'source',
+        id: 'buffer',
+        node: nodeName(BUFFER_OUT),
+        volts: bufferOut,
+        ohms: GPIO_DRIVE_OHMS,
+      });
+    }
+    els.push({ kind: 'source', node: nodeName(SUPPLY_3V3), volts: 3.3, ohms: SOURCE_OHMS });
+    els.push({ kind: 'source', node: nodeName(SUPPLY_5V), volts: 5, ohms: SOURCE_OHMS });
+    els.push({ kind: 'source', node: nodeName(SUPPLY_8V_P), volts: 8, ohms: SOURCE_OHMS });
+    els.push({ kind: 'source', node: nodeName(SUPPLY_8V_N), volts: -8, ohms: SOURCE_OHMS });
+    els.push(...parts);
+    return els;
+  }
+
+  const bufferOutRouted = (): boolean =>
+    hw.conns.bridges().some((b) => b.net !== -1 && (b.node1 === BUFFER_OUT || b.node2 === BUFFER_OUT));
+
+  function elementsFor(request: SolveRequest, nowMs: number): Element[] {
+    if (!bufferOutRouted()) return build(request, nowMs);
+    // The routable buffer is an op-amp follower: solve once for its input, then drive its output.
+    const first = solveDc(build(request, nowMs));
+    return build(request, nowMs, first.voltage(nodeName(BUFFER_IN)));
+  }
+
+  return {
+    elements: (request = {}) => elementsFor(request, hw.now()),
+    solve(request = {}) {
+      if (hw.conns !== connsSeen) {
+        connsSeen = hw.conns;
+        epoch++;
+      }
+      const now = hw.now();
+      const key = [
+        epoch,
+        hw.conns.changeCount,
+        hw.version,
+        hw.probe.switchPosition,
+        request.pin ? `${request.pin.index}:${request.pin.drive}` : '-',
+        timeVarying() ? now : 'static',
+      ].join('|');
+      if (cache?.key === key) return cache.solution;
+      const solution = solveDc(elementsFor(request, now));
+      cache = { key, solution };
+      return solution;
+    },
+  };
+}

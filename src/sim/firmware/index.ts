@@ -1,0 +1,89 @@
+/**
+ * The simulated firmware: one function table for the `jumperless` Python module (and the ports'
+ * direct calls), composed from one group per API area. Groups share the board through `Hardware`
+ * (hardware.ts) and the circuit (circuit.ts); each returns its functions by name.
+ */
+import { adcGroup } from './adc.js';
+import { createCircuit } from './circuit.js';
+import { connectionsGroup } from './connections.js';
+import { gpioGroup } from './gpio.js';
+import { createHardware, type Hardware } from './hardware.js';
+import { historyGroup } from './history.js';
+import { inaGroup } from './ina.js';
+import { netsGroup } from './nets.js';
+import { powerGroup } from './power.js';
+import { pwmGroup } from './pwm.js';
+import { slotsGroup } from './slots.js';
+import type { FirmwareEnv, FirmwareFunctions, InputEvent } from './types.js';
+import { uiGroups } from './ui.js';
+import { wavegenGroup } from './wavegen.js';
+
+export type { FirmwareEnv, FirmwareFunctions, FirmwareHost, InputEvent, Json, VirtualFs } from './types.js';
+export { PyError } from './types.js';
+
+export const FIRMWARE_VERSION = '5.7.0.13';
+
+export interface Firmware {
+  /** Every function the `jumperless` Python module can call, by name. */
+  functions: FirmwareFunctions;
+  /** Applies one input event (probe touch, button...) to the hardware state. */
+  applyInput(event: InputEvent): void;
+  /** The board's state, for tests and diagnostics. */
+  hardware: Hardware;
+}
+
+/**
+ * Merges the groups' tables. A name defined twice is a bug, except `_boot` (run once the VM is up):
+ * every group may have one, and they run in group order.
+ */
+export function mergeGroups(groups: readonly FirmwareFunctions[]): FirmwareFunctions {
+  const functions: FirmwareFunctions = {};
+  const boots: NonNullable<FirmwareFunctions[string]>[] = [];
+  for (const group of groups) {
+    for (const [name, fn] of Object.entries(group)) {
+      if (name === '_boot') boots.push(fn);
+      else if (name in functions) throw new Error(`firmware function ${name} is defined by two groups`);
+      else functions[name] = fn;
+    }
+  }
+  functions._boot = () => {
+    for (const boot of boots) boot();
+    return null;
+  };
+  return functions;
+}
+
+/**
+ * Builds the firmware for one boot. The hardware state lives in `hardware` and survives a soft
+ * reset, which only rebuilds the VM.
+ */
+export function createFirmware(env: FirmwareEnv): Firmware {
+  const hw = createHardware(env);
+  const circuit = createCircuit(hw);
+  const fs = () => env.fs;
+  const inputHandlers: ((event: InputEvent) => void)[] = [];
+  const ui = uiGroups(env, hw, (name) => functions[name]);
+  inputHandlers.push(ui.applyInput);
+  const groups: FirmwareFunctions[] = [
+    ...ui.groups,
+    { firmware_version: () => FIRMWARE_VERSION },
+    powerGroup(hw),
+    adcGroup(hw, circuit),
+    inaGroup(hw, circuit),
+    gpioGroup(hw, circuit, env.host),
+    pwmGroup(hw),
+    wavegenGroup(hw),
+    connectionsGroup(hw),
+    netsGroup(hw, env.host),
+    slotsGroup(hw, circuit, env.host, fs),
+    historyGroup(hw),
+  ];
+  const functions = mergeGroups(groups);
+  return {
+    functions,
+    applyInput: (event) => {
+      for (const handle of inputHandlers) handle(event);
+    },
+    hardware: hw,
+  };
+}
