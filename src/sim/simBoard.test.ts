@@ -103,6 +103,12 @@ describe('CDC2 raw REPL', () => {
     const reply = await repl.until(/\x04>$/);
     expect(reply).toContain('KeyboardInterrupt');
     expect(await repl.exec('print("after")')).toEqual(['after\n', '']);
+    // A loop that only calls quick module functions notices Ctrl-C at every call.
+    repl.write('print("loop")\nwhile True:\n    overlay_count()\n\x04');
+    await repl.until('loop\n');
+    repl.write('\x03');
+    expect(await repl.until(/\x04>$/)).toContain('KeyboardInterrupt');
+    expect(await repl.exec('x = 3\nprint(x)')).toEqual(['3\n', '']);
   });
 
   it('soft-resets on Ctrl-D with an empty line: Python state cleared, raw mode kept', async () => {

@@ -110,7 +110,11 @@ vm = await Vm.create({
   onOutput: (bytes) => {
     for (const b of bytes) vmOutput.push(b);
   },
-  beforeCall: flushVmOutput,
+  beforeCall: () => {
+    flushVmOutput();
+    // Every module call is a place where the board notices Ctrl-C (spec §3.3).
+    host.checkInterrupt();
+  },
 });
 vmOutput = []; // the VM's own boot banner: the firmware's went out at power-on, to nobody
 const flash = new FlashTracker(vm.mp.FS);
@@ -141,6 +145,8 @@ const mainPort = new MainPort({
       const traceback = vm.runFile(code);
       flushVmOutput();
       if (traceback) send('main', crlf(traceback));
+      // After every `>` line the firmware closes all jfs files (spec §2.4).
+      firmware.functions._jfs_close_all?.();
     } finally {
       outputToMain = false;
     }
