@@ -57,7 +57,9 @@ await board.stop();
 
 console.log(`build measured:           ${fromDist ? 'dist (compiled)' : 'src through tsx'}`);
 console.log(`sim start, median of 5:   ${starts[2]?.toFixed(1)} ms (min ${starts[0]?.toFixed(1)} ms)`);
-console.log(`RSS added by one sim:     ${(rssOne / 1e6).toFixed(1)} MB (process RSS after runs ${(rssAfter / 1e6).toFixed(1)} MB)`);
+console.log(
+  `RSS added by one sim:     ${(rssOne / 1e6).toFixed(1)} MB (process RSS after runs ${(rssAfter / 1e6).toFixed(1)} MB)`,
+);
 console.log(`raw execs/s in-process:   ${inProcess.toFixed(0)}`);
 console.log(`raw execs/s over pty:     ${overPty.toFixed(0)}`);
 process.exit(0);
