@@ -13,7 +13,8 @@ import { type Circuit, gpioNodeOf, nodeName, type PinDrive } from './circuit.js'
 import { type GpioPin, type Hardware, touch } from './hardware.js';
 import type { FirmwareFunctions, FirmwareHost, Json } from './types.js';
 
-const THRESHOLD = 1.65;
+/** Switching point of the RP2350 inputs at 3.3 V (between VIL 0.8 V and VIH 2.0 V). */
+const THRESHOLD = 1.5;
 
 /** Index 0-9 of a mapped pin: 1-10 -> 0-9, 20-27 -> 0-7; undefined for the pins the backends skip. */
 export function pinIndex(pin: number): number | undefined {

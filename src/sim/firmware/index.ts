@@ -3,8 +3,11 @@
  * direct calls), composed from one group per API area. Groups share the board through `Hardware`
  * (hardware.ts) and the circuit (circuit.ts); each returns its functions by name.
  */
+
+import { parsePartsFile, partsToElements } from '../parts.js';
+import type { Element } from '../solver.js';
 import { adcGroup } from './adc.js';
-import { createCircuit } from './circuit.js';
+import { type Circuit, createCircuit, nodeName } from './circuit.js';
 import { connectionsGroup } from './connections.js';
 import { gpioGroup } from './gpio.js';
 import { createHardware, type Hardware } from './hardware.js';
@@ -30,6 +33,8 @@ export interface Firmware {
   applyInput(event: InputEvent): void;
   /** The board's state, for tests and diagnostics. */
   hardware: Hardware;
+  /** The board as a DC circuit (node voltages, part currents), for tests and diagnostics. */
+  circuit: Circuit;
 }
 
 /**
@@ -54,12 +59,22 @@ export function mergeGroups(groups: readonly FirmwareFunctions[]): FirmwareFunct
 }
 
 /**
+ * The parts file's elements. The simulator validates the file before it boots the firmware (a
+ * malformed file is refused there, with its line); here a bad file only means no parts.
+ */
+function partElements(text: string | undefined): Element[] {
+  if (text === undefined) return [];
+  const parsed = parsePartsFile(text);
+  return parsed.ok ? partsToElements(parsed.parts, nodeName) : [];
+}
+
+/**
  * Builds the firmware for one boot. The hardware state lives in `hardware` and survives a soft
  * reset, which only rebuilds the VM.
  */
 export function createFirmware(env: FirmwareEnv): Firmware {
   const hw = createHardware(env);
-  const circuit = createCircuit(hw);
+  const circuit = createCircuit(hw, partElements(env.partsFileText));
   const fs = () => env.fs;
   const inputHandlers: ((event: InputEvent) => void)[] = [];
   const ui = uiGroups(env, hw, (name) => functions[name]);
@@ -85,5 +100,6 @@ export function createFirmware(env: FirmwareEnv): Firmware {
       for (const handle of inputHandlers) handle(event);
     },
     hardware: hw,
+    circuit,
   };
 }

@@ -102,7 +102,7 @@ class GPIOState:
         return hash(self._v)
 
     def __eq__(self, o):
-        if type(o) is GPIOState:
+        if type(o) is _GPIOState:
             return self._v == o._v
         if type(o) is not bool and isinstance(o, int):
             return self._v == o
@@ -143,7 +143,7 @@ class GPIODirection:
         return hash(self._v)
 
     def __eq__(self, o):
-        if type(o) is GPIODirection:
+        if type(o) is _GPIODirection:
             return self._v == o._v
         if type(o) is bool:
             return self._v == o
@@ -182,7 +182,7 @@ class GPIOPull:
         return hash(self._v)
 
     def __eq__(self, o):
-        if type(o) is GPIOPull:
+        if type(o) is _GPIOPull:
             return self._v == o._v
         if type(o) is not bool and isinstance(o, int):
             return self._v == o
@@ -219,7 +219,7 @@ class ConnectionState:
         return hash(self._v)
 
     def __eq__(self, o):
-        if type(o) is ConnectionState:
+        if type(o) is _ConnectionState:
             return self._v == o._v
         if type(o) is bool:
             return self._v == o
