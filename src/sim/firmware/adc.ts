@@ -36,15 +36,21 @@ export function adcConvert(volts: number, channel: number, rng?: Rng): number {
   return ((sum / SAMPLES) * cal.spread) / 4095 - cal.zero;
 }
 
+/** Channels with an ADC input: 0-4 and 7 (the probe). */
+export const ADC_CHANNELS = [0, 1, 2, 3, 4, 7] as const;
+
+/** One reading of `channel` as the firmware returns it; remembered in `hw.lastAdc`. */
+export function readAdc(hw: Hardware, circuit: Circuit, channel: number): number {
+  const cal = CALIBRATION[channel];
+  if (!cal) throw new PyError('ValueError', 'ADC channel must be 0-3');
+  const volts = circuit.solve().voltage(nodeName(cal.node));
+  const reading = f32(adcConvert(volts, channel, hw.rng));
+  hw.lastAdc[channel] = reading;
+  return reading;
+}
+
 export function adcGroup(hw: Hardware, circuit: Circuit): FirmwareFunctions {
-  const read = (channel: number): number => {
-    const cal = CALIBRATION[channel];
-    if (!cal) throw new PyError('ValueError', 'ADC channel must be 0-3');
-    const volts = circuit.solve().voltage(nodeName(cal.node));
-    const reading = f32(adcConvert(volts, channel, hw.rng));
-    hw.lastAdc[channel] = reading;
-    return reading;
-  };
+  const read = (channel: number): number => readAdc(hw, circuit, channel);
   return {
     adc_get: (ch) => {
       const channel = asInt(ch);

@@ -67,6 +67,24 @@ describe('circuit: ADC and INA readings from the DC solution (spec §8)', () => 
     expect(b.call('ina_get_current', 1)).toBe(0);
   });
 
+  it('joins the touched pad to ADC7 through the probe tip', () => {
+    const b = testBoard();
+    b.call('dac_set', 2, 2);
+    b.call('connect', 'TOP_RAIL', 33);
+    expect(Math.abs(b.call('_adc_sample', 7) as number)).toBeLessThan(0.005);
+    b.hardware.probe.pad = 33;
+    expect(b.call('_adc_sample', 7)).toBeCloseTo(2, 1);
+  });
+
+  it('shows a fresh reading for an ADC net in get_state', () => {
+    const b = testBoard();
+    b.call('dac_set', 3, 1.5);
+    b.call('connect', 'BOTTOM_RAIL', 8);
+    b.call('connect', 'ADC2', 8);
+    const nets = JSON.parse(b.call('get_state') as string).nets as { special: string; voltage?: number }[];
+    expect(nets.find((n) => n.special === 'ADC')?.voltage).toBeCloseTo(1.5, 2);
+  });
+
   it('reads in range only: ADC 0-3 and INA 0/1', () => {
     const b = testBoard();
     expect(b.call('adc_get', 4)).toEqual({ error: 'ValueError: ADC channel must be 0-3' });

@@ -10,6 +10,7 @@
  * - BUFFER_IN carries the probe's supply load (more in SELECT than in MEASURE, which is how the
  *   firmware tells the switch position from INA1); BUFFER_OUT follows BUFFER_IN through 50 ohm;
  * - the fixed supplies (3V3, 5V, +-8V) and the ground pins are what their names say;
+ * - the probe tip, while it touches a pad, joins that node to ADC7 (the probe's measure input);
  * - parts from the parts file, already in solver form (see `nodeName`).
  * A node nothing drives reads 0 V (the solver's gmin), as an unrouted ADC does (spec §10).
  */
@@ -49,6 +50,9 @@ export const GPIO_PULL_OHMS = 50e3;
 export const GPIO_VOLTS = 3.3;
 /** Probe supply load on BUFFER_IN: about 0.5 mA in MEASURE, 2 mA in SELECT at 3.3 V. */
 export const PROBE_LOAD_OHMS = { measure: 6600, select: 1650 } as const;
+
+/** Contact resistance of the probe tip on a pad. */
+export const PROBE_TIP_OHMS = 10;
 
 const GROUND_NODES = new Set([GND, TOP_RAIL_GND, BOTTOM_RAIL_GND, 96, 97]);
 
@@ -144,6 +148,16 @@ export function createCircuit(hw: Hardware, parts: readonly Element[] = []): Cir
     });
     const probeLoad = hw.probe.switchPosition === 1 ? PROBE_LOAD_OHMS.select : PROBE_LOAD_OHMS.measure;
     els.push({ kind: 'resistor', id: 'probe', a: nodeName(BUFFER_IN), b: GROUND, ohms: probeLoad });
+    const pad = hw.probe.pad;
+    if (pad >= 1 && pad <= 99 && nodeName(pad) !== nodeName(ADC7)) {
+      els.push({
+        kind: 'resistor',
+        id: 'probe-tip',
+        a: nodeName(pad),
+        b: nodeName(ADC7),
+        ohms: PROBE_TIP_OHMS,
+      });
+    }
     if (bufferOut !== undefined) {
       els.push({
         kind: 'source',
@@ -184,6 +198,7 @@ export function createCircuit(hw: Hardware, parts: readonly Element[] = []): Cir
         hw.conns.changeCount,
         hw.version,
         hw.probe.switchPosition,
+        hw.probe.pad,
         request.pin ? `${request.pin.index}:${request.pin.drive}` : '-',
         timeVarying() ? now : 'static',
       ].join('|');

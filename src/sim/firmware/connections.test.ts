@@ -76,7 +76,9 @@ describe('connections group (spec §6.3)', () => {
     expect((path.chips as number[]).length).toBe(4);
     expect((path.x as number[]).length).toBe(6);
     expect(b.call('get_path_info', 1)).toEqual(path);
+    b.takeMain();
     expect((b.call('get_all_paths') as unknown[]).length).toBe(2);
+    expect(b.takeMain()).toBe('jl_get_all_path_info: numBridges=2, numPaths=2\n');
     expect(b.call('get_path_between', 10, 11)).toBeNull();
   });
 

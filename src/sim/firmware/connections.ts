@@ -12,7 +12,7 @@ import { nodeInfo, printName } from '../../board/nodes.js';
 import { asInt, asNode, lookupNode, truthy } from './args.js';
 import type { Hardware } from './hardware.js';
 import { recordChange } from './history.js';
-import type { FirmwareFunctions, Json } from './types.js';
+import type { FirmwareFunctions, FirmwareHost, Json } from './types.js';
 
 export interface PathInfo {
   node1: number;
@@ -62,7 +62,7 @@ export function nodePrintName(id: number): string {
   return kind === 'pad' || kind === 'fake_gpio' ? '' : printName(id);
 }
 
-export function connectionsGroup(hw: Hardware): FirmwareFunctions {
+export function connectionsGroup(hw: Hardware, host: FirmwareHost): FirmwareFunctions {
   const connect = (n1: Json | undefined, n2: Json | undefined, dup: Json | undefined): null => {
     const a = asNode(n1);
     const b = asNode(n2);
@@ -97,7 +97,13 @@ export function connectionsGroup(hw: Hardware): FirmwareFunctions {
       const p = primaryPaths(hw)[asInt(i)];
       return p ? pathJson(p) : null;
     },
-    get_all_paths: () => primaryPaths(hw).map(pathJson),
+    get_all_paths: () => {
+      // A debug line the firmware leaves in jl_get_all_path_info, on the main port.
+      host.writeMain(
+        `jl_get_all_path_info: numBridges=${hw.conns.bridgeCount}, numPaths=${hw.conns.bridgeCount}\n`,
+      );
+      return primaryPaths(hw).map(pathJson);
+    },
     get_path_between: (n1, n2) => {
       const a = asInt(n1);
       const b = asInt(n2);

@@ -88,7 +88,7 @@ export function createFirmware(env: FirmwareEnv): Firmware {
     gpioGroup(hw, circuit, env.host),
     pwmGroup(hw),
     wavegenGroup(hw),
-    connectionsGroup(hw),
+    connectionsGroup(hw, env.host),
     netsGroup(hw, env.host),
     slotsGroup(hw, circuit, env.host, fs),
     historyGroup(hw),

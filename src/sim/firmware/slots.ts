@@ -32,6 +32,7 @@ import {
   parseState,
   type StateUpdate,
 } from '../../board/state.js';
+import { ADC_CHANNELS, readAdc } from './adc.js';
 import { asInt, truthy } from './args.js';
 import type { Circuit } from './circuit.js';
 import { readPin } from './gpio.js';
@@ -198,15 +199,18 @@ export function slotsGroup(
       hw.context = hw.context === 'global' ? 'python' : 'global';
       return null;
     },
-    get_state: () =>
-      formatState(
+    get_state: () => {
+      // The board measures in the background, so an ADC net shows a fresh reading.
+      for (const ch of ADC_CHANNELS) readAdc(hw, circuit, ch);
+      return formatState(
         buildState(hw.conns, {
           power: hw.power,
           adc: hw.lastAdc,
           gpio: gpioInputs(),
           overlays: hw.overlays.list(),
         }),
-      ),
+      );
+    },
     set_state: (json, clearFirst = true, fromWokwi = false) => {
       if (truthy(fromWokwi)) {
         host.writeMain('set_state wokwi error: Wokwi diagrams are not supported by the simulator\n');
