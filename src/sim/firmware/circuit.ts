@@ -37,9 +37,10 @@ import {
   UART_RX,
   UART_TX,
 } from '../../board/nodes.js';
-import { type Element, GROUND, type Solution, solveDc } from '../solver.js';
-import type { GpioPin, Hardware } from './hardware.js';
+import { type Element, GROUND, isSolverError, type Solution, solveDc } from '../solver.js';
+import { dacOutputVolts, type GpioPin, type Hardware } from './hardware.js';
 import { pwmLevel } from './pwm.js';
+import { PyError } from './types.js';
 import { wavegenVolts } from './wavegen.js';
 
 export const SOURCE_OHMS = 0.5;
@@ -110,8 +111,10 @@ export function createCircuit(hw: Hardware, parts: readonly Element[] = []): Cir
 
   const dacVolts = (ch: number, nowMs: number): number => {
     const w = hw.wavegen;
-    if (w.running && w.output === ch) return wavegenVolts(w, nowMs);
-    return hw.dacOut[ch] ?? 0;
+    const volts =
+      w.running && w.output === ch ? dacOutputVolts(wavegenVolts(w, nowMs)) : (hw.dacOut[ch] ?? 0);
+    // A wave set up with inf/nan would be clipped by the DAC code; it never makes a non-number.
+    return Number.isFinite(volts) ? volts : 0;
   };
 
   function build(request: SolveRequest, nowMs: number, bufferOut?: number): Element[] {
@@ -203,7 +206,14 @@ export function createCircuit(hw: Hardware, parts: readonly Element[] = []): Cir
         timeVarying() ? now : 'static',
       ].join('|');
       if (cache?.key === key) return cache.solution;
-      const solution = solveDc(elementsFor(request, now));
+      let solution: Solution;
+      try {
+        solution = solveDc(elementsFor(request, now));
+      } catch (error) {
+        // Only a parts file can make the circuit unsolvable (a diode loop that will not converge).
+        if (isSolverError(error)) throw new PyError('RuntimeError', `circuit: ${error.message}`);
+        throw error;
+      }
       cache = { key, solution };
       return solution;
     },

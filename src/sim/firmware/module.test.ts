@@ -324,6 +324,21 @@ describe('jumperless module on a fresh board', () => {
     ]);
   });
 
+  it('keeps the hardware state across a soft reset, which only rebuilds Python (§3.2)', async () => {
+    await s.run('connect(1, 2); x = 5; dac_set(TOP_RAIL, 4.5, False)');
+    s.repl.write('\x04');
+    await s.repl.until('soft reboot\r\nraw REPL; CTRL-B to exit\r\n>');
+    await s.run('connect(ADC0, TOP_RAIL)');
+    const [connected, hasX, setpoint, volts] = (
+      await s.run('print(is_connected(1, 2), "x" in globals(), dac_get(2), adc_get(0))')
+    )
+      .trim()
+      .split(' ');
+    expect([connected, hasX, setpoint]).toEqual(['CONNECTED', 'False', '0.0']);
+    expect(Number(volts)).toBeCloseTo(4.5, 1);
+    await s.run('nodes_clear(); dac_set(TOP_RAIL, 0)');
+  });
+
   it('saves a slot to the flash as YAML', async () => {
     const out = await s.run('connect(1, 2)\nprint(nodes_save(4))\nprint(open("/slots/slot4.yaml").read())');
     expect(out).toMatch(/^4\nversion: 2\nsourceOfTruth: bridges\n/);
