@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dacSet, powerGet } from './power.js';
+import { startToolHarness, type ToolHarness } from './testHarness.js';
+import { ToolError } from './tool.js';
+
+let h: ToolHarness;
+beforeAll(async () => {
+  h = await startToolHarness();
+});
+afterAll(async () => h.close());
+
+describe('power tools', () => {
+  it('reads fresh-slot setpoints', async () => {
+    const { result } = await h.run(powerGet);
+    expect(result).toEqual({ dac0_volts: 3.33, dac1_volts: 0, top_rail_volts: 0, bottom_rail_volts: 0 });
+  });
+
+  it('sets a rail, verifies it and reports the previous value', async () => {
+    const { result } = await h.run(dacSet, { channel: 'TOP_RAIL', volts: 5 });
+    expect(result).toEqual({ channel: 'TOP_RAIL', volts: 5, previous_volts: 0 });
+    expect(await h.python('dac_get(TOP_RAIL)')).toBe(5);
+  });
+
+  it('refuses voltages outside the envelope before touching the board', async () => {
+    expect(() => dacSet.input.parse({ channel: 'DAC1', volts: 9 })).toThrow();
+    await expect(
+      h.run(dacSet, { channel: 'DAC1', volts: 4 }, { safety: { maxVolts: 3.3, minVolts: 0 } }),
+    ).rejects.toBeInstanceOf(ToolError);
+    expect(await h.python('dac_get(1)')).toBe(0);
+  });
+});

@@ -1,0 +1,67 @@
+/** Supplies: the two DACs and the two rails (spec §6.5). */
+import { z } from 'zod';
+import { py } from './py.js';
+import { checkVolts } from './safety.js';
+import { defineTool, ToolError } from './tool.js';
+
+export const SUPPLIES = ['DAC0', 'DAC1', 'TOP_RAIL', 'BOTTOM_RAIL'] as const;
+const CHANNEL: Record<(typeof SUPPLIES)[number], number> = { DAC0: 0, DAC1: 1, TOP_RAIL: 2, BOTTOM_RAIL: 3 };
+
+/** Python run on the board, inside the `_jlt` helper class (no `self`: called as `_jlt.fn()`). */
+export const python = `
+def power_get():
+    return {'dac0_volts': dac_get(0), 'dac1_volts': dac_get(1), 'top_rail_volts': dac_get(2), 'bottom_rail_volts': dac_get(3)}
+def power_set(ch, v):
+    dac_set(ch, v)
+    return dac_get(ch)
+`;
+
+const setpoints = z.object({
+  dac0_volts: z.number(),
+  dac1_volts: z.number(),
+  top_rail_volts: z.number(),
+  bottom_rail_volts: z.number(),
+});
+
+export const powerGet = defineTool({
+  name: 'power_get',
+  title: 'Read supply setpoints',
+  description: 'Read the setpoints of DAC0, DAC1 and the top and bottom rails, in volts (setpoints, not measurements).',
+  group: 'power',
+  kind: 'read',
+  capability: 'jumperless.read',
+  requires: ['dac_get'],
+  input: z.object({}),
+  output: setpoints,
+  handle: async (_args, { board }) => setpoints.parse(await board.call('_jlt.power_get()')),
+});
+
+export const dacSet = defineTool({
+  name: 'dac_set',
+  title: 'Set a supply voltage',
+  description:
+    'Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL to a voltage (-8..+8 V, or tighter operator limits). Drives real hardware: everything on that net gets the new voltage. DAC0 also powers the probe LEDs.',
+  group: 'power',
+  kind: 'physical',
+  capability: 'jumperless.power',
+  requires: ['dac_set', 'dac_get'],
+  input: z.object({
+    channel: z.enum(SUPPLIES).describe('Which supply'),
+    volts: z.number().min(-8).max(8).describe('Volts, -8..+8'),
+  }),
+  output: z.object({ channel: z.enum(SUPPLIES), volts: z.number(), previous_volts: z.number() }),
+  handle: async ({ channel, volts }, { board, safety }) => {
+    checkVolts(safety, volts, channel);
+    const before = setpoints.parse(await board.call('_jlt.power_get()'));
+    const after = z.number().parse(await board.call(py`_jlt.power_set(${CHANNEL[channel]}, ${volts})`));
+    if (Math.abs(after - volts) > 0.01) {
+      throw new ToolError('not_applied', `${channel} reads back ${after} V after setting ${volts} V.`, {
+        details: { requested_volts: volts, setpoint_volts: after },
+      });
+    }
+    const key = `${channel.toLowerCase()}_volts` as keyof typeof before;
+    return { channel, volts: after, previous_volts: before[key] };
+  },
+});
+
+export default [powerGet, dacSet];
