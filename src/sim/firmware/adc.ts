@@ -6,7 +6,7 @@
  */
 import { ADC0, ADC4, ADC7 } from '../../board/nodes.js';
 import { gaussian, type Rng } from '../noise.js';
-import { asInt, f32 } from './args.js';
+import { asInt, asNode, f32 } from './args.js';
 import { type Circuit, nodeName } from './circuit.js';
 import type { Hardware } from './hardware.js';
 import { type FirmwareFunctions, PyError } from './types.js';
@@ -58,5 +58,8 @@ export function adcGroup(hw: Hardware, circuit: Circuit): FirmwareFunctions {
       return read(channel);
     },
     _adc_sample: (ch) => read(asInt(ch)),
+    // The background node scan of newer firmware [U] (not in the 5.7.0.13 module table, so no
+    // Python name): the DC voltage of any node, for FakeGpioPin inputs and the ports.
+    get_node_voltage: (n) => f32(circuit.solve().voltage(nodeName(asNode(n)))),
   };
 }

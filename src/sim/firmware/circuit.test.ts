@@ -85,6 +85,15 @@ describe('circuit: ADC and INA readings from the DC solution (spec §8)', () => 
     expect(nets.find((n) => n.special === 'ADC')?.voltage).toBeCloseTo(1.5, 2);
   });
 
+  it('tells any node voltage to the other groups (get_node_voltage, not exported to Python)', () => {
+    const b = testBoard({ partsFileText: DIVIDER });
+    b.call('dac_set', 2, 5);
+    b.call('connect', 'TOP_RAIL', 10);
+    b.call('connect', 30, 'GND');
+    expect(b.call('get_node_voltage', 20)).toBeCloseTo(2.5, 2);
+    expect(b.call('get_node_voltage', 'DAC0')).toBeCloseTo(3.33, 2);
+  });
+
   it('reads in range only: ADC 0-3 and INA 0/1', () => {
     const b = testBoard();
     expect(b.call('adc_get', 4)).toEqual({ error: 'ValueError: ADC channel must be 0-3' });

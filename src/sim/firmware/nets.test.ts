@@ -95,5 +95,9 @@ describe('nets group (spec §6.9)', () => {
     expect(paths).toContain('path\tnet\tnode1\tchip0');
     b.call('print_paths');
     expect(b.takeMain()).toBe(paths);
+    b.call('print_crossbars');
+    expect(b.takeMain()).toContain('1: 38-44');
+    b.call('print_chip_status');
+    expect(b.takeMain()).toMatch(/\nL\t1\n$/);
   });
 });

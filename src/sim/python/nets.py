@@ -91,3 +91,13 @@ def print_paths(*a, **k):
 
 net_name = get_net_name
 net_info = get_net_info
+
+
+def print_crossbars(*a, **k):
+    _sig(a, k, 0, 0)
+    _c('print_crossbars')
+
+
+def print_chip_status(*a, **k):
+    _sig(a, k, 0, 0)
+    _c('print_chip_status')
