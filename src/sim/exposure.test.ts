@@ -1,0 +1,60 @@
+import { mkdtempSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { SerialPort } from 'serialport';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { SimBoard } from './simBoard.js';
+import { Wire } from './testWire.js';
+
+let board: SimBoard;
+beforeEach(async () => {
+  board = await SimBoard.start();
+});
+afterEach(async () => board.stop());
+
+async function rawExec(wire: Wire): Promise<void> {
+  wire.write('\r\x03\x03\x01');
+  await wire.until('raw REPL; CTRL-B to exit\r\n>');
+  expect(await wire.exec('print(sum(range(10)))')).toEqual(['45\n', '']);
+}
+
+it('serves each port over TCP', async () => {
+  const ports = await board.serveTcp();
+  const socket = createConnection(ports.repl, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  await rawExec(new Wire(socket));
+  const back = createConnection(ports.backchannel, '127.0.0.1');
+  await new Promise((resolve) => back.once('connect', resolve));
+  const wire = new Wire(back);
+  wire.write(':ver\r');
+  expect(await wire.until('\r\n')).toBe(':5.7.0.13\r\n');
+  socket.destroy();
+  back.destroy();
+});
+
+it('gives each port a pty that serialport opens, across unplug and replug', async () => {
+  const paths = await board.servePty(mkdtempSync(join(tmpdir(), 'jl-pty-')));
+  const open = async () => {
+    const port = new SerialPort({ path: paths.repl, baudRate: 115200 });
+    await new Promise((resolve, reject) => {
+      port.once('open', resolve);
+      port.once('error', reject);
+    });
+    return port;
+  };
+  let serial = await open();
+  await rawExec(new Wire(serial as unknown as Duplex));
+  await new Promise((resolve) => serial.close(resolve));
+
+  await board.faults.unplug();
+  await expect(open()).rejects.toThrow();
+  await board.faults.replug();
+  for (let i = 0; i < 100 && !(await import('node:fs')).existsSync(paths.repl); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  serial = await open();
+  await rawExec(new Wire(serial as unknown as Duplex));
+  await new Promise((resolve) => serial.close(resolve));
+});
