@@ -37,6 +37,16 @@ describe('circuit: ADC and INA readings from the DC solution (spec §8)', () => 
     expect(power).toBeCloseTo(amps * (b.call('ina_get_bus_voltage', 0) as number), 3);
   });
 
+  it('saturates the INA at the shunt ADC full scale (320 mV over 2 ohm)', () => {
+    const b = testBoard();
+    b.call('dac_set', 2, 8);
+    b.call('connect', 'TOP_RAIL', 'ISENSE_PLUS', 8);
+    b.call('connect', 'ISENSE_MINUS', 'GND', 8);
+    // 8 V over 22.5 ohm would be 0.36 A.
+    expect(b.circuit.solve().current('shunt')).toBeGreaterThan(0.3);
+    expect(b.call('ina_get_current', 0)).toBeCloseTo(0.16, 3);
+  });
+
   it('reads an unrouted or floating ADC as about 0 V', () => {
     const b = testBoard();
     expect(Math.abs(b.call('adc_get', 3) as number)).toBeLessThan(0.005);

@@ -1,8 +1,10 @@
 /**
  * The two INA219 monitors (spec §6.6, §8.6). Sensor 0 measures the user shunt ISENSE_PLUS ->
  * ISENSE_MINUS (2 ohm); sensor 1 the probe/DAC0 supply. Both are configured for a 2 ohm shunt and
- * 1 A, so the current register counts 1 A / 32768 (30.5 uA), the bus register 4 mV (never below
- * zero), and power 20 current LSBs. `ina_get_voltage` returns the bus voltage, as the firmware does.
+ * 1 A, so the current register counts 1 A / 32768 (30.5 uA), the bus register 4 mV (0-16 V, never below
+ * zero), and power 20 current LSBs. The shunt input saturates at +-320 mV, so a reading stops at
+ * +-0.16 A through the 2 ohm shunt, whatever the configured 1 A says. `ina_get_voltage` returns the
+ * bus voltage, as the firmware does.
  */
 import { DAC0, ISENSE_MINUS } from '../../board/nodes.js';
 import { gaussian } from '../noise.js';
@@ -14,7 +16,10 @@ import { type FirmwareFunctions, type Json, PyError } from './types.js';
 const CURRENT_LSB = 1 / 32768;
 const BUS_LSB = 0.004;
 const POWER_LSB = 20 * CURRENT_LSB;
-const MAX_BUS = 26;
+/** `setBusVoltageRange(16)`: the bus register saturates at 16 V. */
+const MAX_BUS = 16;
+/** Full scale of the shunt ADC (PGA /8) over the 2 ohm shunt. */
+const MAX_CURRENT = 0.32 / 2;
 /** Noise of one reading, in A (about a third of an LSB). */
 const CURRENT_NOISE = 10e-6;
 
@@ -32,7 +37,10 @@ export function inaGroup(hw: Hardware, circuit: Circuit): FirmwareFunctions {
     let amps = s === 0 ? solution.current('shunt') : solution.current('dac0');
     const busVolts = solution.voltage(nodeName(s === 0 ? ISENSE_MINUS : DAC0));
     if (hw.rng) amps += CURRENT_NOISE * gaussian(hw.rng);
-    const current = Math.max(-1, Math.min(1, Math.round(amps / CURRENT_LSB) * CURRENT_LSB));
+    const current = Math.max(
+      -MAX_CURRENT,
+      Math.min(MAX_CURRENT, Math.round(amps / CURRENT_LSB) * CURRENT_LSB),
+    );
     const bus = Math.min(MAX_BUS, Math.max(0, Math.round(busVolts / BUS_LSB) * BUS_LSB));
     const power = Math.round(Math.abs(current * bus) / POWER_LSB) * POWER_LSB;
     return { current, bus, power };
