@@ -111,6 +111,8 @@ describe('state group (spec §7)', () => {
     expect(b.call('set_state', json)).toBe(0);
     expect(b.call('get_net_nodes', 6)).toBe(a.call('get_net_nodes', 6));
     expect(b.call('is_connected', 30, 31)).toBe(false);
+    expect(b.call('is_connected', 'DAC0', 'BUFFER_IN')).toBe(true);
+    expect(b.call('get_num_bridges')).toBe(a.call('get_num_bridges'));
     expect(b.call('dac_get', 2)).toBe(3.3);
     expect(b.call('gpio_get_dir', 2)).toBe(0);
     expect(b.takeMain()).toBe('');

@@ -9,7 +9,8 @@
  *   firmware takes that copy when Python starts; the simulator's Python starts at boot and stays up,
  *   so it refreshes the copy on every save and slot switch.)
  * - `set_state` failures print `set_state error: ...` on the main port and return -1, never raise.
- *   Wokwi diagrams are not supported. A `nets` section replaces the bridges when clear_first.
+ *   Wokwi diagrams are not supported. A `nets` section replaces the bridges when clear_first (each
+ *   net's nodes are bridged in a chain; bridges get the default duplicates, the JSON has no counts).
  * - `context_toggle()` flips global/python; the built-in REPL whose exit would roll Python's changes
  *   back is not simulated, so the flag has no further effect.
  */
@@ -125,7 +126,8 @@ export function slotsGroup(
 
   const applyUpdate = (update: StateUpdate, clearFirst: boolean): void => {
     if (update.nets) {
-      if (clearFirst) hw.conns = freshConnections();
+      // The document lists every net, the probe-power one included: start from nothing.
+      if (clearFirst) hw.conns = new Connections();
       for (const net of update.nets) {
         for (let i = 1; i < net.nodes.length; i++) {
           hw.conns.connect(net.nodes[i - 1] as number, net.nodes[i] as number);
