@@ -3,7 +3,7 @@
  * itself and the folders listed here. Run by `npm run check`.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 
 const allowed: Record<string, readonly string[]> = {
   board: [],
@@ -39,7 +39,9 @@ for (const file of walk(srcRoot)) {
     problems.push(`${relative('.', file)}: folder src/${layer} has no layer rule in scripts/checkLayers.ts`);
     continue;
   }
-  const isTest = file.endsWith('.test.ts');
+  // Tests, and test support files (named `test*.ts`, e.g. tools/testHarness.ts), may reach a
+  // neighbour to build fixtures; no other file may import test support.
+  const isTest = file.endsWith('.test.ts') || /^test[A-Z]/.test(basename(file));
   const text = readFileSync(file, 'utf8');
   for (const match of text.matchAll(
     /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g,
@@ -49,6 +51,9 @@ for (const file of walk(srcRoot)) {
       problems.push(`${relative('.', file)}: src/${layer} must not import the MCP SDK`);
     }
     if (!spec.startsWith('.')) continue;
+    if (!isTest && /^test[A-Z]/.test(basename(spec))) {
+      problems.push(`${relative('.', file)}: only tests may import test support (${spec})`);
+    }
     const target = relative(srcRoot, resolve(join(file, '..'), spec));
     if (target.startsWith('..')) continue;
     const targetLayer = target.split(sep)[0] ?? '';
