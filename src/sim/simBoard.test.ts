@@ -154,6 +154,13 @@ describe('CDC2 raw REPL', () => {
   });
 });
 
+describe('parts', () => {
+  it('refuses a malformed parts file with its line and the reason', async () => {
+    const text = '{\n  "parts": [\n    {"type": "resistor", "between": [1, 2], "ohms": "lots"}\n  ]\n}\n';
+    await expect(SimBoard.start({ partsFileText: text })).rejects.toThrow(/line 3: .*ohms/);
+  });
+});
+
 describe('faults', () => {
   it('unplug closes the port and replug brings a new one', async () => {
     const closed = new Promise((resolve) => board.port('repl').once('close', resolve));

@@ -7,6 +7,7 @@ import { MessageChannel, type TransferListItem, Worker } from 'node:worker_threa
 import { resolveNode } from '../board/nodes.js';
 import { PtyExposure, TcpExposure } from './exposure.js';
 import type { InputEvent } from './firmware/types.js';
+import { parsePartsFile } from './parts.js';
 import { SimPort } from './simPort.js';
 import { CONTROL, type FromWorker, PORT_NAMES, type PortName, type WorkerInit } from './workerProtocol.js';
 
@@ -51,7 +52,12 @@ export class SimBoard extends EventEmitter<Events> {
     super();
   }
 
+  /** Starts the board; a malformed parts file is refused with its line and the reason. */
   static async start(options: SimBoardOptions = {}): Promise<SimBoard> {
+    if (options.partsFileText !== undefined) {
+      const parsed = parsePartsFile(options.partsFileText);
+      if (!parsed.ok) throw new Error(`parts file refused: ${parsed.errors.join('; ')}`);
+    }
     const board = new SimBoard(options);
     if (options.fsDir) board.loadFlashFolder(options.fsDir);
     board.isPlugged = true;
