@@ -23,6 +23,23 @@ export type ResetEvent = { kind: 'banner'; info: BannerInfo } | { kind: 'softReb
 const BANNER_START = '\r\nMicroPython v';
 const SOFT_REBOOT = 'soft reboot\r\n';
 const MAX_LINE = 200;
+const CR = 0x0d;
+/** Enough history to match a marker split across chunks. */
+const KEEP = Math.max(BANNER_START.length, SOFT_REBOOT.length) - 1;
+const NONE: readonly ResetEvent[] = Object.freeze([]);
+
+/**
+ * The last `keep` chars of tail + chunk, decoding only what is kept, and nothing at all when
+ * they hold no possible start of a marker (CR for the banner, `s` for `soft reboot`).
+ */
+function latin1Tail(tail: string, chunk: Uint8Array, keep: number): string {
+  const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+  const start = Math.max(0, bytes.length - keep);
+  const maybeMarker = bytes.indexOf(CR, start) >= 0 || bytes.indexOf(0x73, start) >= 0;
+  if (bytes.length >= keep) return maybeMarker ? bytes.toString('latin1', start) : '';
+  if (tail === '' && !maybeMarker) return ''; // the usual case: short program output
+  return (tail + bytes.toString('latin1')).slice(-keep);
+}
 
 export function parseBanner(line: string): BannerInfo | undefined {
   const match = /^MicroPython v(\S+)(?: on [^;]*)?;\s*(.+?)\s*$/.exec(line);
@@ -44,7 +61,13 @@ export class BannerWatch {
   /** Text after `\r\nMicroPython v` while the banner line is still arriving. */
   private line: string | undefined;
 
-  push(chunk: Uint8Array): ResetEvent[] {
+  push(chunk: Uint8Array): readonly ResetEvent[] {
+    // Both markers contain CR and program output on CDC2 is LF-only (spec §3.2): a chunk
+    // without CR, after a tail without CR and outside a banner line, cannot complete either.
+    if (this.line === undefined && !this.tail.includes('\r') && !chunk.includes(CR)) {
+      this.tail = latin1Tail(this.tail, chunk, KEEP);
+      return NONE;
+    }
     const events: ResetEvent[] = [];
     // latin1 maps bytes 1:1 to chars, so indexes stay byte indexes and nothing can throw.
     let text = this.tail + Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
@@ -79,7 +102,7 @@ export class BannerWatch {
         text = text.slice(banner + BANNER_START.length);
         continue;
       }
-      this.tail = text.slice(-(Math.max(BANNER_START.length, SOFT_REBOOT.length) - 1));
+      this.tail = text.slice(-KEEP);
       return events;
     }
     return events;

@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import { type AutoPortOptions, resolveAutoPort } from './autoPort.js';
 import { DeviceError } from './errors.js';
 import { type DeviceLink, type StreamSource, streamLink } from './link.js';
-import { openSerial, serialLink } from './serialLink.js';
+import { closeSerial, openSerial, serialLink } from './serialLink.js';
 import { tcpLink } from './tcpLink.js';
 
 export type DeviceUrl =
@@ -97,6 +97,7 @@ export function autoLink(options: AutoPortOptions = {}): DeviceLink {
       source.address = port.path;
       return openSerial(port.path);
     },
+    release: closeSerial,
   };
   return streamLink(id, source);
 }

@@ -49,6 +49,9 @@ export interface StreamSource {
   release?(stream: Duplex): void | Promise<void>;
 }
 
+/** Streams that already have a do-nothing 'error' listener (an in-process port is reused across opens). */
+const swallowing = new WeakSet<Duplex>();
+
 export function streamLink(id: string, source: StreamSource): DeviceLink {
   return new StreamLink(id, source);
 }
@@ -109,7 +112,10 @@ class StreamLink implements DeviceLink {
       // Keep swallowing late errors from a stream we let go of: an unhandled 'error' would
       // crash the process.
       stream.off('error', onError);
-      stream.on('error', () => {});
+      if (!swallowing.has(stream)) {
+        swallowing.add(stream);
+        stream.on('error', () => {});
+      }
     };
     this.stream = stream;
   }
@@ -119,7 +125,9 @@ class StreamLink implements DeviceLink {
     this.detach?.();
     this.detach = undefined;
     this.stream = undefined;
-    if (!stream.destroyed) stream.destroy();
+    // Let go of it the way the source knows (a serial port must be closed, not just destroyed).
+    if (this.source.release) void Promise.resolve(this.source.release(stream)).catch(() => {});
+    else if (!stream.destroyed) stream.destroy();
     const why = error ? `: ${error.message}` : '';
     const reason = new DeviceError('disconnected', `${this.id} disconnected${why}`, { port: this.id });
     for (const listener of this.closeListeners) listener(reason);

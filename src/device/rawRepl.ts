@@ -47,7 +47,14 @@ export type ReplEvent =
 type Mode = Expectation | 'pasteWindowBytes' | 'pasteFlow' | 'stdout' | 'stderr' | 'promptChar';
 
 const HEADER = Buffer.from(RAW_HEADER, 'latin1');
+/** Shared "nothing left": allocating one per step shows up in profiles. */
+const EMPTY = Buffer.alloc(0);
 const OK = Buffer.from('OK', 'latin1');
+
+/** What is left of `chunk` after `from`, without making an empty view. */
+function rest(chunk: Buffer, from: number): Buffer {
+  return from >= chunk.length ? EMPTY : chunk.subarray(from);
+}
 
 /** One output stream with a cap: keeps the first `cap` bytes, counts the rest. */
 class CappedBuffer {
@@ -56,10 +63,18 @@ class CappedBuffer {
   dropped = 0;
   constructor(private readonly cap: number) {}
 
+  clear(): void {
+    this.chunks = [];
+    this.kept = 0;
+    this.dropped = 0;
+  }
+
   add(bytes: Buffer): void {
+    if (bytes.length === 0) return;
     const room = this.cap - this.kept;
     if (room >= bytes.length) {
-      this.chunks.push(Buffer.from(bytes));
+      // A view, not a copy: streams hand out fresh buffers (or fresh slices of a read pool).
+      this.chunks.push(bytes);
       this.kept += bytes.length;
       return;
     }
@@ -71,7 +86,9 @@ class CappedBuffer {
   }
 
   text(): string {
-    const text = Buffer.concat(this.chunks, this.kept).toString('utf8');
+    const only = this.chunks.length === 1 ? this.chunks[0] : undefined;
+    const text =
+      this.kept === 0 ? '' : (only ?? Buffer.concat(this.chunks, this.kept)).toString('utf8', 0, this.kept);
     if (this.dropped === 0) return text;
     return `${text}\n[output truncated: ${this.dropped} more bytes dropped after the first ${this.cap}]\n`;
   }
@@ -79,11 +96,11 @@ class CappedBuffer {
 
 /** Finds `needle` across chunk boundaries, keeping only `needle.length - 1` bytes of history. */
 class Matcher {
-  private tail = Buffer.alloc(0);
+  private tail = EMPTY;
   constructor(private readonly needle: Buffer) {}
 
   reset(): void {
-    this.tail = Buffer.alloc(0);
+    this.tail = EMPTY;
   }
 
   /** Index in `chunk` just after the first full match, or -1 (and the tail is kept). */
@@ -92,7 +109,7 @@ class Matcher {
     const at = joined.indexOf(this.needle);
     if (at >= 0) {
       const end = at + this.needle.length - this.tail.length;
-      this.tail = Buffer.alloc(0);
+      this.tail = EMPTY;
       return end;
     }
     const keep = Math.min(this.needle.length - 1, joined.length);
@@ -105,8 +122,8 @@ export class RawReplDecoder {
   private mode: Mode = 'idle';
   private readonly header = new Matcher(HEADER);
   private readonly ok = new Matcher(OK);
-  private stdout: CappedBuffer;
-  private stderr: CappedBuffer;
+  private readonly stdout: CappedBuffer;
+  private readonly stderr: CappedBuffer;
   private pasteBytes: number[] = [];
   private sawR = false;
   private anomaly = false;
@@ -114,7 +131,7 @@ export class RawReplDecoder {
   /** Bytes that fit no expectation since the decoder was made (for health and tests). */
   strayBytes = 0;
 
-  constructor(private readonly maxOutputBytes = MAX_OUTPUT_BYTES) {
+  constructor(maxOutputBytes = MAX_OUTPUT_BYTES) {
     this.stdout = new CappedBuffer(maxOutputBytes);
     this.stderr = new CappedBuffer(maxOutputBytes);
   }
@@ -148,8 +165,8 @@ export class RawReplDecoder {
   }
 
   private resetOutput(): void {
-    this.stdout = new CappedBuffer(this.maxOutputBytes);
-    this.stderr = new CappedBuffer(this.maxOutputBytes);
+    this.stdout.clear();
+    this.stderr.clear();
     this.anomaly = false;
   }
 
@@ -158,32 +175,32 @@ export class RawReplDecoder {
     switch (this.mode) {
       case 'idle':
         this.strayBytes += chunk.length;
-        return Buffer.alloc(0);
+        return EMPTY;
       case 'prompt': {
         const end = this.header.feed(chunk);
-        if (end < 0) return Buffer.alloc(0);
+        if (end < 0) return EMPTY;
         this.mode = 'idle';
         events.push({ kind: 'prompt' });
-        return chunk.subarray(end);
+        return rest(chunk, end);
       }
       case 'exec': {
         // Bytes before `OK` are tolerated but counted: the session resyncs after stray output.
         const end = this.ok.feed(chunk);
         if (end < 0) {
           this.strayBytes += chunk.length;
-          return Buffer.alloc(0);
+          return EMPTY;
         }
         this.strayBytes += Math.max(0, end - OK.length);
         this.mode = 'stdout';
         events.push({ kind: 'ok' });
-        return chunk.subarray(end);
+        return rest(chunk, end);
       }
       case 'pasteReply':
         return this.stepPasteReply(chunk, events);
       case 'pasteWindowBytes': {
         const need = 2 - this.pasteBytes.length;
         this.pasteBytes.push(...chunk.subarray(0, need));
-        if (this.pasteBytes.length < 2) return Buffer.alloc(0);
+        if (this.pasteBytes.length < 2) return EMPTY;
         const window = (this.pasteBytes[0] ?? 0) | ((this.pasteBytes[1] ?? 0) << 8);
         this.mode = 'pasteFlow';
         events.push({ kind: 'pasteAccepted', window });
@@ -201,18 +218,18 @@ export class RawReplDecoder {
         const target = this.mode === 'stdout' ? this.stdout : this.stderr;
         if (at < 0) {
           target.add(chunk);
-          return Buffer.alloc(0);
+          return EMPTY;
         }
         target.add(chunk.subarray(0, at));
         this.mode = this.mode === 'stdout' ? 'stderr' : 'promptChar';
-        return chunk.subarray(at + 1);
+        return rest(chunk, at + 1);
       }
       case 'promptChar': {
         const at = chunk.indexOf(0x3e); // '>'
         if (at < 0) {
           this.anomaly = true;
           this.strayBytes += chunk.length;
-          return Buffer.alloc(0);
+          return EMPTY;
         }
         if (at > 0) {
           this.anomaly = true;
@@ -227,7 +244,7 @@ export class RawReplDecoder {
           anomaly: this.anomaly,
         });
         this.resetOutput();
-        return chunk.subarray(at + 1);
+        return rest(chunk, at + 1);
       }
     }
   }
@@ -254,7 +271,7 @@ export class RawReplDecoder {
         return chunk.subarray(i + 1);
       }
     }
-    return Buffer.alloc(0);
+    return EMPTY;
   }
 
   private stepPasteFlow(chunk: Buffer, events: ReplEvent[]): Buffer {
@@ -272,7 +289,7 @@ export class RawReplDecoder {
         this.strayBytes++;
       }
     }
-    return Buffer.alloc(0);
+    return EMPTY;
   }
 }
 
@@ -281,9 +298,12 @@ export class RawReplDecoder {
  * interrupt a running script on either port (spec §3.2, §3.3), so no C0 control byte other
  * than tab, LF and CR may appear. Callers build Python with escapes (see pyLiteral.ts).
  */
-export function encodeCode(code: string): Buffer {
-  const bytes = Buffer.from(code, 'utf8');
-  for (let i = 0; i < bytes.length; i++) {
+export function encodeCode(code: string, withEot = false): Buffer {
+  const size = Buffer.byteLength(code, 'utf8');
+  const bytes = Buffer.allocUnsafe(size + (withEot ? 1 : 0));
+  bytes.write(code, 0, 'utf8');
+  if (withEot) bytes[size] = CTRL_D;
+  for (let i = 0; i < size; i++) {
     const byte = bytes[i] ?? 0;
     if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) {
       throw new DeviceError(
@@ -299,7 +319,7 @@ export function encodeCode(code: string): Buffer {
 
 /** Code + Ctrl-D: one raw-REPL exec request. */
 export function encodeExec(code: string): Buffer {
-  return Buffer.concat([encodeCode(code), Buffer.of(CTRL_D)]);
+  return encodeCode(code, true);
 }
 
 /** Stops whatever runs, clears the input line, enters raw mode (works from friendly or raw mode). */

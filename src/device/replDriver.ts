@@ -38,6 +38,7 @@ const MAX_QUEUED_EVENTS = 10_000;
 /** Between resends of the raw-mode request while a board reboots or drains old output. */
 const ENTER_RAW_RETRY_MS = 300;
 const RAW_REQUEST = Buffer.of(CTRL_A);
+const RESULT: readonly Kind[] = ['result'];
 /** Ctrl-B first: friendly mode reprints the banner with the versions (spec §3.2), then raw mode. */
 const ENTER_RAW_WITH_BANNER = Buffer.from('\r\x03\x03\x02\x01', 'latin1');
 
@@ -46,7 +47,7 @@ export class ReplDriver {
   private readonly banner = new BannerWatch();
   private events: ReplEvent[] = [];
   private waiter:
-    | { kinds: ReadonlySet<Kind>; resolve: (event: ReplEvent) => void; reject: (error: DeviceError) => void }
+    | { kinds: readonly Kind[]; resolve: (event: ReplEvent) => void; reject: (error: DeviceError) => void }
     | undefined;
   private failure: DeviceError | undefined;
   private readonly unsubscribe: Array<() => void>;
@@ -114,18 +115,32 @@ export class ReplDriver {
   }
 
   /**
-   * Runs encoded code (no trailing Ctrl-D) and resolves with its output. Rejects when the link
-   * drops or `abandon()` is called; never on its own.
+   * Runs an exec request (code + Ctrl-D, from `encodeExec`) and resolves with its output.
+   * Rejects when the link drops or `abandon()` is called; never on its own.
    */
-  async exec(code: Buffer): Promise<ExecOutcome> {
+  exec(request: Buffer): Promise<ExecOutcome> {
     this.begin();
-    if (code.length >= (this.options.pasteThreshold ?? 1024) && this.pasteSupported !== false) {
-      const pasted = await this.pasteExec(code);
-      if (pasted) return pasted;
+    if (request.length > (this.options.pasteThreshold ?? 1024) && this.pasteSupported !== false) {
+      return this.pasteOrPlain(request);
     }
+    return this.plainExec(request);
+  }
+
+  /** Not async on purpose: this is every small job's path, and each await is a turn. */
+  private plainExec(request: Buffer): Promise<ExecOutcome> {
     this.decoder.expect('exec');
-    this.link.write(Buffer.concat([code, Buffer.of(CTRL_D)]));
-    return this.result(await this.next(['result']));
+    try {
+      this.link.write(request);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // A result event carries every ExecOutcome field.
+    return this.next(RESULT) as Promise<ReplEvent & ExecOutcome>;
+  }
+
+  private async pasteOrPlain(request: Buffer): Promise<ExecOutcome> {
+    const pasted = await this.pasteExec(request.subarray(0, -1));
+    return pasted ?? this.plainExec(request);
   }
 
   /** Ctrl-C: interrupts running code (or a raw paste); the exec then completes with KeyboardInterrupt. */
@@ -223,7 +238,7 @@ export class ReplDriver {
 
   private deliver(event: ReplEvent): void {
     const waiter = this.waiter;
-    if (waiter?.kinds.has(event.kind)) {
+    if (waiter?.kinds.includes(event.kind)) {
       this.waiter = undefined;
       waiter.resolve(event);
       return;
@@ -241,7 +256,7 @@ export class ReplDriver {
 
   private begin(): void {
     this.failure = undefined;
-    this.events = [];
+    this.events.length = 0;
     this.started = false;
     this.interruptSent = false;
     if (!this.link.isOpen) this.failure = new DeviceError('disconnected', `${this.link.id} is not open`);
@@ -252,7 +267,8 @@ export class ReplDriver {
   }
 
   private next(kinds: readonly Kind[]): Promise<ReplEvent> {
-    const index = this.events.findIndex((event) => kinds.includes(event.kind));
+    const index =
+      this.events.length === 0 ? -1 : this.events.findIndex((event) => kinds.includes(event.kind));
     if (index >= 0) {
       const event = this.events[index] as ReplEvent;
       this.events.splice(0, index + 1);
@@ -260,7 +276,7 @@ export class ReplDriver {
     }
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.waiter = { kinds: new Set(kinds), resolve, reject };
+      this.waiter = { kinds, resolve, reject };
     });
   }
 

@@ -13,7 +13,23 @@ import { describeHolders, findPortHolders } from './portHolders.js';
 export const SERIAL_BAUD = 115200;
 
 export function serialLink(path: string): DeviceLink {
-  return streamLink(path, { connect: () => openSerial(path) });
+  return streamLink(path, { connect: () => openSerial(path), release: closeSerial });
+}
+
+/** Closes the port for real: destroying a SerialPort stream leaves its fd (and lock) open. */
+export function closeSerial(stream: Duplex): Promise<void> {
+  const port = stream as Duplex & { isOpen?: boolean; close?: (callback: () => void) => void };
+  return new Promise((resolve) => {
+    if (!port.isOpen || typeof port.close !== 'function') {
+      if (!port.destroyed) port.destroy();
+      resolve();
+      return;
+    }
+    port.close(() => {
+      port.destroy();
+      resolve();
+    });
+  });
 }
 
 export async function openSerial(path: string): Promise<Duplex> {

@@ -6,6 +6,7 @@
  */
 import type { ResetEvent } from './banner.js';
 import { firmwareOf } from './banner.js';
+import { DeadlineClock } from './deadline.js';
 import { asDeviceError, DeviceError } from './errors.js';
 import { LatencyWindow, type RecoveryStep, type SessionHealth, type SessionState } from './health.js';
 import {
@@ -19,7 +20,7 @@ import {
 import type { DeviceLink } from './link.js';
 import { parsePythonError } from './pythonError.js';
 import { JobQueue } from './queue.js';
-import { encodeCode } from './rawRepl.js';
+import { encodeCode, encodeExec } from './rawRepl.js';
 import { type ExecOutcome, ReplDriver } from './replDriver.js';
 
 export interface SessionOptions {
@@ -76,9 +77,10 @@ export type SessionEvent =
   | { type: 'reset'; kind: ResetEvent['kind'] };
 
 interface Job {
-  code: Buffer;
-  /** What the job runs, for messages: its first line, shortened. */
-  summary: string;
+  /** The exec request: code + Ctrl-D. */
+  request: Buffer;
+  /** The code as given, for messages (see `summary`). */
+  source: string;
   timeoutMs: number;
   signal: AbortSignal | undefined;
   usesHelper: boolean;
@@ -97,6 +99,7 @@ export class DeviceSession {
   private readonly driver: ReplDriver;
   private readonly queue = new JobQueue<Job>();
   private readonly latency = new LatencyWindow();
+  private readonly clock = new DeadlineClock();
   private readonly listeners = new Set<(event: SessionEvent) => void>();
   private readonly helpers: HelperModule[] = [];
   private readonly options: Required<SessionOptions>;
@@ -236,6 +239,7 @@ export class DeviceSession {
       } catch {}
     }
     this.driver.dispose();
+    this.clock.stop();
     await this.link.close();
     if (owners.get(this.link.id) === this) owners.delete(this.link.id);
   }
@@ -245,8 +249,8 @@ export class DeviceSession {
   private enqueue(code: string, options: JobOptions, usesHelper: boolean): Promise<ExecResult> {
     return new Promise<ExecResult>((resolve, reject) => {
       const job: Job = {
-        code: Buffer.alloc(0),
-        summary: summarize(code),
+        request: EMPTY,
+        source: code,
         timeoutMs: options.timeoutMs ?? this.options.defaultTimeoutMs,
         signal: options.signal,
         usesHelper,
@@ -256,7 +260,7 @@ export class DeviceSession {
         cleanup: [],
       };
       try {
-        job.code = encodeCode(code);
+        job.request = encodeExec(code);
       } catch (error) {
         reject(asDeviceError(error, 'invalid_code', 'cannot send this code'));
         return;
@@ -335,7 +339,8 @@ export class DeviceSession {
   private async runJob(job: Job): Promise<void> {
     try {
       if (job.signal?.aborted) throw canceledError(job, 'before it started');
-      await this.prepare();
+      const preparing = this.prepare();
+      if (preparing) await preparing;
       if (job.signal?.aborted) throw canceledError(job, 'before it started');
       const started = performance.now();
       let outcome = await this.runOnce(job);
@@ -351,7 +356,7 @@ export class DeviceSession {
       if (outcome.stderr) throw pythonError(outcome);
       this.settle(job, { stdout: outcome.stdout, stderr: '', truncated: outcome.truncated, durationMs });
     } catch (error) {
-      this.settle(job, asDeviceError(error, 'protocol', `job "${job.summary}" failed`));
+      this.settle(job, asDeviceError(error, 'protocol', `job "${summary(job)}" failed`));
     }
   }
 
@@ -363,13 +368,13 @@ export class DeviceSession {
   /** Runs the job's code once under its deadline; on overrun interrupts and recovers, then throws. */
   private async runOnce(job: Job, retried = false): Promise<ExecOutcome> {
     const started = performance.now();
-    const exec = this.driver.exec(job.code);
+    const exec = this.driver.exec(job.request);
     exec.catch(() => {}); // abandoned during recovery: the rejection is expected
     // A raw REPL says OK as soon as it has the code; silence means it is not in raw mode at all.
     const ackMs = Math.min(this.options.ackTimeoutMs, job.timeoutMs);
-    let race = await raceDeadline(exec, ackMs, job.signal);
+    let race = await raceDeadline(this.clock, exec, ackMs, job.signal);
     if (race.kind === 'timeout' && this.driver.started && ackMs < job.timeoutMs) {
-      race = await raceDeadline(exec, job.timeoutMs - (performance.now() - started), job.signal);
+      race = await raceDeadline(this.clock, exec, job.timeoutMs - (performance.now() - started), job.signal);
     }
     if (race.kind === 'done') {
       if (race.outcome.anomaly) this.needsSync = true;
@@ -390,23 +395,23 @@ export class DeviceSession {
       this.loseLink(reason);
       throw new DeviceError(
         race.kind,
-        `job "${job.summary}" ${what}, and the board did not come back: ${reason.message}`,
-        { interrupted: job.summary, timeoutMs: job.timeoutMs, recovery: 'failed' },
+        `job "${summary(job)}" ${what}, and the board did not come back: ${reason.message}`,
+        { interrupted: summary(job), timeoutMs: job.timeoutMs, recovery: 'failed' },
       );
     }
     // Code the board never took and that has no line break cannot have run, even if a reset
     // left the board in friendly mode typing it out: safe to send once more.
-    if (race.kind === 'timeout' && !acknowledged && !retried && !/[\r\n]/.test(job.code.toString('latin1'))) {
+    if (race.kind === 'timeout' && !acknowledged && !retried && !/[\r\n]/.test(job.source)) {
       await this.prepare();
       return this.runOnce(job, true);
     }
     const traceback = recovery.outcome?.stderr;
     throw new DeviceError(
       race.kind,
-      `job "${job.summary}" ${what}; ${acknowledged ? 'interrupted' : 'the board had not started it'}, ` +
+      `job "${summary(job)}" ${what}; ${acknowledged ? 'interrupted' : 'the board had not started it'}, ` +
         `recovered by ${recovery.step} in ${Math.round(recovery.ms)} ms`,
       {
-        interrupted: job.summary,
+        interrupted: summary(job),
         timeoutMs: job.timeoutMs,
         started: acknowledged,
         recovery: recovery.step,
@@ -506,7 +511,20 @@ export class DeviceSession {
   }
 
   /** Before a job: raw mode, a clean line and the helper, each only when needed. */
-  private async prepare(): Promise<void> {
+  private prepare(): Promise<void> | undefined {
+    if (
+      !this.needsRaw &&
+      !this.needsSync &&
+      this.primed &&
+      this.pendingHelpers.length === 0 &&
+      this.driver.strayBytes === this.strayAtSync
+    ) {
+      return undefined; // the common case: no await, no extra turn of the event loop
+    }
+    return this.prepareSlowly();
+  }
+
+  private async prepareSlowly(): Promise<void> {
     try {
       if (this.needsRaw) {
         await this.driver.enterRaw(this.options.connectTimeoutMs);
@@ -551,9 +569,9 @@ export class DeviceSession {
 
   /** An internal exec with the connect timeout; no recovery of its own (the caller drops the link). */
   private async bounded(code: string, mustSucceed = false): Promise<ExecOutcome> {
-    const exec = this.driver.exec(encodeCode(code));
+    const exec = this.driver.exec(encodeExec(code));
     exec.catch(() => {});
-    const race = await raceDeadline(exec, this.options.connectTimeoutMs, undefined);
+    const race = await raceDeadline(this.clock, exec, this.options.connectTimeoutMs, undefined);
     if (race.kind !== 'done') {
       this.driver.abandon(new DeviceError('timeout', 'setup step timed out'));
       throw new DeviceError(
@@ -682,10 +700,10 @@ export class DeviceSession {
     this.emit({ type: 'reset', kind: event.kind });
     if (this.running) {
       this.driver.abandon(
-        new DeviceError('disconnected', `${this.link.id} reset while job "${this.running.summary}" ran`, {
+        new DeviceError('disconnected', `${this.link.id} reset while job "${summary(this.running)}" ran`, {
           port: this.link.id,
           reset: true,
-          interrupted: this.running.summary,
+          interrupted: summary(this.running),
         }),
       );
     }
@@ -716,8 +734,11 @@ export class DeviceSession {
   }
 }
 
-function summarize(code: string): string {
-  const lines = code.trim().split('\n');
+const EMPTY = Buffer.alloc(0);
+
+/** What a job runs, for messages: its first line, shortened. Only built when needed. */
+function summary(job: Job): string {
+  const lines = job.source.trim().split('\n');
   const first = (lines[0] ?? '').trim();
   const short = first.length > 80 ? `${first.slice(0, 77)}...` : first;
   return lines.length > 1 ? `${short} (+${lines.length - 1} lines)` : short;
@@ -738,37 +759,66 @@ function closedError(): DeviceError {
 }
 
 function canceledError(job: Job, when: string): DeviceError {
-  return new DeviceError('canceled', `job "${job.summary}" was canceled ${when}`, {
-    interrupted: job.summary,
+  return new DeviceError('canceled', `job "${summary(job)}" was canceled ${when}`, {
+    interrupted: summary(job),
   });
 }
 
 /** Waits for `promise`, the deadline or the abort signal, whichever comes first. Rejections pass through. */
 function raceDeadline(
+  clock: DeadlineClock,
   promise: Promise<ExecOutcome>,
   ms: number,
   signal: AbortSignal | undefined,
 ): Promise<Race> {
-  return new Promise<Race>((resolve, reject) => {
-    // setTimeout fires at once for Infinity or anything above 2^31-1 ms.
-    const timer = setTimeout(() => finish({ kind: 'timeout' }), Math.min(ms, 2 ** 31 - 1));
-    const onAbort = () => finish({ kind: 'canceled' });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const finish = (race: Race) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(race);
-    };
-    if (signal?.aborted) onAbort();
-    promise.then(
-      (outcome) => finish({ kind: 'done', outcome }),
-      (error: unknown) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+  return new Promise<Race>(
+    (resolve, reject) => new DeadlineRace(clock, promise, ms, signal, resolve, reject),
+  );
+}
+
+/** One race; a class rather than closures, as this runs for every job. */
+class DeadlineRace {
+  private readonly onTimeout = this.timedOut.bind(this);
+  private readonly onAbort = this.canceled.bind(this);
+  private settled = false;
+
+  constructor(
+    private readonly clock: DeadlineClock,
+    promise: Promise<ExecOutcome>,
+    ms: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly resolve: (race: Race) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    clock.arm(ms, this.onTimeout);
+    if (signal?.aborted) this.canceled();
+    else signal?.addEventListener('abort', this.onAbort, { once: true });
+    promise.then(this.done.bind(this), this.failed.bind(this));
+  }
+
+  private end(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.clock.disarm(this.onTimeout);
+    this.signal?.removeEventListener('abort', this.onAbort);
+    return true;
+  }
+
+  private done(outcome: ExecOutcome): void {
+    if (this.end()) this.resolve({ kind: 'done', outcome });
+  }
+
+  private timedOut(): void {
+    if (this.end()) this.resolve({ kind: 'timeout' });
+  }
+
+  private canceled(): void {
+    if (this.end()) this.resolve({ kind: 'canceled' });
+  }
+
+  private failed(error: unknown): void {
+    if (this.end()) this.reject(error);
+  }
 }
 
 type Settled<T> = { kind: 'done'; value: T } | { kind: 'failed'; error: unknown } | { kind: 'pending' };
