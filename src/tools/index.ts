@@ -1,11 +1,12 @@
 /** The Jumperless tool catalog: every group's tools, and the board-side helper they share. */
 import type { HelperModule } from '../device/session.js';
 import { toolsHelper } from './boardClient.js';
+import * as gpio from './gpio.js';
 import * as power from './power.js';
 import type { AnyTool } from './tool.js';
 
 /** Tool groups: file name = group id. Each exports `default` (its tools) and `python` (helper code). */
-const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = [power];
+const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = [power, gpio];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);
 
