@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startToolHarness, type ToolHarness } from './testHarness.js';
+import { wavegenConfigure, wavegenStart, wavegenStatus, wavegenStop } from './wavegen.js';
+
+let h: ToolHarness;
+beforeAll(async () => {
+  h = await startToolHarness();
+});
+afterAll(async () => h.close());
+beforeEach(async () => {
+  await h.python('wavegen_stop()');
+});
+
+const refusal = (code: string) => expect.objectContaining({ code });
+
+describe('wavegen tools', () => {
+  it('reads the firmware defaults', async () => {
+    const { result } = await h.run(wavegenStatus);
+    expect(result).toEqual({
+      output: 'DAC1',
+      waveform: 'sine',
+      frequency_hz: 100,
+      amplitude_vpp: 3.3,
+      offset_volts: 1.65,
+      min_volts: 0,
+      max_volts: 3.3,
+      running: false,
+    });
+  });
+
+  it('configures every field, sends the firmware constants and verifies them', async () => {
+    const { result } = await h.run(wavegenConfigure, {
+      output: 'TOP_RAIL',
+      waveform: 'square',
+      frequency_hz: 250,
+      amplitude_vpp: 2,
+      offset_volts: 1,
+    });
+    expect(result).toMatchObject({
+      output: 'TOP_RAIL',
+      waveform: 'square',
+      frequency_hz: 250,
+      amplitude_vpp: 2,
+      offset_volts: 1,
+      min_volts: 0,
+      max_volts: 2,
+      restarted: false,
+    });
+    // SQUARE is 3 and TOP_RAIL is channel 2 on the firmware (spec §6.8).
+    expect(await h.python('[wavegen_get_wave(), wavegen_get_output()]')).toEqual([3, 2]);
+  });
+
+  it('keeps omitted fields', async () => {
+    await h.run(wavegenConfigure, {
+      output: 'DAC1',
+      waveform: 'triangle',
+      amplitude_vpp: 1,
+      offset_volts: 0,
+    });
+    const { result } = await h.run(wavegenConfigure, { frequency_hz: 5 });
+    expect(result).toMatchObject({ output: 'DAC1', waveform: 'triangle', amplitude_vpp: 1, frequency_hz: 5 });
+  });
+
+  it('refuses a swing outside the voltage policy before touching the board', async () => {
+    await h.run(wavegenConfigure, { amplitude_vpp: 2, offset_volts: 0 });
+    await expect(h.run(wavegenConfigure, { amplitude_vpp: 10, offset_volts: 4 })).rejects.toEqual(
+      refusal('unsafe_voltage'),
+    );
+    // Omitted fields count too: the present offset with a new amplitude.
+    await expect(h.run(wavegenConfigure, { amplitude_vpp: 16.01 })).rejects.toThrow();
+    await expect(
+      h.run(wavegenConfigure, { offset_volts: 3 }, { safety: { maxVolts: 3.3, minVolts: 0 } }),
+    ).rejects.toEqual(refusal('unsafe_voltage'));
+    expect(await h.python('[wavegen_get_amplitude(), wavegen_get_offset()]')).toEqual([2, 0]);
+  });
+
+  it('starts and stops, verified, and start re-checks the configured swing', async () => {
+    await h.run(wavegenConfigure, { output: 'DAC1', amplitude_vpp: 2, offset_volts: 1 });
+    const started = await h.run(wavegenStart);
+    expect(started.result).toMatchObject({ running: true, output: 'DAC1' });
+    expect(await h.python('wavegen_is_running()')).toBe(true);
+    const stopped = await h.run(wavegenStop);
+    expect(stopped.result).toMatchObject({ running: false });
+    // A swing set behind our back (or under looser limits) is refused at start.
+    await h.python('[wavegen_set_amplitude(8), wavegen_set_offset(6)]');
+    await expect(h.run(wavegenStart)).rejects.toEqual(refusal('unsafe_voltage'));
+    expect(await h.python('wavegen_is_running()')).toBe(false);
+  });
+
+  it('moves a running wave to another output by stopping and restarting it', async () => {
+    await h.run(wavegenConfigure, { output: 'DAC1', amplitude_vpp: 1, offset_volts: 1 });
+    await h.run(wavegenStart);
+    const { result } = await h.run(wavegenConfigure, { output: 'BOTTOM_RAIL' });
+    expect(result).toMatchObject({ output: 'BOTTOM_RAIL', running: true, restarted: true });
+  });
+
+  it('refuses every hostile string in its enum fields by validation', async () => {
+    const { hostileStrings } = await import('./hostileStrings.js');
+    for (const s of hostileStrings()) {
+      expect(wavegenConfigure.input.safeParse({ output: s }).success).toBe(false);
+      expect(wavegenConfigure.input.safeParse({ waveform: s }).success).toBe(false);
+    }
+  });
+});
