@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { runSimCommand } from './simCommand.js';
+import { tokensCommand } from './tokensCommand.js';
 
 const program = new Command()
   .name('jumperless-mcp')
@@ -16,6 +17,8 @@ program
   .option('--fs <dir>', 'keep the board flash in this folder')
   .option('--noise-seed <n>', 'add seeded measurement noise')
   .action(async (options) => runSimCommand(options, process.stdout));
+
+program.addCommand(tokensCommand());
 
 program
   .command('start', { isDefault: true })
