@@ -2,12 +2,13 @@
 import type { HelperModule } from '../device/session.js';
 import { toolsHelper } from './boardClient.js';
 import * as gpio from './gpio.js';
+import * as oled from './oled.js';
 import * as power from './power.js';
 import type { AnyTool } from './tool.js';
 import * as wavegen from './wavegen.js';
 
 /** Tool groups: file name = group id. Each exports `default` (its tools) and `python` (helper code). */
-const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = [power, gpio, wavegen];
+const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = [power, gpio, wavegen, oled];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);
 

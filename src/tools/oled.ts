@@ -1,0 +1,165 @@
+/** The optional 128x32 OLED (spec §6.11): print, clear, and the framebuffer as a picture. */
+import { z } from 'zod';
+import { OLED_FRAMEBUFFER_BYTES, OLED_HEIGHT, OLED_WIDTH } from '../board/limits.js';
+import { encodePng, rowBytes } from '../board/png.js';
+import { py } from './py.js';
+import { defineTool, ToolError } from './tool.js';
+
+/**
+ * Python run on the board, inside `_jlt`. The framebuffer travels as hex (512 bytes, SSD1306 page
+ * layout); `oled_get_framebuffer()` gives None when no display answers on I2C.
+ */
+export const python = `
+def oled_fb():
+    import binascii
+    b = oled_get_framebuffer()
+    return None if b is None else binascii.hexlify(b).decode()
+def oled_text(t, s):
+    oled_print(t, size=s)
+    return [len(t), _jlt.oled_fb()]
+def oled_blank():
+    oled_clear(True)
+    return _jlt.oled_fb()
+`;
+
+/** Longer text cannot show on a 128x32 screen (4 lines of 21 characters at most). */
+export const OLED_TEXT_MAX = 1024;
+
+/** Characters that fit at each size: 2 = 2 lines of 10, 1 and 0 = 4 lines of 21 (0 scrolls). */
+const FITS = { 2: { perLine: 10, lines: 2 }, 1: { perLine: 21, lines: 4 } } as const;
+
+/** Size 2 when the text fits it, else 1. */
+export function autoTextSize(text: string): 1 | 2 {
+  const lines = text.split('\n');
+  const { perLine, lines: max } = FITS[2];
+  const fits = lines.length <= max && lines.every((line) => [...line].length <= perLine);
+  return fits ? 2 : 1;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Lone UTF-16 surrogates have no UTF-8 form: refuse them rather than print a replacement. */
+export function checkText(text: string, field: string): void {
+  if (LONE_SURROGATE.test(text)) {
+    throw new ToolError('bad_text', `${field} holds a lone UTF-16 surrogate; send well-formed Unicode text.`);
+  }
+}
+
+export function decodeFramebuffer(hex: unknown): Uint8Array | undefined {
+  if (hex === null) return undefined;
+  if (typeof hex !== 'string' || hex.length !== OLED_FRAMEBUFFER_BYTES * 2 || !/^[0-9a-f]*$/i.test(hex)) {
+    throw new ToolError('bad_framebuffer', 'The board returned a framebuffer that is not 512 bytes.');
+  }
+  return Uint8Array.from(Buffer.from(hex, 'hex'));
+}
+
+/** Pixel (x, y) of an SSD1306 page-layout buffer: byte `page*128 + x`, bit `y % 8`. */
+const lit = (fb: Uint8Array, x: number, y: number): boolean =>
+  (((fb[(y >> 3) * OLED_WIDTH + x] ?? 0) >> (y & 7)) & 1) === 1;
+
+export function countLit(fb: Uint8Array): number {
+  let n = 0;
+  for (const byte of fb) for (let b = byte; b; b &= b - 1) n++;
+  return n;
+}
+
+/** The screen as a 1-bit PNG, each pixel `scale` x `scale`, white on black. */
+export function framebufferPng(fb: Uint8Array, scale = 4): Uint8Array {
+  const width = OLED_WIDTH * scale;
+  const height = OLED_HEIGHT * scale;
+  const stride = rowBytes(width, 'gray1');
+  const pixels = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!lit(fb, Math.floor(x / scale), Math.floor(y / scale))) continue;
+      const i = y * stride + (x >> 3);
+      pixels[i] = (pixels[i] ?? 0) | (0x80 >> (x & 7));
+    }
+  }
+  return encodePng({ width, height, format: 'gray1', pixels });
+}
+
+const noDisplay = (): ToolError =>
+  new ToolError(
+    'no_display',
+    'No OLED answers on I2C: the firmware ignores OLED calls without one. Fit the display or check its wiring.',
+  );
+
+export const oledPrint = defineTool({
+  name: 'oled_print',
+  title: 'Show text on the OLED',
+  description:
+    'Write text on the 128x32 OLED, replacing what it shows. Size 2 fits 2 lines of 10 characters, 1 fits 4 lines of 21, 0 scrolls like a console; default picks 2 or 1.',
+  group: 'oled',
+  kind: 'write',
+  capability: 'jumperless.io',
+  requires: ['oled_print', 'oled_get_framebuffer'],
+  input: z.object({
+    text: z.string().max(OLED_TEXT_MAX).describe('Shown literally; \\n breaks lines'),
+    size: z
+      .union([z.literal(0), z.literal(1), z.literal(2)])
+      .optional()
+      .describe('0 small scrolling, 1 normal, 2 large'),
+  }),
+  output: z.object({ characters: z.number(), size: z.number(), lit_pixels: z.number() }),
+  handle: async ({ text, size }, { board }) => {
+    checkText(text, 'text');
+    const chosen = size ?? autoTextSize(text);
+    const reply = z
+      .tuple([z.number(), z.unknown()])
+      .parse(await board.call(py`_jlt.oled_text(${text}, ${chosen})`));
+    const fb = decodeFramebuffer(reply[1]);
+    if (!fb) throw noDisplay();
+    const characters = [...text].length;
+    if (reply[0] !== characters) {
+      throw new ToolError('not_applied', `The board received ${reply[0]} characters of ${characters}.`);
+    }
+    return { characters, size: chosen, lit_pixels: countLit(fb) };
+  },
+});
+
+export const oledClear = defineTool({
+  name: 'oled_clear',
+  title: 'Clear the OLED',
+  description: 'Blank the OLED.',
+  group: 'oled',
+  kind: 'write',
+  capability: 'jumperless.io',
+  requires: ['oled_clear', 'oled_get_framebuffer'],
+  input: z.object({}),
+  output: z.object({ lit_pixels: z.number() }),
+  handle: async (_args, { board }) => {
+    const fb = decodeFramebuffer(await board.call('_jlt.oled_blank()'));
+    if (!fb) throw noDisplay();
+    const litPixels = countLit(fb);
+    if (litPixels !== 0)
+      throw new ToolError('not_applied', `${litPixels} pixels are still lit after clearing.`);
+    return { lit_pixels: 0 };
+  },
+});
+
+export const oledShow = defineTool({
+  name: 'oled_show',
+  title: 'Picture of the OLED',
+  description: 'Read the OLED framebuffer and return it as a PNG picture (128x32 pixels, drawn 4x).',
+  group: 'oled',
+  kind: 'read',
+  capability: 'jumperless.read',
+  requires: ['oled_get_framebuffer'],
+  input: z.object({}),
+  output: z.object({
+    width_px: z.number(),
+    height_px: z.number(),
+    lit_pixels: z.number(),
+    png_bytes: z.number(),
+  }),
+  handle: async (_args, { board, attachImage }) => {
+    const fb = decodeFramebuffer(await board.call('_jlt.oled_fb()'));
+    if (!fb) throw noDisplay();
+    const png = framebufferPng(fb);
+    attachImage({ mimeType: 'image/png', data: Buffer.from(png).toString('base64') });
+    return { width_px: OLED_WIDTH, height_px: OLED_HEIGHT, lit_pixels: countLit(fb), png_bytes: png.length };
+  },
+});
+
+export default [oledPrint, oledClear, oledShow];
