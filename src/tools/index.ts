@@ -1,6 +1,7 @@
 /** The Jumperless tool catalog: every group's tools, and the board-side helper they share. */
 import type { HelperModule } from '../device/session.js';
 import { toolsHelper } from './boardClient.js';
+import * as connections from './connections.js';
 import * as gpio from './gpio.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
@@ -8,7 +9,7 @@ import type { AnyTool } from './tool.js';
 import * as wavegen from './wavegen.js';
 
 /** Tool groups: file name = group id. Each exports `default` (its tools) and `python` (helper code). */
-const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = [power, gpio, wavegen, oled];
+const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = [power, gpio, connections, wavegen, oled];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);
 

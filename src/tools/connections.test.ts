@@ -1,0 +1,331 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isBridgeable, resolveNode } from '../board/nodes.js';
+import type { BoardClient } from './boardClient.js';
+import {
+  bridgeCheck,
+  bridgesList,
+  connect,
+  disconnect,
+  netCheck,
+  netColorSet,
+  netNameSet,
+  netsList,
+  nodesClear,
+} from './connections.js';
+import { hostileStrings } from './hostileStrings.js';
+import { startToolHarness, type ToolHarness } from './testHarness.js';
+import { type AnyTool, ToolError } from './tool.js';
+
+let h: ToolHarness;
+beforeAll(async () => {
+  h = await startToolHarness();
+});
+afterAll(async () => h.close());
+beforeEach(async () => {
+  await h.python('nodes_clear()');
+});
+
+/** The board client with every expression it sends written down. */
+function recording(board: BoardClient): { board: BoardClient; sent: string[] } {
+  const sent: string[] = [];
+  return {
+    sent,
+    board: {
+      ...board,
+      call: (expression, options) => {
+        sent.push(expression);
+        return board.call(expression, options);
+      },
+      script: (code, options) => {
+        sent.push(code);
+        return board.script(code, options);
+      },
+    },
+  };
+}
+
+/** Runs statements on the board behind the tools' back. */
+const setup = (code: string) => h.session.exec(code);
+const bridgeList = () => h.python<number[][]>('[list(get_bridge(i)) for i in range(get_num_bridges())]');
+
+describe('connect', () => {
+  it('adds pairs in order and reports the net each joined', async () => {
+    const { result } = await h.run(connect, {
+      pairs: [
+        ['TOP_RAIL', 10],
+        ['10', '20'],
+      ],
+    });
+    expect(result).toMatchObject({
+      added: 2,
+      refused: 0,
+      unrouted: 0,
+      results: [
+        { nodes: ['TOP_RAIL', '10'], status: 'added', net: 2 },
+        { nodes: ['10', '20'], status: 'added', net: 2 },
+      ],
+    });
+    expect(await h.python('bool(is_connected(10, 20))')).toBe(true);
+  });
+
+  it('reports a bridge that is already there and does not add a duplicate path', async () => {
+    await h.python('connect(3, 4)');
+    const { result } = await h.run(connect, { pairs: [[4, 3]] });
+    expect(result).toMatchObject({ added: 0, results: [{ status: 'already_connected', net: 6 }] });
+    expect(await bridgeList()).toContainEqual([3, 4, 2]);
+  });
+
+  it('refuses a short between supplies in code and sends no connect', async () => {
+    const rec = recording(h.client);
+    const before = await bridgeList();
+    const { result } = await h.run(connect, { pairs: [['TOP_RAIL', 'GND']] }, { board: rec.board });
+    expect(result).toMatchObject({ added: 0, refused: 1, results: [{ status: 'refused' }] });
+    expect((result as { results: Array<{ reason: string }> }).results[0]?.reason).toMatch(/short/);
+    expect(rec.sent.some((s) => s.includes('connect('))).toBe(false);
+    expect(await bridgeList()).toEqual(before);
+  });
+
+  it('refuses a bridge that would merge two supply nets through rows, and applies the safe pairs', async () => {
+    await setup('connect(5, TOP_RAIL); connect(6, GND)');
+    const rec = recording(h.client);
+    const { result } = await h.run(
+      connect,
+      {
+        pairs: [
+          [5, 6],
+          [7, 8],
+          ['GPIO_1', 9],
+          [9, 5],
+        ],
+      },
+      { board: rec.board },
+    );
+    const results = (result as { results: Array<{ status: string; reason?: string }> }).results;
+    expect(results.map((r) => r.status)).toEqual(['refused', 'added', 'added', 'refused']);
+    expect(results[0]?.reason).toMatch(/TOP_RAIL and GND|Top Rail and GND/);
+    // GPIO_1 on row 9, then row 9 onto the top rail: the firmware forbids GPIO-rail pairs (§8.3).
+    expect(results[3]?.reason).toMatch(/RP_GPIO_1 and TOP_RAIL/);
+    expect(await h.python('bool(is_connected(5, 6))')).toBe(false);
+    expect(rec.sent.filter((s) => s.includes('conn_connect'))).toEqual([
+      '_jlt.conn_connect([[7, 8], [131, 9]])',
+    ]);
+  });
+
+  it('reports a bridge the firmware stores but leaves unrouted (net over 40 nodes)', async () => {
+    const chain = Array.from({ length: 40 }, (_, i) => [i + 1, i + 2]);
+    const { result } = await h.run(connect, { pairs: chain });
+    const results = (result as { results: Array<{ status: string; reason?: string }> }).results;
+    expect(results.slice(0, 39).every((r) => r.status === 'added')).toBe(true);
+    expect(results[39]).toMatchObject({ status: 'unrouted' });
+    expect(results[39]?.reason).toMatch(/40 nodes/);
+    expect(result).toMatchObject({ added: 39, unrouted: 1 });
+    expect(await h.python('bool(is_connected(40, 41))')).toBe(true);
+    const list = await h.run(bridgesList);
+    expect(list.result).toMatchObject({ count: 41, unrouted: 1 });
+  });
+
+  it('lists a bridge between two supply nets made behind its back as unrouted', async () => {
+    await setup('connect(5, TOP_RAIL); connect(6, GND); connect(5, 6)');
+    const { result } = await h.run(bridgesList);
+    expect(result).toMatchObject({ unrouted: 1 });
+    expect((result as { bridges: unknown[] }).bridges).toContainEqual({
+      node1: '5',
+      node2: '6',
+      duplicates: 2,
+      net: null,
+      routed: false,
+    });
+  });
+
+  it('refuses unknown and unroutable nodes before touching the board', async () => {
+    const rec = recording(h.client);
+    for (const bad of [
+      ['NOPE', 1],
+      [0, 1],
+      [61, 2],
+      ['NANO_VIN', 3],
+      [5, 5],
+      ['LOGO_PAD_TOP', 1],
+    ]) {
+      await expect(h.run(connect, { pairs: [bad] }, { board: rec.board })).rejects.toMatchObject({
+        code: 'invalid_node',
+      });
+    }
+    expect(rec.sent).toEqual([]);
+  });
+});
+
+describe('disconnect and clear', () => {
+  it('removes exact pairs and every bridge of a node, and says what was not there', async () => {
+    await setup('connect(1, 2); connect(2, 3); connect(10, 11); connect(10, 12)');
+    const { result } = await h.run(disconnect, {
+      pairs: [
+        [2, 1],
+        [20, 21],
+      ],
+      nodes: [10],
+    });
+    expect(result).toMatchObject({ not_found: [['20', '21']] });
+    const removed = (result as { removed: Array<{ node1: string; node2: string }> }).removed;
+    expect(removed.map((b) => `${b.node1}-${b.node2}`).sort()).toEqual(['1-2', '10-11', '10-12']);
+    expect(await bridgeList()).toContainEqual([2, 3, 2]);
+    await expect(h.run(disconnect, {})).rejects.toBeInstanceOf(ToolError);
+  });
+
+  it('clears everything but the probe power bridge', async () => {
+    await setup('connect(1, 2); connect(TOP_RAIL, 3)');
+    const { result } = await h.run(nodesClear);
+    expect(result).toMatchObject({ removed: 2 });
+    expect((result as { remaining: Array<{ node1: string; node2: string }> }).remaining).toEqual([
+      expect.objectContaining({ node1: 'ROUTABLE_BUFFER_IN', node2: 'DAC0' }),
+    ]);
+  });
+});
+
+describe('bridge_check and net_check answer different questions', () => {
+  it('a chain 10-20-30: 10 and 30 share a net but no bridge joins them', async () => {
+    await setup('connect(10, 20); connect(20, 30)');
+    expect((await h.run(bridgeCheck, { a: 10, b: 20 })).result).toMatchObject({
+      bridged: true,
+      routed: true,
+    });
+    expect((await h.run(bridgeCheck, { a: 10, b: 30 })).result).toMatchObject({ bridged: false });
+    expect((await h.run(netCheck, { a: 10, b: 30 })).result).toMatchObject({
+      same_net: true,
+      a_net: 6,
+      b_net: 6,
+      net_name: 'Net 6',
+    });
+    expect((await h.run(netCheck, { a: 10, b: 40 })).result).toMatchObject({ same_net: false, b_net: null });
+  });
+
+  it('an unrouted bridge is bridged but not routed, and joins no nets', async () => {
+    await setup('connect(5, TOP_RAIL); connect(6, GND); connect(5, 6)');
+    expect((await h.run(bridgeCheck, { a: 5, b: 6 })).result).toMatchObject({ bridged: true, routed: false });
+    expect((await h.run(netCheck, { a: 5, b: 6 })).result).toMatchObject({
+      same_net: false,
+      a_net: 2,
+      b_net: 1,
+    });
+  });
+});
+
+describe('nets', () => {
+  it('lists nets with names, colours and supply voltages', async () => {
+    await setup('dac_set(TOP_RAIL, 5.0); connect(TOP_RAIL, 12); connect(13, 14)');
+    const { result } = await h.run(netsList);
+    const nets = (result as { nets: Array<Record<string, unknown>> }).nets;
+    expect(nets[1]).toMatchObject({
+      index: 2,
+      name: 'Top Rail',
+      nodes: ['TOP_R', '12'],
+      special: 'RAIL',
+      volts: 5,
+    });
+    expect(nets[0]).toMatchObject({ index: 1, name: 'GND', color: expect.stringMatching(/^#[0-9a-f]{6}$/) });
+    expect(nets.find((n) => n.index === 6)).toMatchObject({ name: 'Net 6', nodes: ['13', '14'] });
+    await h.python('dac_set(TOP_RAIL, 0.0)');
+  });
+
+  it('names and colours a net picked by a member node or by index, and reads them back', async () => {
+    await h.python('connect(13, 14)');
+    const named = await h.run(netNameSet, { node: 14, name: 'LED anode' });
+    expect(named.result).toEqual({ net: 6, name: 'LED anode', previous_name: 'Net 6' });
+    const colored = await h.run(netColorSet, { net: 6, color: '#00ff00' });
+    expect(colored.result).toMatchObject({ net: 6, color: '#00ff00', color_name: 'green' });
+    expect(await h.python('[get_net_name(6), get_net_color(6)]')).toEqual(['LED anode', 0x00ff00]);
+    const reset = await h.run(netNameSet, { net: 6, name: '' });
+    expect(reset.result).toMatchObject({ name: 'Net 6' });
+  });
+
+  it('refuses a missing net, a node in no net, both or neither target, and bad colours', async () => {
+    await expect(h.run(netNameSet, { net: 30, name: 'x' })).rejects.toMatchObject({ code: 'no_net' });
+    await expect(h.run(netNameSet, { node: 44, name: 'x' })).rejects.toMatchObject({ code: 'no_net' });
+    await expect(h.run(netNameSet, { name: 'x' })).rejects.toMatchObject({ code: 'invalid_arguments' });
+    await expect(h.run(netNameSet, { net: 1, node: 1, name: 'x' })).rejects.toMatchObject({
+      code: 'invalid_arguments',
+    });
+    await expect(h.run(netColorSet, { net: 1, color: 'ultraviolet' })).rejects.toMatchObject({
+      code: 'invalid_color',
+    });
+  });
+});
+
+describe('hostile strings', () => {
+  /** Each string is refused by the schema or a ToolError, or works literally; none runs as code. */
+  async function outcome(tool: AnyTool, args: unknown): Promise<'refused' | 'ok'> {
+    if (!tool.input.safeParse(args).success) return 'refused';
+    try {
+      await h.run(tool, args);
+      return 'ok';
+    } catch (error) {
+      expect(error).toBeInstanceOf(ToolError);
+      return 'refused';
+    }
+  }
+
+  it('node arguments: every hostile string is refused without reaching the board, or names a node', async () => {
+    const strings = hostileStrings();
+    expect(strings.length).toBeGreaterThan(200);
+    let refused = 0;
+    for (const s of strings) {
+      const id = resolveNode(s);
+      const valid = id !== undefined && isBridgeable(id);
+      for (const [tool, args] of [
+        [connect, { pairs: [[s, 1]] }],
+        [connect, { pairs: [[2, s]] }],
+        [disconnect, { nodes: [s] }],
+        [bridgeCheck, { a: s, b: 1 }],
+        [netCheck, { a: 1, b: s }],
+        [netNameSet, { node: s, name: 'x' }],
+      ] as const) {
+        const parsed = tool.input.safeParse(args);
+        if (!parsed.success) {
+          refused++;
+          continue;
+        }
+        const rec = recording(h.client);
+        const run = tool.handle(parsed.data as never, { ...ctx(), board: rec.board });
+        if (valid) {
+          // A string that names a node (e.g. '1', ' 1', '-1' is not one) works literally.
+          await run.catch((error: unknown) => expect(error).toBeInstanceOf(ToolError));
+        } else {
+          await expect(run).rejects.toMatchObject({ code: 'invalid_node' });
+          expect(rec.sent).toEqual([]);
+          refused++;
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(1000);
+    await h.python('nodes_clear()');
+  });
+
+  it('net names and colours: refused, or stored and read back literally', async () => {
+    await h.python('connect(13, 14)');
+    let stored = 0;
+    for (const s of hostileStrings()) {
+      if ((await outcome(netNameSet, { net: 6, name: s })) === 'ok') {
+        stored++;
+        expect(await h.python('get_net_name(6)')).toBe(s === '' ? 'Net 6' : s);
+      }
+      const color = await outcome(netColorSet, { net: 6, color: s });
+      if (color === 'ok') expect(await h.python('get_net_color(6)')).not.toBeNull();
+    }
+    expect(stored).toBeGreaterThan(30);
+    // Nothing ran: the wiring is exactly what the test made.
+    expect(await bridgeList()).toEqual([
+      [139, 106, 1],
+      [13, 14, 2],
+    ]);
+  });
+});
+
+function ctx() {
+  const controller = new AbortController();
+  return {
+    signal: controller.signal,
+    progress: () => {},
+    attachImage: () => {},
+    safety: { maxVolts: 8, minVolts: -8 },
+  };
+}

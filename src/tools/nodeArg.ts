@@ -1,0 +1,44 @@
+/**
+ * Node arguments: a row number or a node name, checked against the board model (spec §6.2) before
+ * anything is sent. The firmware does not validate integers and drops unknown ones silently (§6.1),
+ * so only ids the model knows and `connect` accepts get through.
+ */
+import { z } from 'zod';
+import { isBridgeable, resolveNode } from '../board/nodes.js';
+import { nodeLabel } from './snapshot.js';
+import { ToolError } from './tool.js';
+
+export const NODE_HELP =
+  'a row 1-60 or a name: TOP_RAIL, BOTTOM_RAIL, GND, DAC0, DAC1, ADC0-ADC3, ISENSE_PLUS, ISENSE_MINUS, D0-D13, A0-A7, GPIO_1-GPIO_8, BUFFER_IN, BUFFER_OUT';
+
+export const nodeArg = z.union([z.number().int(), z.string().min(1).max(32)]).describe(`Node: ${NODE_HELP}`);
+
+export type NodeArg = z.infer<typeof nodeArg>;
+
+export interface ResolvedNode {
+  id: number;
+  name: string;
+}
+
+const shown = (arg: NodeArg): string => {
+  const text = JSON.stringify(arg);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+};
+
+/** A routable node (one `connect` accepts), or a ToolError saying what to use instead. */
+export function routableNode(arg: NodeArg): ResolvedNode {
+  const id = resolveNode(arg);
+  if (id === undefined) {
+    throw new ToolError('invalid_node', `Unknown node ${shown(arg)}: use ${NODE_HELP}.`, {
+      details: { node: arg },
+    });
+  }
+  if (!isBridgeable(id)) {
+    throw new ToolError(
+      'invalid_node',
+      `Node ${shown(arg)} (${nodeLabel(id)}, id ${id}) cannot be routed through the crossbar: use ${NODE_HELP}.`,
+      { details: { node: arg, id } },
+    );
+  }
+  return { id, name: nodeLabel(id) };
+}
