@@ -9,7 +9,13 @@ import type { AnyTool } from './tool.js';
 import * as wavegen from './wavegen.js';
 
 /** Tool groups: file name = group id. Each exports `default` (its tools) and `python` (helper code). */
-const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = [power, gpio, connections, wavegen, oled];
+const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = [
+  power,
+  gpio,
+  connections,
+  wavegen,
+  oled,
+];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);
 
