@@ -1,0 +1,325 @@
+/**
+ * The MCP server factory: the SDK's low-level `Server` with every request handed to dispatch
+ * (DESIGN.md §4 "Protocol"), so stdio and HTTP sessions behave the same. One server per client
+ * connection; the dispatcher (registry, board, audit) is shared.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  type LoggingLevel,
+  ReadResourceRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  type Caller,
+  type ClientBridge,
+  type Dispatcher,
+  describeTool,
+  failureOf,
+  JSONRPC,
+  matchTemplate,
+  type Resource,
+  type ResourceTemplate,
+  RpcError,
+  runTool,
+} from '../dispatch/index.js';
+import type { Prompt } from './prompt.js';
+
+export const SERVER_INFO = { name: 'jumperless-mcp', version: '0.1.0' } as const;
+
+/** Resource not found (MCP 2025-11-25 resources). */
+const RESOURCE_NOT_FOUND = -32002;
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface ServerOptions {
+  dispatcher: Dispatcher;
+  resources: readonly Resource[];
+  templates?: readonly ResourceTemplate[];
+  prompts: readonly Prompt[];
+  /** Who this connection is (stdio: the operator; HTTP: the session's caller). */
+  caller: (extra: Extra) => Caller;
+  instructions?: string;
+}
+
+export interface McpServerHandle {
+  server: Server;
+  /** Requests being handled now. */
+  readonly inFlight: number;
+  /** Resolves when no request is being handled. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+export const INSTRUCTIONS =
+  'Tools for a Jumperless V5 breadboard: wire rows and rails through its crossbar, set supplies, measure volts and amps, drive GPIO, PWM and waveforms, talk through the OLED and LEDs. ' +
+  'Read board://state or the read tools before changing anything; mutating tools report what actually happened, so trust their results over assumptions. Voltages are in volts, currents in amps.';
+
+export function createMcpServer(options: ServerOptions): McpServerHandle {
+  const { dispatcher } = options;
+  const server = new Server(SERVER_INFO, {
+    capabilities: {
+      tools: {},
+      resources: { subscribe: true },
+      prompts: {},
+      logging: {},
+      completions: {},
+    },
+    instructions: options.instructions ?? INSTRUCTIONS,
+  });
+  let inFlight = 0;
+  let waiters: Array<() => void> = [];
+  const track =
+    <A extends unknown[], R>(handler: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      inFlight++;
+      try {
+        return await handler(...args);
+      } finally {
+        inFlight--;
+        if (inFlight === 0) {
+          for (const wake of waiters) wake();
+          waiters = [];
+        }
+      }
+    };
+
+  let level: LoggingLevel = 'info';
+  const subscriptions = new Set<string>();
+
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    track(async () => ({ tools: dispatcher.registry.listed().map(describeTool) })),
+  );
+
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    track(async (request, extra) => {
+      const token = request.params._meta?.progressToken;
+      const elicitation = server.getClientCapabilities()?.elicitation !== undefined;
+      const client: ClientBridge = {
+        log: async (logLevel, data) => {
+          if (LEVELS.indexOf(logLevel) < LEVELS.indexOf(level)) return;
+          await extra.sendNotification({
+            method: 'notifications/message',
+            params: { level: logLevel, data },
+          });
+        },
+        elicit: async (params) =>
+          (await extra.sendRequest(
+            { method: 'elicitation/create', params: params as never },
+            ElicitResultSchema,
+          )) as Record<string, unknown>,
+        sample: async (params) =>
+          (await extra.sendRequest(
+            { method: 'sampling/createMessage', params: params as never },
+            CreateMessageResultSchema,
+          )) as Record<string, unknown>,
+      };
+      return runTool(dispatcher, {
+        name: request.params.name,
+        arguments: request.params.arguments,
+        caller: options.caller(extra),
+        signal: extra.signal,
+        client,
+        ...(token === undefined
+          ? {}
+          : {
+              onProgress: (progress: number, total?: number, message?: string) => {
+                void extra
+                  .sendNotification({
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken: token,
+                      progress,
+                      ...(total === undefined ? {} : { total }),
+                      ...(message === undefined ? {} : { message }),
+                    },
+                  })
+                  .catch(() => {});
+              },
+            }),
+        ...(elicitation
+          ? {
+              confirm: async (message: string) => {
+                const answer = await extra.sendRequest(
+                  {
+                    method: 'elicitation/create',
+                    params: { message, requestedSchema: { type: 'object', properties: {} } },
+                  },
+                  ElicitResultSchema,
+                  { signal: extra.signal },
+                );
+                return answer.action;
+              },
+            }
+          : {}),
+      });
+    }),
+  );
+
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    track(async () => ({
+      resources: options.resources.map(({ uri, name, title, description, mimeType }) => ({
+        uri,
+        name,
+        ...(title ? { title } : {}),
+        description,
+        mimeType,
+      })),
+    })),
+  );
+
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    track(async () => ({
+      resourceTemplates: (options.templates ?? []).map(
+        ({ uriTemplate, name, title, description, mimeType }) => ({
+          uriTemplate,
+          name,
+          ...(title ? { title } : {}),
+          description,
+          mimeType,
+        }),
+      ),
+    })),
+  );
+
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    track(async (request, extra) => {
+      const { uri } = request.params;
+      const context = { board: dispatcher.board, signal: extra.signal };
+      try {
+        const resource = options.resources.find((r) => r.uri === uri);
+        if (resource)
+          return { contents: [{ uri, mimeType: resource.mimeType, ...(await resource.read(context)) }] };
+        for (const template of options.templates ?? []) {
+          const params = matchTemplate(template.uriTemplate, uri);
+          if (params) {
+            return {
+              contents: [
+                { uri, mimeType: template.mimeType, ...(await template.read(uri, params, context)) },
+              ],
+            };
+          }
+        }
+      } catch (error) {
+        const failure = failureOf(error, uri);
+        if (failure instanceof RpcError) throw failure;
+        throw new RpcError(JSONRPC.internalError, failure.message, {
+          code: failure.code,
+          retryable: failure.retryable,
+        });
+      }
+      throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    }),
+  );
+
+  server.setRequestHandler(
+    SubscribeRequestSchema,
+    track(async (request) => {
+      subscriptions.add(request.params.uri);
+      return {};
+    }),
+  );
+  server.setRequestHandler(
+    UnsubscribeRequestSchema,
+    track(async (request) => {
+      subscriptions.delete(request.params.uri);
+      return {};
+    }),
+  );
+
+  server.setRequestHandler(
+    ListPromptsRequestSchema,
+    track(async () => ({
+      prompts: options.prompts.map(({ name, title, description, arguments: args }) => ({
+        name,
+        ...(title ? { title } : {}),
+        description,
+        ...(args ? { arguments: args.map((a) => ({ ...a })) } : {}),
+      })),
+    })),
+  );
+
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    track(async (request) => {
+      const prompt = options.prompts.find((p) => p.name === request.params.name);
+      if (!prompt) throw new RpcError(JSONRPC.invalidParams, `Unknown prompt: ${request.params.name}`);
+      const args = request.params.arguments ?? {};
+      const missing = (prompt.arguments ?? []).filter((a) => a.required && !args[a.name]).map((a) => a.name);
+      if (missing.length > 0) {
+        throw new RpcError(JSONRPC.invalidParams, `Prompt ${prompt.name} needs ${missing.join(', ')}`, {
+          missing,
+        });
+      }
+      return prompt.get(args);
+    }),
+  );
+
+  server.setRequestHandler(
+    CompleteRequestSchema,
+    track(async (request) => {
+      const { ref, argument } = request.params;
+      const prompt = ref.type === 'ref/prompt' ? options.prompts.find((p) => p.name === ref.name) : undefined;
+      const values = prompt?.complete?.(argument.name, argument.value) ?? [];
+      return { completion: { values: values.slice(0, 100), total: values.length, hasMore: false } };
+    }),
+  );
+
+  // Our own level, so tool logs sent on the request's stream (not the SDK's per-session filter) obey it.
+  server.setRequestHandler(
+    SetLevelRequestSchema,
+    track(async (request) => {
+      level = request.params.level;
+      return {};
+    }),
+  );
+
+  const live = new Set(options.resources.filter((r) => r.live).map((r) => r.uri));
+  const unsubscribe = dispatcher.onBoardChange(() => {
+    for (const uri of subscriptions) {
+      if (live.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {});
+    }
+  });
+  server.onclose = () => unsubscribe();
+
+  return {
+    server,
+    get inFlight() {
+      return inFlight;
+    },
+    idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    async close() {
+      unsubscribe();
+      await server.close();
+    },
+  };
+}
