@@ -1,12 +1,61 @@
 #!/usr/bin/env node
+/**
+ * `jumperless-mcp`: the MCP server on stdio (default) or Streamable HTTP, on a board, a TCP link or
+ * the virtual board; `start` for a person at a terminal; `sim` for the virtual board alone.
+ */
 import { Command } from 'commander';
+import { boardOrSim } from './board.js';
+import { clientConfigs } from './clientConfigs.js';
+import { DEFAULT_HTTP_PORT, type Flags, resolveConfig } from './config.js';
+import { runHttp, runStdio } from './serve.js';
 import { runSimCommand } from './simCommand.js';
-import { tokensCommand } from './tokensCommand.js';
 
 const program = new Command()
   .name('jumperless-mcp')
   .description('MCP server for the Jumperless V5 breadboard, with a virtual board for trying it without one')
-  .version('0.1.0');
+  .version('0.1.0')
+  .enablePositionalOptions()
+  .option(
+    '--device <url>',
+    'board: serial path, auto, auto:<usb-location>, tcp://host:port, sim, sim:<parts.json>',
+  )
+  .option('--sim [parts.json]', 'use the virtual board (optionally with parts on it)')
+  .option(
+    '--http [host:port]',
+    `serve Streamable HTTP instead of stdio (default 127.0.0.1:${DEFAULT_HTTP_PORT})`,
+  )
+  .option('--origin <origin...>', 'also allow these browser origins over HTTP (exact match)')
+  .option('--audit <file>', 'append one JSON line per tool call to this file')
+  .option('--max-volts <volts>', 'highest supply voltage tools may set (<= 8)')
+  .option('--min-volts <volts>', 'lowest supply voltage tools may set (>= -8)')
+  .option('--conformance-fixtures', 'add the MCP conformance suite test tools, resources and prompts')
+  .action(async (flags: Flags) => {
+    const config = resolveConfig(flags);
+    if (config.http) {
+      const { http } = await runHttp(config);
+      process.stderr.write(`jumperless-mcp: serving ${http.url} (board: ${config.device})\n`);
+    } else {
+      await runStdio(config);
+    }
+  });
+
+program
+  .command('start')
+  .description(
+    'serve HTTP on loopback with the board if one is plugged in, else the virtual board, and print client setups',
+  )
+  .option('--port <port>', 'TCP port', String(DEFAULT_HTTP_PORT))
+  .action(async (options: { port: string }) => {
+    const base = resolveConfig({}, process.env);
+    const device = process.env.JUMPERLESS_MCP_DEVICE ? base.device : await boardOrSim();
+    const config = { ...base, device, http: base.http ?? { host: '127.0.0.1', port: Number(options.port) } };
+    const { http } = await runHttp(config, { anyPortIfBusy: true });
+    const board =
+      device === 'sim' ? 'the virtual Jumperless V5 (no board found)' : `the Jumperless on ${device}`;
+    process.stdout.write(
+      `jumperless-mcp is serving ${board} at\n\n  ${http.url}\n\n${clientConfigs(http.url)}\n\nCtrl-C stops it.\n`,
+    );
+  });
 
 program
   .command('sim')
@@ -17,13 +66,6 @@ program
   .option('--fs <dir>', 'keep the board flash in this folder')
   .option('--noise-seed <n>', 'add seeded measurement noise')
   .action(async (options) => runSimCommand(options, process.stdout));
-
-program.addCommand(tokensCommand());
-
-program
-  .command('start', { isDefault: true })
-  .description('start the virtual board (the MCP server will live here)')
-  .action(async () => runSimCommand({}, process.stdout));
 
 program.parseAsync().catch((error: unknown) => {
   process.stderr.write(`jumperless-mcp: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,0 +1,63 @@
+/**
+ * Opens the board a Config names: a device session over the right link, with the tools' helper.
+ * Only the CLI picks between serial, TCP and the in-process virtual board (DESIGN.md §2).
+ */
+import { readFileSync } from 'node:fs';
+import { createLink, parseDeviceUrl, type SimFactory } from '../device/deviceUrl.js';
+import { findReplPorts } from '../device/discovery.js';
+import { DeviceSession } from '../device/session.js';
+import { SimBoard } from '../sim/index.js';
+import { parsePartsFile } from '../sim/parts.js';
+import { type BoardClient, createBoardClient } from '../tools/boardClient.js';
+import { boardHelper } from '../tools/index.js';
+
+export interface OpenBoard {
+  client: BoardClient;
+  session: DeviceSession;
+  /** The virtual board, when the device is `sim`. */
+  sim: SimBoard | undefined;
+  /** What the user asked for, e.g. `sim` or `/dev/ttyACM0`. */
+  device: string;
+  close(): Promise<void>;
+}
+
+export async function openBoard(device: string): Promise<OpenBoard> {
+  let sim: SimBoard | undefined;
+  const simFactory: SimFactory = async ({ partsFile }) => {
+    sim = await SimBoard.start(partsFile === undefined ? {} : { partsFileText: readParts(partsFile) });
+    const board = sim;
+    return { connect: () => board.port('repl'), release: () => {} };
+  };
+  const link = await createLink(parseDeviceUrl(device), { simFactory });
+  const session = new DeviceSession(link);
+  const client = createBoardClient(session, boardHelper);
+  return {
+    client,
+    session,
+    get sim() {
+      return sim;
+    },
+    device,
+    async close() {
+      await session.close();
+      await sim?.stop();
+    },
+  };
+}
+
+/** A refused parts file stops the start with its line numbers, before any board starts. */
+function readParts(path: string): string {
+  const text = readFileSync(path, 'utf8');
+  const parsed = parsePartsFile(text);
+  if (!parsed.ok) throw new Error(`${path}: ${parsed.errors.join('; ')}`);
+  return text;
+}
+
+/** `auto` when a Jumperless is plugged in, else the virtual board (for `npm start`). */
+export async function boardOrSim(): Promise<string> {
+  try {
+    return (await findReplPorts()).length > 0 ? 'auto' : 'sim';
+  } catch {
+    return 'sim';
+  }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, parseHttp, resolveConfig } from './config.js';
+
+describe('resolveConfig', () => {
+  it('starts from the defaults', () => {
+    expect(resolveConfig({}, {})).toEqual(DEFAULT_CONFIG);
+  });
+  it('lets env override defaults and flags override env', () => {
+    const env = {
+      JUMPERLESS_MCP_DEVICE: 'tcp://127.0.0.1:7000',
+      JUMPERLESS_MCP_MAX_VOLTS: '5',
+      JUMPERLESS_MCP_HTTP: '9000',
+    };
+    expect(resolveConfig({}, env)).toMatchObject({
+      device: 'tcp://127.0.0.1:7000',
+      maxVolts: 5,
+      http: { host: '127.0.0.1', port: 9000 },
+    });
+    expect(resolveConfig({ sim: 'parts.json', maxVolts: '3.3' }, env)).toMatchObject({
+      device: 'sim:parts.json',
+      maxVolts: 3.3,
+    });
+    expect(resolveConfig({ sim: true }, env).device).toBe('sim');
+    expect(resolveConfig({ http: true }, {}).http).toEqual({ host: '127.0.0.1', port: 8931 });
+  });
+  it('refuses nonsense with the setting named', () => {
+    expect(() => resolveConfig({ maxVolts: 'lots' }, {})).toThrow(/--max-volts/);
+    expect(() => resolveConfig({}, { JUMPERLESS_MCP_MIN_VOLTS: 'x' })).toThrow(/JUMPERLESS_MCP_MIN_VOLTS/);
+    expect(() => resolveConfig({ minVolts: '5', maxVolts: '3' }, {})).toThrow(/above the maximum/);
+  });
+});
+
+describe('parseHttp', () => {
+  it('reads [host:]port', () => {
+    expect(parseHttp('8931')).toEqual({ host: '127.0.0.1', port: 8931 });
+    expect(parseHttp('0.0.0.0:80')).toEqual({ host: '0.0.0.0', port: 80 });
+    expect(parseHttp('[::1]:0')).toEqual({ host: '::1', port: 0 });
+    expect(() => parseHttp('host:99999')).toThrow(/\[host:\]port/);
+    expect(() => parseHttp('http://x')).toThrow();
+  });
+});

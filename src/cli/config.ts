@@ -1,0 +1,108 @@
+/**
+ * One typed Config (STYLE.md §11): defaults, then `JUMPERLESS_MCP_*` environment variables, then
+ * command-line flags. The JSDoc of each field is the reference.
+ */
+
+export interface Config {
+  /**
+   * The board: a serial path, `auto`, `auto:<usb-location>`, `tcp://host:port`, `sim` or
+   * `sim:<parts.json>`. Default `auto`. Env `JUMPERLESS_MCP_DEVICE`, flag `--device`, `--sim`.
+   */
+  device: string;
+  /**
+   * Serve Streamable HTTP on this address instead of stdio; undefined = stdio. Default host
+   * 127.0.0.1. Env `JUMPERLESS_MCP_HTTP`, flag `--http [host:]port`.
+   */
+  http: { host: string; port: number } | undefined;
+  /** Origins allowed besides loopback and tauri://, exact match. Default none. Env `JUMPERLESS_MCP_ORIGINS` (comma list), flag `--origin` (repeatable). */
+  origins: string[];
+  /** Append one JSON line per tool call to this file. Default none. Env `JUMPERLESS_MCP_AUDIT`, flag `--audit`. */
+  audit: string | undefined;
+  /** Highest supply voltage allowed (never above the board's +8 V). Default 8. Env `JUMPERLESS_MCP_MAX_VOLTS`, flag `--max-volts`. */
+  maxVolts: number;
+  /** Lowest supply voltage allowed (never below the board's -8 V). Default -8. Env `JUMPERLESS_MCP_MIN_VOLTS`, flag `--min-volts`. */
+  minVolts: number;
+  /** Add the test tools, resources and prompts of the MCP conformance suite. Default false. Env `JUMPERLESS_MCP_CONFORMANCE_FIXTURES=1`, flag `--conformance-fixtures`. */
+  conformanceFixtures: boolean;
+}
+
+export const DEFAULT_CONFIG: Config = {
+  device: 'auto',
+  http: undefined,
+  origins: [],
+  audit: undefined,
+  maxVolts: 8,
+  minVolts: -8,
+  conformanceFixtures: false,
+};
+
+/** Flags as commander gives them (all optional). */
+export interface Flags {
+  device?: string;
+  sim?: string | boolean;
+  http?: string | boolean;
+  origin?: string[];
+  audit?: string;
+  maxVolts?: string;
+  minVolts?: string;
+  conformanceFixtures?: boolean;
+}
+
+export const DEFAULT_HTTP_PORT = 8931;
+
+export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): Config {
+  const config: Config = { ...DEFAULT_CONFIG, origins: [] };
+  const e = (name: string) => {
+    const value = env[`JUMPERLESS_MCP_${name}`];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  if (e('DEVICE')) config.device = e('DEVICE') as string;
+  if (e('HTTP')) config.http = parseHttp(e('HTTP') as string);
+  if (e('ORIGINS'))
+    config.origins = (e('ORIGINS') as string)
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
+  if (e('AUDIT')) config.audit = e('AUDIT');
+  if (e('MAX_VOLTS')) config.maxVolts = parseVolts(e('MAX_VOLTS') as string, 'JUMPERLESS_MCP_MAX_VOLTS');
+  if (e('MIN_VOLTS')) config.minVolts = parseVolts(e('MIN_VOLTS') as string, 'JUMPERLESS_MCP_MIN_VOLTS');
+  if (e('CONFORMANCE_FIXTURES'))
+    config.conformanceFixtures = /^(1|true|yes)$/i.test(e('CONFORMANCE_FIXTURES') as string);
+
+  if (flags.device !== undefined) config.device = flags.device;
+  if (flags.sim !== undefined && flags.sim !== false)
+    config.device = flags.sim === true ? 'sim' : `sim:${flags.sim}`;
+  if (flags.http !== undefined && flags.http !== false) {
+    config.http =
+      flags.http === true ? { host: '127.0.0.1', port: DEFAULT_HTTP_PORT } : parseHttp(flags.http);
+  }
+  if (flags.origin?.length) config.origins = [...config.origins, ...flags.origin];
+  if (flags.audit !== undefined) config.audit = flags.audit;
+  if (flags.maxVolts !== undefined) config.maxVolts = parseVolts(flags.maxVolts, '--max-volts');
+  if (flags.minVolts !== undefined) config.minVolts = parseVolts(flags.minVolts, '--min-volts');
+  if (flags.conformanceFixtures) config.conformanceFixtures = true;
+  if (config.minVolts > config.maxVolts) {
+    throw new Error(`the minimum voltage ${config.minVolts} V is above the maximum ${config.maxVolts} V`);
+  }
+  return config;
+}
+
+/** `8931`, `127.0.0.1:8931`, `[::1]:8931`, `localhost:0`. */
+export function parseHttp(text: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[2]);
+  if (!match || port > 65535)
+    throw new Error(`cannot listen on "${text}": use [host:]port, e.g. 8931 or 127.0.0.1:8931`);
+  return { host: (match[1] ?? '127.0.0.1').replace(/^\[|\]$/g, ''), port };
+}
+
+function parseVolts(text: string, what: string): number {
+  const volts = Number(text);
+  if (text.trim() === '' || !Number.isFinite(volts))
+    throw new Error(`${what}: "${text}" is not a number of volts`);
+  return volts;
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

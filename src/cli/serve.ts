@@ -1,0 +1,112 @@
+/**
+ * Builds the server from a Config and runs it on stdio or HTTP: the board, the dispatcher over the
+ * catalog (plus fixtures when asked), resources and prompts, all shared by every connection.
+ */
+import {
+  boardResources,
+  CAPABILITIES,
+  type Caller,
+  type Capability,
+  createDispatcher,
+  fileAuditSink,
+} from '../dispatch/index.js';
+import { type RunningHttpServer, startHttpServer } from '../http/app.js';
+import {
+  conformancePrompts,
+  conformanceResources,
+  conformanceTemplates,
+  conformanceTools,
+} from '../mcp/conformance.js';
+import { prompts } from '../mcp/prompts.js';
+import { createMcpServer, type McpServerHandle } from '../mcp/server.js';
+import { serveStdio } from '../mcp/stdio.js';
+import { catalog } from '../tools/index.js';
+import { safetyPolicy } from '../tools/safety.js';
+import { type OpenBoard, openBoard } from './board.js';
+import { type Config, isLoopback } from './config.js';
+
+/** stdio: the client that launched us is the operator (DESIGN.md §4 "Trust"). */
+const OPERATOR: ReadonlySet<Capability> = new Set(CAPABILITIES);
+/** Anonymous HTTP on loopback: everything but exec and admin. */
+export const ANONYMOUS: ReadonlySet<Capability> = new Set(
+  CAPABILITIES.filter((c) => c !== 'jumperless.exec' && c !== 'jumperless.admin'),
+);
+
+export interface App {
+  board: OpenBoard;
+  createServer(caller: (sessionId: string | undefined) => Caller): McpServerHandle;
+  close(): Promise<void>;
+}
+
+export async function buildApp(config: Config): Promise<App> {
+  const board = await openBoard(config.device);
+  const audit = config.audit ? fileAuditSink(config.audit) : undefined;
+  const tools = config.conformanceFixtures ? [...catalog, ...conformanceTools] : catalog;
+  const dispatcher = createDispatcher({
+    tools,
+    board: board.client,
+    safety: safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts }),
+    ...(audit ? { audit } : {}),
+  });
+  const resources = [
+    ...boardResources({ tools: catalog }),
+    ...(config.conformanceFixtures ? conformanceResources : []),
+  ];
+  return {
+    board,
+    createServer: (caller) =>
+      createMcpServer({
+        dispatcher,
+        resources,
+        templates: config.conformanceFixtures ? conformanceTemplates : [],
+        prompts: config.conformanceFixtures ? [...prompts, ...conformancePrompts] : prompts,
+        caller: (extra) => caller(extra.sessionId),
+      }),
+    async close() {
+      await board.close();
+      await audit?.close();
+    },
+  };
+}
+
+export async function runStdio(config: Config): Promise<void> {
+  const app = await buildApp(config);
+  const handle = app.createServer(() => ({ id: 'stdio', granted: OPERATOR }));
+  await serveStdio(handle, { shutdown: () => app.close() });
+}
+
+/** `anyPortIfBusy`: when the port is taken, take a free one rather than fail (for `start`). */
+export async function runHttp(
+  config: Config,
+  options: { anyPortIfBusy?: boolean } = {},
+): Promise<{ app: App; http: RunningHttpServer }> {
+  const where = config.http ?? { host: '127.0.0.1', port: 0 };
+  if (!isLoopback(where.host)) {
+    // DESIGN.md §4 "Trust": bound elsewhere, refuse to start without tokens (none exist yet).
+    throw new Error(
+      `refusing to listen on ${where.host}: without bearer tokens the server only binds to loopback (127.0.0.1, ::1, localhost)`,
+    );
+  }
+  const app = await buildApp(config);
+  const listen = (port: number) =>
+    startHttpServer({
+      host: where.host,
+      port,
+      origins: config.origins,
+      createServer: () =>
+        app.createServer((sessionId) => ({ id: `http:${sessionId ?? 'new'}`, granted: ANONYMOUS })),
+    });
+  const http = await listen(where.port).catch(async (error: unknown) => {
+    if (options.anyPortIfBusy && (error as NodeJS.ErrnoException).code === 'EADDRINUSE') return listen(0);
+    await app.close();
+    throw error;
+  });
+  const stop = async () => {
+    await http.close();
+    await app.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  return { app, http };
+}
