@@ -292,7 +292,7 @@ export class DeviceSession {
         }, waitMs);
         job.cleanup.push(() => clearTimeout(timer));
       }
-      void this.pump();
+      if (!this.pumping) void this.pump();
     });
   }
 
@@ -675,7 +675,7 @@ export class DeviceSession {
       this.disconnectedAt = undefined;
       owners.set(this.link.id, this);
       this.setState('ready');
-      void this.pump();
+      if (!this.pumping) void this.pump();
     }
   }
 
