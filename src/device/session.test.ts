@@ -2,6 +2,7 @@
  * Session behaviour that needs the in-process virtual board's fault hooks: the watchdog reset,
  * a hung board, floods, escalation, ownership, lazy connect and helper priming.
  */
+import { Duplex } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimBoard } from '../sim/index.js';
 import { DeviceError } from './errors.js';
@@ -170,6 +171,47 @@ describe('session input and output limits', () => {
       expect(await session.call(pyLiteral(text))).toBe(wellFormed(text));
     }
   });
+});
+
+/**
+ * The virtual board as firmware without raw-paste: the request `\x05A\x01` is answered `R\x00`
+ * (refused), or, like firmware that does not know it at all, only its `\x01` reaches the REPL,
+ * which re-sends the raw header. Everything else goes to the real VM unchanged.
+ */
+function withoutRawPaste(reply: 'refuse' | 'unknown'): DeviceLink & { requests: () => number } {
+  let requests = 0;
+  const inner = board.port('repl');
+  const front = new Duplex({
+    read() {},
+    write(chunk: Buffer, _encoding, callback) {
+      if (chunk.equals(Buffer.from('\x05A\x01'))) {
+        requests++;
+        if (reply === 'refuse') front.push(Buffer.from('R\x00'));
+        else inner.write(Buffer.from('\x01'));
+      } else {
+        inner.write(chunk);
+      }
+      callback();
+    },
+  });
+  inner.on('data', (chunk: Buffer) => front.push(chunk));
+  const link = streamLink('sim:no-paste', { connect: () => front, release: () => {} });
+  return Object.assign(link, { requests: () => requests });
+}
+
+describe('raw-paste fallback', () => {
+  it.each(['refuse', 'unknown'] as const)(
+    'sends big code the plain way when the board answers "%s"',
+    async (reply) => {
+      const link = withoutRawPaste(reply);
+      const session = open(link);
+      const code = `x = ${pyLiteral('b'.repeat(5000))}\nprint(len(x))`;
+      expect(await session.exec(code)).toMatchObject({ stdout: '5000\n' });
+      expect(await session.exec(code)).toMatchObject({ stdout: '5000\n' });
+      expect(link.requests()).toBe(1); // asked once per connection, then remembered
+      expect(await session.call('"after"')).toBe('after');
+    },
+  );
 });
 
 describe('session ownership and lifecycle', () => {
