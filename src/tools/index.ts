@@ -6,6 +6,7 @@ import * as gpio from './gpio.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
 import type { AnyTool } from './tool.js';
+import * as user from './user.js';
 import * as wavegen from './wavegen.js';
 
 /** Tool groups: file name = group id. Each exports `default` (its tools) and `python` (helper code). */
@@ -15,6 +16,7 @@ const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = 
   connections,
   wavegen,
   oled,
+  user,
 ];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);
