@@ -3,6 +3,7 @@ import type { HelperModule } from '../device/session.js';
 import { toolsHelper } from './boardClient.js';
 import * as connections from './connections.js';
 import * as gpio from './gpio.js';
+import * as measure from './measure.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
 import type { AnyTool } from './tool.js';
@@ -14,6 +15,7 @@ const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = 
   power,
   gpio,
   connections,
+  measure,
   wavegen,
   oled,
   user,

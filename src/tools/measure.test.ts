@@ -1,0 +1,285 @@
+import { inflateSync } from 'node:zlib';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isBridgeable, resolveNode } from '../board/nodes.js';
+import { type BoardClient, boundBoardClient } from './boardClient.js';
+import { hostileStrings } from './hostileStrings.js';
+import { currentMeasure, resistanceMeasure, voltageMeasure, voltageSweep } from './measure.js';
+import { startToolHarness, type ToolHarness } from './testHarness.js';
+import { type AnyTool, ToolError } from './tool.js';
+
+/** Virtual parts: a 1k-1k divider from the top rail, loose parts to measure, a red LED. */
+const PARTS = JSON.stringify({
+  parts: [
+    { type: 'resistor', id: 'R1', between: ['TOP_RAIL', 10], ohms: '1k' },
+    { type: 'resistor', id: 'R2', between: [10, 'GND'], ohms: '1k' },
+    { type: 'resistor', id: 'R3', between: [20, 21], ohms: '1k' },
+    { type: 'resistor', id: 'R4', between: [22, 23], ohms: '470k' },
+    { type: 'resistor', id: 'R5', between: [24, 'GND'], ohms: '1k' },
+    { type: 'led', id: 'LED1', anode: 40, cathode: 'GND', color: 'red' },
+  ],
+});
+
+let h: ToolHarness;
+beforeAll(async () => {
+  h = await startToolHarness({ partsFileText: PARTS, noiseSeed: 7 });
+});
+afterAll(async () => h.close());
+beforeEach(async () => {
+  await h.session.exec('nodes_clear()\nfor c in range(4): dac_set(c, 3.33 if c == 0 else 0.0)');
+});
+
+const bridges = () => h.python<number[][]>('[list(get_bridge(i)) for i in range(get_num_bridges())]');
+const setup = (code: string) => h.session.exec(code);
+
+/** A context whose signal the test controls. */
+function cancellable() {
+  const controller = new AbortController();
+  return {
+    controller,
+    extra: { signal: controller.signal, board: boundBoardClient(h.client, { signal: controller.signal }) },
+  };
+}
+
+describe('voltage_measure', () => {
+  it('reads the middle of a 1k-1k divider on a 5 V rail, and removes the ADC bridge after', async () => {
+    await setup('dac_set(TOP_RAIL, 5.0)');
+    const before = await bridges();
+    const { result } = await h.run(voltageMeasure, { node: 10 });
+    expect(result).toMatchObject({ node: '10', adc: 'ADC0', routed_temporarily: true, clipped: false });
+    expect((result as { volts: number }).volts).toBeCloseTo(2.5, 1);
+    expect(await bridges()).toEqual(before);
+  });
+
+  it('uses an ADC already on the net and changes nothing', async () => {
+    await setup('dac_set(TOP_RAIL, 5.0)\nconnect(ADC2, 10)');
+    const before = await bridges();
+    const { result } = await h.run(voltageMeasure, { node: '10', samples: 8 });
+    expect(result).toMatchObject({ adc: 'ADC2', routed_temporarily: false, samples: 8 });
+    expect((result as { volts: number }).volts).toBeCloseTo(2.5, 1);
+    expect(await bridges()).toEqual(before);
+  });
+
+  it('reads a rail directly', async () => {
+    await setup('dac_set(TOP_RAIL, 3.3)');
+    const { result } = await h.run(voltageMeasure, { node: 'TOP_RAIL' });
+    expect((result as { volts: number }).volts).toBeCloseTo(3.3, 1);
+  });
+
+  it('says so when every ADC is taken', async () => {
+    await setup('connect(ADC0, 1)\nconnect(ADC1, 2)\nconnect(ADC2, 3)\nconnect(ADC3, 4)');
+    await expect(h.run(voltageMeasure, { node: 10 })).rejects.toMatchObject({ code: 'no_free_adc' });
+  });
+
+  it('puts the routing back when cancelled mid-reading', async () => {
+    await setup('dac_set(TOP_RAIL, 5.0)\nconnect(1, 2)');
+    const before = await bridges();
+    const { controller, extra } = cancellable();
+    const run = h.run(voltageMeasure, { node: 10, settle_ms: 1000 }, extra);
+    setTimeout(() => controller.abort(), 200);
+    await expect(run).rejects.toMatchObject({ code: 'canceled' });
+    expect(await bridges()).toEqual(before);
+    expect(await h.python('bool(is_connected(ADC0, 10))')).toBe(false);
+  });
+
+  it('repairs the routing itself when the board was left with the ADC bridge (a failed call)', async () => {
+    const before = await bridges();
+    // A board that routed the ADC, then the link failed before its cleanup ran.
+    const broken: BoardClient = {
+      ...h.client,
+      call: async (expression, options) => {
+        if (expression.startsWith('_jlt.meas_volts')) {
+          await h.session.exec('connect(ADC0, 10)');
+          throw new Error('link lost');
+        }
+        return h.client.call(expression, options);
+      },
+    };
+    await expect(h.run(voltageMeasure, { node: 10 }, { board: broken })).rejects.toThrow('link lost');
+    expect(await bridges()).toEqual(before);
+  });
+});
+
+describe('current_measure', () => {
+  it('reads the current through the ISENSE shunt in series with a 1k load', async () => {
+    await setup('connect(DAC1, ISENSE_PLUS)\nconnect(ISENSE_MINUS, 24)\ndac_set(DAC1, 2.0)');
+    const { result } = await h.run(currentMeasure, {});
+    const r = result as {
+      current_amps: number;
+      current_milliamps: number;
+      bus_volts: number;
+      in_circuit: boolean;
+    };
+    expect(r.in_circuit).toBe(true);
+    // 2 V over 1k + the shunt and two crossbar paths (about 80 ohm).
+    expect(r.current_milliamps).toBeGreaterThan(1.75);
+    expect(r.current_milliamps).toBeLessThan(2.0);
+    expect(r.bus_volts).toBeGreaterThan(1.8);
+    expect(r.current_amps * 1000).toBeCloseTo(r.current_milliamps, 3);
+  });
+
+  it('notes when the shunt is not in any circuit', async () => {
+    const { result } = await h.run(currentMeasure, {});
+    expect(result).toMatchObject({ in_circuit: false, current_amps: expect.any(Number) });
+    expect((result as { note: string }).note).toMatch(/ISENSE/);
+  });
+});
+
+describe('resistance_measure', () => {
+  const within = (r: { ohms: number; error_ohms: number }, ohms: number) =>
+    expect(Math.abs(r.ohms - ohms)).toBeLessThanOrEqual(r.error_ohms);
+
+  it('measures a 1k part within its stated error (shunt method), leaving DAC1 and the bridges as they were', async () => {
+    await setup('dac_set(DAC1, 1.25)\nconnect(5, 6)');
+    const before = await bridges();
+    const { result } = await h.run(resistanceMeasure, { a: 20, b: 21 });
+    const r = result as { ohms: number; error_ohms: number; error_percent: number; method: string };
+    expect(r.method).toBe('shunt');
+    within(r, 1000);
+    expect(r.error_percent).toBeLessThan(6);
+    expect(await bridges()).toEqual(before);
+    expect(await h.python('dac_get(1)')).toBe(1.25);
+  });
+
+  it('measures 470k with the ADC-divider method within its stated error', async () => {
+    const { result } = await h.run(resistanceMeasure, { a: 22, b: 23 });
+    const r = result as { ohms: number; error_ohms: number; method: string };
+    expect(r.method).toBe('divider');
+    within(r, 470e3);
+  });
+
+  it('reports an open circuit with a lower bound', async () => {
+    const { result } = await h.run(resistanceMeasure, { a: 50, b: 51 });
+    expect(result).toMatchObject({ open: true, ohms: null });
+    expect((result as { min_ohms: number }).min_ohms).toBeGreaterThan(10e6);
+  });
+
+  it('refuses nodes in a circuit, supplies, and a busy DAC1', async () => {
+    await setup('connect(20, 30)');
+    await expect(h.run(resistanceMeasure, { a: 20, b: 21 })).rejects.toMatchObject({ code: 'in_circuit' });
+    await expect(h.run(resistanceMeasure, { a: 'TOP_RAIL', b: 21 })).rejects.toMatchObject({
+      code: 'invalid_node',
+    });
+    await setup('connect(DAC1, 44)');
+    await expect(h.run(resistanceMeasure, { a: 22, b: 23 })).rejects.toMatchObject({ code: 'busy' });
+  });
+});
+
+describe('voltage_sweep', () => {
+  it('sweeps DAC1 into an LED: progress per point, I-V points, a PNG plot, DAC1 and bridges restored', async () => {
+    await setup('connect(DAC1, ISENSE_PLUS)\nconnect(ISENSE_MINUS, 40)\ndac_set(DAC1, 0.5)');
+    const before = await bridges();
+    const { result, images, progress } = await h.run(voltageSweep, {
+      supply: 'DAC1',
+      start_volts: 0,
+      stop_volts: 4,
+      points: 9,
+      node: 40,
+    });
+    const r = result as { points: Array<{ supply_volts: number; node_volts: number; current_amps: number }> };
+    expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(r.points.map((p) => p.supply_volts)).toEqual([0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4]);
+    // An LED: no current below its knee, then the voltage levels off while the current rises.
+    expect(r.points[1]?.current_amps).toBeLessThan(1e-4);
+    expect(r.points[8]?.current_amps).toBeGreaterThan(0.01);
+    expect(r.points[8]?.node_volts).toBeLessThan(2.2);
+    expect(result).toMatchObject({ restored_volts: 0.5, node: '40' });
+    expect(await h.python('dac_get(1)')).toBe(0.5);
+    expect(await bridges()).toEqual(before);
+
+    expect(images).toHaveLength(1);
+    const png = Buffer.from(images[0]?.data ?? '', 'base64');
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(png.length).toBeLessThan(200 * 1024);
+    expect(png.readUInt32BE(16)).toBe(560);
+    const idat = png.indexOf('IDAT');
+    expect(inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4))).length).toBe(
+      (560 * 3 + 1) * 360,
+    );
+  });
+
+  it('stops between points when cancelled and still restores the supply and routing', async () => {
+    await setup('dac_set(TOP_RAIL, 1.0)');
+    const before = await bridges();
+    const { controller, extra } = cancellable();
+    const seen: number[] = [];
+    const run = h.run(
+      voltageSweep,
+      { supply: 'TOP_RAIL', start_volts: 0, stop_volts: 5, points: 50, node: 10, measure_current: false },
+      {
+        ...extra,
+        progress: (value: number) => {
+          seen.push(value);
+          if (value === 3) controller.abort();
+        },
+      },
+    );
+    await expect(run).rejects.toBeInstanceOf(Error);
+    expect(seen.length).toBeLessThan(50);
+    expect(await h.python('dac_get(TOP_RAIL)')).toBe(1);
+    expect(await bridges()).toEqual(before);
+    // And the rail's output is back too: the divider middle reads half of 1 V.
+    const { result } = await h.run(voltageMeasure, { node: 10 });
+    expect((result as { volts: number }).volts).toBeCloseTo(0.5, 1);
+  });
+
+  it('checks every voltage against the safety limits before sending', async () => {
+    await expect(
+      h.run(
+        voltageSweep,
+        { supply: 'DAC1', start_volts: 0, stop_volts: 5, node: 10 },
+        { safety: { maxVolts: 3.3, minVolts: 0 } },
+      ),
+    ).rejects.toMatchObject({ code: 'unsafe_voltage' });
+    expect(voltageSweep.input.safeParse({ supply: 'DAC0', start_volts: 0, stop_volts: 1 }).success).toBe(
+      false,
+    );
+    expect(voltageSweep.input.safeParse({ supply: 'DAC1', start_volts: 0, stop_volts: 9 }).success).toBe(
+      false,
+    );
+    await expect(
+      h.run(voltageSweep, { supply: 'DAC1', start_volts: 0, stop_volts: 1, measure_current: false }),
+    ).rejects.toMatchObject({
+      code: 'invalid_arguments',
+    });
+  });
+});
+
+describe('hostile strings', () => {
+  it('node arguments are refused before anything is sent, or name a node and work literally', async () => {
+    const cases: Array<[AnyTool, (s: string) => unknown]> = [
+      [voltageMeasure, (s) => ({ node: s })],
+      [resistanceMeasure, (s) => ({ a: s, b: 21 })],
+      [resistanceMeasure, (s) => ({ a: 20, b: s })],
+      [voltageSweep, (s) => ({ supply: 'DAC1', start_volts: 0, stop_volts: 0.1, points: 2, node: s })],
+    ];
+    let refused = 0;
+    for (const s of hostileStrings()) {
+      const id = resolveNode(s);
+      const valid = id !== undefined && isBridgeable(id);
+      for (const [tool, args] of cases) {
+        if (!tool.input.safeParse(args(s)).success) {
+          refused++;
+          continue;
+        }
+        const sent: string[] = [];
+        const board: BoardClient = {
+          ...h.client,
+          call: (expression, options) => {
+            sent.push(expression);
+            return h.client.call(expression, options);
+          },
+        };
+        const run = h.run(tool, args(s), { board });
+        if (valid) {
+          await run.catch((error: unknown) => expect(error).toBeInstanceOf(ToolError));
+        } else {
+          await expect(run).rejects.toMatchObject({ code: 'invalid_node' });
+          expect(sent).toEqual([]);
+          refused++;
+        }
+      }
+    }
+    expect(refused).toBeGreaterThan(800);
+    expect(await bridges()).toEqual([[139, 106, 1]]);
+  });
+});
