@@ -3,6 +3,7 @@ import type { HelperModule } from '../device/session.js';
 import { toolsHelper } from './boardClient.js';
 import * as connections from './connections.js';
 import * as gpio from './gpio.js';
+import * as leds from './leds.js';
 import * as measure from './measure.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
@@ -16,6 +17,7 @@ const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = 
   gpio,
   connections,
   measure,
+  leds,
   wavegen,
   oled,
   user,

@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hostileStrings } from './hostileStrings.js';
+import {
+  overlayCanvas,
+  overlayClear,
+  overlayClearAll,
+  overlayList,
+  overlaySet,
+  overlaySetPixels,
+  parseOverlays,
+  rowsHighlight,
+} from './leds.js';
+import { startToolHarness, type ToolHarness } from './testHarness.js';
+import { type AnyTool, ToolError } from './tool.js';
+
+let h: ToolHarness;
+beforeAll(async () => {
+  h = await startToolHarness();
+});
+afterAll(async () => h.close());
+beforeEach(async () => {
+  await h.python('overlay_clear_all()');
+});
+
+const stored = async () => parseOverlays(await h.python('overlay_serialize()'));
+const at = (canvas: Uint32Array, x: number, y: number) => canvas[(y - 1) * 30 + x - 1];
+
+describe('overlay_set', () => {
+  it('sends name, x_col, y_row, height, width in the firmware order and reads it back', async () => {
+    const { result } = await h.run(overlaySet, {
+      name: 'box',
+      x_col: 5,
+      y_row: 2,
+      width: 3,
+      height: 2,
+      colors: ['#110000', '#002200', '#000033', '#440000', '#005500', '#000066'],
+    });
+    expect(result).toMatchObject({ index: 0, name: 'box', x_col: 5, y_row: 2, width: 3, height: 2 });
+    const [box] = await stored();
+    expect(box).toEqual({
+      name: 'box',
+      row: 2,
+      col: 5,
+      width: 3,
+      height: 2,
+      colors: ['110000', '002200', '000033', '440000', '005500', '000066'],
+    });
+    const canvas = overlayCanvas(await stored());
+    expect(at(canvas, 5, 2)).toBe(0x110000);
+    expect(at(canvas, 7, 3)).toBe(0x000066);
+    expect(at(canvas, 8, 3)).toBe(0);
+  });
+
+  it('fills with one colour, and replaces an overlay of the same name', async () => {
+    await h.run(overlaySet, { name: 'a', x_col: 1, y_row: 1, width: 2, height: 1, colors: ['#101010'] });
+    const { result } = await h.run(overlaySet, {
+      name: 'a',
+      x_col: 30,
+      y_row: 10,
+      width: 1,
+      height: 1,
+      colors: ['#ABCDEF'],
+    });
+    expect(result).toMatchObject({ colors: ['#abcdef'] });
+    expect(await stored()).toEqual([
+      { name: 'a', row: 10, col: 30, width: 1, height: 1, colors: ['ABCDEF'] },
+    ]);
+  });
+
+  it('refuses rectangles past the canvas, wrong colour counts, bad colours and names', async () => {
+    await expect(
+      h.run(overlaySet, { name: 'x', x_col: 29, y_row: 1, width: 3, height: 1, colors: ['#111111'] }),
+    ).rejects.toMatchObject({ code: 'out_of_canvas' });
+    await expect(
+      h.run(overlaySet, { name: 'x', x_col: 1, y_row: 9, width: 1, height: 3, colors: ['#111111'] }),
+    ).rejects.toMatchObject({ code: 'out_of_canvas' });
+    await expect(
+      h.run(overlaySet, {
+        name: 'x',
+        x_col: 1,
+        y_row: 1,
+        width: 2,
+        height: 2,
+        colors: ['#111111', '#222222'],
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_arguments' });
+    for (const bad of [
+      { name: 'x', x_col: 0, y_row: 1, width: 1, height: 1, colors: ['#111111'] },
+      { name: 'x', x_col: 1, y_row: 11, width: 1, height: 1, colors: ['#111111'] },
+      { name: 'x', x_col: 1, y_row: 1, width: 1, height: 1, colors: ['red'] },
+      { name: 'x', x_col: 1, y_row: 1, width: 1, height: 1, colors: [0xff0000] },
+      { name: '_DIRECT_PIXELS_', x_col: 1, y_row: 1, width: 1, height: 1, colors: ['#111111'] },
+    ]) {
+      expect(overlaySet.input.safeParse(bad).success).toBe(false);
+    }
+    expect(await stored()).toEqual([]);
+  });
+
+  it('reports the firmware refusing a ninth overlay', async () => {
+    for (let i = 0; i < 8; i++) {
+      await h.run(overlaySet, {
+        name: `o${i}`,
+        x_col: i + 1,
+        y_row: 1,
+        width: 1,
+        height: 1,
+        colors: ['#010101'],
+      });
+    }
+    await expect(
+      h.run(overlaySet, { name: 'o8', x_col: 9, y_row: 1, width: 1, height: 1, colors: ['#010101'] }),
+    ).rejects.toMatchObject({ code: 'overlay_refused' });
+  });
+});
+
+describe('clear and list', () => {
+  it('clears one overlay by name, then all', async () => {
+    await h.run(overlaySet, { name: 'a', x_col: 1, y_row: 1, width: 1, height: 1, colors: ['#010101'] });
+    await h.run(overlaySet, { name: 'b', x_col: 2, y_row: 1, width: 1, height: 1, colors: ['#020202'] });
+    expect((await h.run(overlayList)).result).toMatchObject({
+      overlays: [
+        { name: 'a', x_col: 1, colors: ['#010101'] },
+        { name: 'b', x_col: 2, colors: ['#020202'] },
+      ],
+    });
+    expect((await h.run(overlayClear, { name: 'a' })).result).toEqual({ cleared: true, remaining: 1 });
+    expect((await h.run(overlayClear, { name: 'a' })).result).toEqual({ cleared: false, remaining: 1 });
+    expect((await h.run(overlayClearAll)).result).toEqual({ remaining: 0 });
+    expect(await stored()).toEqual([]);
+  });
+});
+
+describe('overlay_set_pixels', () => {
+  it('sets single LEDs, and reports those hidden under a later overlay', async () => {
+    const first = await h.run(overlaySetPixels, { pixels: [{ x_col: 4, y_row: 7, color: '#0a0b0c' }] });
+    expect(first.result).toEqual({ set: 1, hidden: [] });
+    expect(at(overlayCanvas(await stored()), 4, 7)).toBe(0x0a0b0c);
+    await h.run(overlaySet, { name: 'cover', x_col: 1, y_row: 6, width: 10, height: 2, colors: ['#200000'] });
+    const second = await h.run(overlaySetPixels, {
+      pixels: [
+        { x_col: 4, y_row: 7, color: '#00ff00' },
+        { x_col: 20, y_row: 1, color: '#0000ff' },
+      ],
+    });
+    expect(second.result).toEqual({ set: 2, hidden: [{ x_col: 4, y_row: 7 }] });
+  });
+});
+
+describe('rows_highlight', () => {
+  it('lights every hole of the given rows in both halves and nothing else', async () => {
+    const { result } = await h.run(rowsHighlight, { rows: [5, 33, 3], color: '#302000' });
+    expect(result).toMatchObject({ name: 'highlight', rows: [3, 5, 33], color: '#302000' });
+    const canvas = overlayCanvas(await stored());
+    const lit: string[] = [];
+    for (let y = 1; y <= 10; y++) for (let x = 1; x <= 30; x++) if (at(canvas, x, y)) lit.push(`${x},${y}`);
+    const expected = [
+      ...[1, 2, 3, 4, 5].flatMap((y) => [`3,${y}`, `5,${y}`]),
+      ...[6, 7, 8, 9, 10].map((y) => `3,${y}`),
+    ];
+    expect(lit.sort()).toEqual(expected.sort());
+    expect(at(canvas, 5, 1)).toBe(0x302000);
+  });
+
+  it('replaces the previous highlight, and an empty list removes it', async () => {
+    await h.run(rowsHighlight, { rows: [1] });
+    await h.run(rowsHighlight, { rows: [60] });
+    const canvas = overlayCanvas(await stored());
+    expect(at(canvas, 1, 1)).toBe(0);
+    expect(at(canvas, 30, 10)).toBe(0x402a00);
+    expect((await h.run(rowsHighlight, { rows: [] })).result).toMatchObject({ rows: [], index: null });
+    expect(await stored()).toEqual([]);
+  });
+});
+
+describe('hostile strings', () => {
+  it('names and colours are refused by validation or used literally; nothing runs', async () => {
+    let literal = 0;
+    for (const s of hostileStrings()) {
+      const cases: Array<[AnyTool, unknown]> = [
+        [overlaySet, { name: s, x_col: 1, y_row: 1, width: 1, height: 1, colors: ['#010101'] }],
+        [overlaySet, { name: 'n', x_col: 1, y_row: 1, width: 1, height: 1, colors: [s] }],
+        [overlayClear, { name: s }],
+        [rowsHighlight, { rows: [1], name: s }],
+        [rowsHighlight, { rows: [1], color: s }],
+        [overlaySetPixels, { pixels: [{ x_col: 1, y_row: 1, color: s }] }],
+      ];
+      for (const [tool, args] of cases) {
+        if (!tool.input.safeParse(args).success) continue;
+        try {
+          await h.run(tool, args);
+          literal++;
+        } catch (error) {
+          expect(error).toBeInstanceOf(ToolError);
+        }
+      }
+      const names = (await stored()).map((o) => o.name);
+      for (const name of names) expect(['n', 'highlight', '_DIRECT_PIXELS_', s.slice(0, 31)]).toContain(name);
+      await h.python('overlay_clear_all()');
+    }
+    expect(literal).toBeGreaterThan(20);
+    expect(await h.python('get_num_bridges()')).toBe(1);
+  });
+});
