@@ -194,6 +194,7 @@ export class SimBoard extends EventEmitter<Events> {
 
   private async powerOff(): Promise<void> {
     clearTimeout(this.watchdog);
+    this.watchdog = undefined;
     const worker = this.worker;
     this.worker = undefined;
     this.inputPort?.close();
@@ -240,11 +241,16 @@ export class SimBoard extends EventEmitter<Events> {
 
   /** A script that never looks at the interrupt flag gets the board reset (the simulated watchdog). */
   private armWatchdog(): void {
-    clearTimeout(this.watchdog);
+    // Armed once per ignored Ctrl-C: further Ctrl-Cs must not push the reset back.
+    if (this.watchdog) return;
     const control = this.control;
     this.watchdog = setTimeout(() => {
-      if (control === this.control && Atomics.load(control, CONTROL.interrupt) === 1)
-        this.reboot().catch((e) => process.stderr.write(String(e)));
+      this.watchdog = undefined;
+      if (control === this.control && Atomics.load(control, CONTROL.interrupt) === 1) {
+        this.reboot().catch((error: unknown) =>
+          process.stderr.write(`[sim] reboot failed: ${String(error)}\n`),
+        );
+      }
     }, this.options.watchdogMs ?? 1000);
     this.watchdog.unref();
   }
