@@ -170,3 +170,47 @@ export function connectivity(state: ToolBoardState): string[][] {
     .filter((nodes) => nodes.length > 1)
     .sort((a, b) => (a.join(',') < b.join(',') ? -1 : 1));
 }
+
+/** The source a supply node stands for: the three grounds are one, every other supply its own. */
+export function supplySource(name: string): string | undefined {
+  const key = canonicalNode(name) ?? name.toUpperCase();
+  if (!SUPPLY_SHORT.has(key)) return undefined;
+  return key === 'TOP_GND' || key === 'BOT_GND' ? 'GND' : key;
+}
+
+/** Messages for groups of connected nodes that would tie two different sources together. */
+export function supplyShorts(groups: readonly (readonly string[])[]): string[] {
+  return groups.flatMap((group) => {
+    const sources = [...new Set(group.map(supplySource).filter((s): s is string => s !== undefined))];
+    return sources.length > 1
+      ? [`${sources.join(' and ')} would be joined (through ${group.join(', ')})`]
+      : [];
+  });
+}
+
+const canonicalKey = (n: string): string => canonicalNode(n) ?? n.toUpperCase();
+
+/** Merges groups of names that share a member, as routing them would (canonical node names by default). */
+export function mergeGroups(
+  groups: readonly (readonly string[])[],
+  key: (name: string) => string = canonicalKey,
+): string[][] {
+  const parent = new Map<string, string>();
+  const find = (x: string): string => {
+    let root = x;
+    while (parent.get(root) !== root) root = parent.get(root) as string;
+    parent.set(x, root);
+    return root;
+  };
+  for (const group of groups) {
+    const names = group.map(key);
+    for (const name of names) if (!parent.has(name)) parent.set(name, name);
+    for (const name of names.slice(1)) parent.set(find(name), find(names[0] as string));
+  }
+  const merged = new Map<string, string[]>();
+  for (const name of parent.keys()) {
+    const root = find(name);
+    merged.set(root, [...(merged.get(root) ?? []), name]);
+  }
+  return [...merged.values()].map((g) => g.sort());
+}

@@ -7,6 +7,7 @@ import * as leds from './leds.js';
 import * as measure from './measure.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
+import * as slots from './slots.js';
 import type { AnyTool } from './tool.js';
 import * as user from './user.js';
 import * as wavegen from './wavegen.js';
@@ -21,6 +22,7 @@ const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = 
   wavegen,
   oled,
   user,
+  slots,
 ];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);
