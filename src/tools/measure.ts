@@ -658,8 +658,8 @@ function sweepPlot(
       caption,
       png: plotPng({
         title: `I-V AT ${node}`,
-        xLabel: `V(${node}) VOLTS`,
-        yLabel: 'CURRENT MA',
+        xLabel: `V(${node}) (V)`,
+        yLabel: 'CURRENT (MA)',
         points: points.map((p) => [nv(p), ma(p)]),
       }),
     };
@@ -669,8 +669,8 @@ function sweepPlot(
       caption: `Voltage at ${node} (V) against the ${supply} setpoint (V)`,
       png: plotPng({
         title: `V(${node}) VS ${supply}`,
-        xLabel: `${supply} VOLTS`,
-        yLabel: `V(${node}) VOLTS`,
+        xLabel: `${supply} (V)`,
+        yLabel: `V(${node}) (V)`,
         points: points.map((p) => [p.supply_volts, nv(p)]),
       }),
     };
@@ -679,8 +679,8 @@ function sweepPlot(
     caption: `ISENSE current (mA) against the ${supply} setpoint (V)`,
     png: plotPng({
       title: `CURRENT VS ${supply}`,
-      xLabel: `${supply} VOLTS`,
-      yLabel: 'CURRENT MA',
+      xLabel: `${supply} (V)`,
+      yLabel: 'CURRENT (MA)',
       points: points.map((p) => [p.supply_volts, ma(p)]),
     }),
   };

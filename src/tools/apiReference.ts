@@ -1,0 +1,67 @@
+/**
+ * A compact reference of the board's `jumperless` MicroPython module, served as a resource for
+ * clients that write Python (python_exec) or want to know what the tools stand on. Facts from
+ * shared/spec/jumperless-v5.md §6-§8 (firmware 5.7), in our own words.
+ */
+export const API_REFERENCE = `# Jumperless V5: the \`jumperless\` MicroPython module
+
+Every function below is a global in the board's REPL. Voltages are in volts, currents in amperes,
+power in watts. Many calls fail silently: check the effect after changing anything.
+
+## Nodes
+- Rows \`1\`-\`60\` (1-30 top half, 31-60 bottom half; each row is a strip of 5 holes).
+- Supplies: \`TOP_RAIL\` (101), \`BOTTOM_RAIL\` (102), \`DAC0\` (106), \`DAC1\` (107), \`GND\` (100).
+- Measurement: \`ADC0\`-\`ADC3\` (110-113, about +-8.9 V), \`ADC4\` (114, 0-5 V), \`PROBE\` (115),
+  \`ISENSE_PLUS\`/\`ISENSE_MINUS\` (108/109, a 2 ohm shunt read by INA sensor 0).
+- GPIO: \`GPIO_1\`-\`GPIO_8\` (131-138), \`UART_TX\`/\`UART_RX\` (116/117), \`BUFFER_IN\`/\`BUFFER_OUT\` (139/140).
+- Nano header: \`D0\`-\`D13\` (70-83), \`A0\`-\`A7\` (86-93).
+- Names are case-insensitive strings; integers are NOT validated (an unknown id is dropped silently).
+
+## Connections
+- \`connect(a, b)\` adds a bridge; silently ignored for invalid nodes, a == b, forbidden pairs
+  (GND, rails and DACs with each other, GPIO/UART/BUFFER_OUT with a rail or DAC) or a full table
+  (128 bridges). A bridge that would merge two supply nets is stored but never routed.
+- \`disconnect(a, b)\`; \`disconnect(a, -1)\` removes every bridge of a. \`nodes_clear()\` removes all
+  (the probe power bridge BUFFER_IN-DAC0 comes back).
+- \`is_connected(a, b)\`: true only for a direct bridge, not for two nodes in the same net.
+- \`get_num_bridges()\`, \`get_bridge(i) -> (a, b, duplicates)\`, \`get_path_between(a, b)\` (its
+  \`net\` is -1 when the bridge is not routed).
+
+## Nets
+- Nets 1-5 always exist: GND, Top Rail, Bottom Rail, DAC 0, DAC 1. User nets start at 6 and
+  renumber as wiring changes.
+- \`get_num_nets()\` (valid indices 1..n-1), \`get_net_info(i)\`, \`get_net_name(i)\`,
+  \`set_net_name(i, name)\`, \`get_net_color(i) -> 0xRRGGBB\`, \`set_net_color(i, color) -> bool\`.
+- Avoid \`print_nets()\` from scripts: it can wait for input on the main port.
+
+## Supplies and measurement
+- \`dac_set(ch, volts, save=True)\`: ch 0 DAC0, 1 DAC1, 2 TOP_RAIL, 3 BOTTOM_RAIL; keep within +-8 V.
+  \`dac_get(ch)\` returns the stored setpoint, not a measurement. DAC0 powers the probe LEDs.
+- \`adc_get(ch)\` (0-3): reads only mean something after the ADC is bridged to the point of
+  interest; each read averages 16 samples.
+- \`ina_get_current(0)\`, \`ina_get_bus_voltage(0)\`, \`ina_get_power(0)\`: sensor 0 is the ISENSE
+  shunt (about +-0.16 A before the shunt ADC saturates).
+- Settling: 2-10 ms after connect or dac_set, 50-100 ms after nodes_clear or set_state.
+
+## GPIO and PWM
+- \`gpio_set(pin, 'HIGH'|'LOW'|'FLOATING')\`, \`gpio_get(pin)\`, \`gpio_set_dir(pin, 'OUTPUT'|'INPUT')\`
+  (a plain int 1 means INPUT), \`gpio_set_pull(pin, 'UP'|'DOWN'|'NONE')\`; pins 1-8, 9 TX, 10 RX.
+- \`pwm(pin, freq=1.0, duty=0.5)\` (the default is 1 Hz), \`pwm_stop(pin)\`.
+
+## Slots and state
+- \`get_state()\` returns the board as JSON (power, nets, gpio, overlays);
+  \`set_state(json)\` returns 0 or -1 and reports errors only on the main port.
+- \`nodes_save(slot)\`, \`switch_slot(n)\` (0-7, returns the previous slot), \`CURRENT_SLOT()\`,
+  \`nodes_discard()\`, \`nodes_has_changes()\`.
+
+## LEDs and OLED
+- \`overlay_set(name, x_col, y_row, height, width, colors)\` (note: height before width) on a
+  30-column x 10-row canvas; colours 0xRRGGBB, 0 transparent. \`overlay_clear(name)\`,
+  \`overlay_clear_all()\`, \`overlay_set_pixel(x_col, y_row, color)\`, \`overlay_serialize()\`.
+- \`oled_print(text)\`, \`oled_clear()\` on the 128x32 display.
+
+## Hazards
+- The board cannot see wires or parts placed by hand: it can still be shorted externally.
+- A script that loops in pure Python can only be stopped with Ctrl-C; blocking probe and button
+  waits need a timeout.
+`;

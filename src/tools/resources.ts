@@ -1,0 +1,116 @@
+/**
+ * What the MCP server offers as resources: the board state (JSON), its nets, the node map, an API
+ * reference and a picture of the board. Renderers are pure; `boardResources` pairs each with its
+ * URI and a `read` that fetches what it needs from the board in one call.
+ */
+import { ALL_NODES } from '../board/nodes.js';
+import { API_REFERENCE } from './apiReference.js';
+import type { BoardCallOptions, BoardClient } from './boardClient.js';
+import { renderBoardPicture } from './boardPicture.js';
+import { type BoardSnapshot, readSnapshot } from './snapshot.js';
+
+export type { BoardSnapshot } from './snapshot.js';
+export { readSnapshot as readBoardSnapshot } from './snapshot.js';
+
+/** The state as the firmware reports it, plus every bridge with whether it is routed. */
+export function renderStateJson(snapshot: BoardSnapshot): string {
+  return JSON.stringify({ ...snapshot.state, bridges: snapshot.bridges }, null, 2);
+}
+
+/** Nets with names, colours (#rrggbb), member nodes and voltages. */
+export function renderNetsJson(snapshot: BoardSnapshot): string {
+  const nets = snapshot.nets.map(({ node_ids: _ids, ...net }) => net);
+  return JSON.stringify({ nets }, null, 2);
+}
+
+/** Every node id with its names and whether the crossbar can route it (spec §6.2). */
+export function renderNodeMapJson(): string {
+  const nodes = ALL_NODES.map((n) => ({
+    id: n.id,
+    name: n.printName || String(n.id),
+    aliases: n.aliases,
+    short_name: n.shortName,
+    kind: n.kind,
+    routable: n.bridgeable,
+  }));
+  return JSON.stringify({ nodes }, null, 2);
+}
+
+export function renderApiReference(): string {
+  return API_REFERENCE;
+}
+
+/** PNG of the board (rows, bridges, LED colours, rails with voltages, legend), well under 200 KB. */
+export function renderBoardPng(snapshot: BoardSnapshot): Uint8Array {
+  return renderBoardPicture(snapshot);
+}
+
+export type ResourceContent = { text: string } | { blob: Uint8Array };
+
+export interface BoardResource {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: 'application/json' | 'text/markdown' | 'image/png';
+  /** False for resources that never touch the board (node map, API reference). */
+  needsBoard: boolean;
+  /** True when the content follows the board's state (send resources/updated after changes). */
+  changesWithBoard: boolean;
+  read(board: BoardClient, options?: BoardCallOptions): Promise<ResourceContent>;
+}
+
+export const boardResources: readonly BoardResource[] = [
+  {
+    uri: 'jumperless://board/state',
+    name: 'board_state',
+    title: 'Board state',
+    description: 'Power setpoints, nets, GPIO, LED overlays and every bridge (with routed flags), as JSON.',
+    mimeType: 'application/json',
+    needsBoard: true,
+    changesWithBoard: true,
+    read: async (board, options) => ({ text: renderStateJson(await readSnapshot(board, options)) }),
+  },
+  {
+    uri: 'jumperless://board/nets',
+    name: 'board_nets',
+    title: 'Nets',
+    description: 'Nets with names, colours, member nodes and voltages, as JSON.',
+    mimeType: 'application/json',
+    needsBoard: true,
+    changesWithBoard: true,
+    read: async (board, options) => ({ text: renderNetsJson(await readSnapshot(board, options)) }),
+  },
+  {
+    uri: 'jumperless://board/nodes',
+    name: 'node_map',
+    title: 'Node map',
+    description: 'Every node id with its names, kind and whether it can be routed, as JSON.',
+    mimeType: 'application/json',
+    needsBoard: false,
+    changesWithBoard: false,
+    read: async () => ({ text: renderNodeMapJson() }),
+  },
+  {
+    uri: 'jumperless://docs/api',
+    name: 'api_reference',
+    title: 'jumperless module reference',
+    description:
+      "The board's MicroPython API in brief: nodes, connections, nets, supplies, GPIO, LEDs, hazards.",
+    mimeType: 'text/markdown',
+    needsBoard: false,
+    changesWithBoard: false,
+    read: async () => ({ text: renderApiReference() }),
+  },
+  {
+    uri: 'jumperless://board/picture',
+    name: 'board_picture',
+    title: 'Picture of the board',
+    description:
+      'PNG of the breadboard as it is now: rows with LED colours, bridges, rails with voltages, nets.',
+    mimeType: 'image/png',
+    needsBoard: true,
+    changesWithBoard: true,
+    read: async (board, options) => ({ blob: renderBoardPng(await readSnapshot(board, options)) }),
+  },
+];
