@@ -124,6 +124,30 @@ describe('connect', () => {
     expect(list.result).toMatchObject({ count: 41, unrouted: 1 });
   });
 
+  it('reports a full bridge table (128) without sending', async () => {
+    await setup(
+      'for r in range(1, 60): connect(r, r + 1)\nfor r in range(1, 59): connect(r, r + 2)\nfor r in range(1, 11): connect(r, r + 3)',
+    );
+    expect(await h.python('get_num_bridges()')).toBe(128);
+    const rec = recording(h.client);
+    const { result } = await h.run(
+      connect,
+      {
+        pairs: [
+          [50, 55],
+          [1, 2],
+        ],
+      },
+      { board: rec.board },
+    );
+    expect(result).toMatchObject({
+      added: 0,
+      refused: 1,
+      results: [{ status: 'table_full' }, { status: 'already_connected' }],
+    });
+    expect(rec.sent.some((s) => s.includes('conn_connect'))).toBe(false);
+  });
+
   it('lists a bridge between two supply nets made behind its back as unrouted', async () => {
     await setup('connect(5, TOP_RAIL); connect(6, GND); connect(5, 6)');
     const { result } = await h.run(bridgesList);

@@ -279,6 +279,10 @@ describe('hostile strings', () => {
         }
       }
     }
+    for (const s of hostileStrings()) {
+      expect(voltageSweep.input.safeParse({ supply: s, start_volts: 0, stop_volts: 1 }).success).toBe(false);
+      expect(resistanceMeasure.input.safeParse({ a: 20, b: 21, method: s }).success).toBe(false);
+    }
     expect(refused).toBeGreaterThan(800);
     expect(await bridges()).toEqual([[139, 106, 1]]);
   });
