@@ -23,8 +23,8 @@ describe('file tools', () => {
       ]),
     );
     expect(result.free_bytes).toBeGreaterThan(0);
-    const scripts = await h.run(fileList, { path: '/python_scripts/' });
-    expect(scripts.result.entries.map((e: { name: string }) => e.name)).toEqual(
+    const scripts = await h.run<{ entries: { name: string }[] }>(fileList, { path: '/python_scripts/' });
+    expect(scripts.result.entries.map((e) => e.name)).toEqual(
       expect.arrayContaining(['lib', 'examples', 'history.txt']),
     );
     await expect(h.run(fileList, { path: '/nowhere' })).rejects.toEqual(refusal('not_found'));
@@ -60,10 +60,14 @@ describe('file tools', () => {
       encoding: 'base64',
     });
     expect(result).toMatchObject({ size_bytes: 20_000 });
-    const all = await h.run(fileRead, { path: '/images/blob.bin', max_bytes: 65536 });
+    const all = await h.run<{ content: string }>(fileRead, { path: '/images/blob.bin', max_bytes: 65536 });
     expect(all.result).toMatchObject({ encoding: 'base64', read_bytes: 20_000, truncated: false });
     expect(Buffer.from(all.result.content, 'base64').equals(bytes)).toBe(true);
-    const part = await h.run(fileRead, { path: '/images/blob.bin', offset_bytes: 10_000, max_bytes: 100 });
+    const part = await h.run<{ content: string }>(fileRead, {
+      path: '/images/blob.bin',
+      offset_bytes: 10_000,
+      max_bytes: 100,
+    });
     expect(part.result).toMatchObject({ read_bytes: 100, truncated: true, offset_bytes: 10_000 });
     expect(Buffer.from(part.result.content, 'base64').equals(bytes.subarray(10_000, 10_100))).toBe(true);
     await expect(
