@@ -9,6 +9,7 @@ import * as measure from './measure.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
 import * as slots from './slots.js';
+import * as system from './system.js';
 import type { AnyTool } from './tool.js';
 import * as user from './user.js';
 import * as wavegen from './wavegen.js';
@@ -25,6 +26,7 @@ const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = 
   user,
   slots,
   files,
+  system,
 ];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);

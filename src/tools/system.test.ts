@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostileStrings } from './hostileStrings.js';
+import {
+  arduinoReset,
+  contextGet,
+  contextToggle,
+  corePause,
+  coreResume,
+  deviceInfo,
+  firmwareRedo,
+  firmwareUndo,
+} from './system.js';
+import { startToolHarness, type ToolHarness } from './testHarness.js';
+
+let h: ToolHarness;
+beforeAll(async () => {
+  h = await startToolHarness();
+  // Test-only: the simulator's own pause flag, which the real firmware does not expose.
+  await h.client.exec(
+    "def _fw_core2():\n    import _fw, json\n    return json.loads(_fw.call('_core2_paused', '[]'))[1]",
+  );
+});
+afterAll(async () => h.close());
+
+const refusal = (code: string) => expect.objectContaining({ code });
+
+describe('system tools', () => {
+  it('reports versions, resources and link health', async () => {
+    const { result } = await h.run(deviceInfo);
+    expect(result).toMatchObject({
+      firmware: '5.7.0.13',
+      machine: expect.stringContaining('jumperless'),
+      health: expect.objectContaining({ connected: true, state: 'ready' }),
+    });
+    expect(result.micropython).toMatch(/^\d+\.\d+\.\d+/);
+    expect(result.firmware_functions).toBeGreaterThan(100);
+    expect(result.flash_free_bytes).toBeGreaterThan(0);
+    expect(result.ram_free_bytes).toBeGreaterThan(0);
+  });
+
+  it('reads and switches the Python context, verified', async () => {
+    expect((await h.run(contextGet)).result).toEqual({ context: 'global' });
+    expect((await h.run(contextToggle)).result).toEqual({ context: 'python', previous: 'global' });
+    expect(await h.python('context_get()')).toBe('python');
+    // A target already reached is left alone.
+    expect((await h.run(contextToggle, { context: 'python' })).result).toEqual({
+      context: 'python',
+      previous: 'python',
+    });
+    expect((await h.run(contextToggle, { context: 'global' })).result).toEqual({
+      context: 'global',
+      previous: 'python',
+    });
+    expect(await h.python('context_get()')).toBe('global');
+  });
+
+  it('pauses core 2 once, refuses a second pause, and resumes', async () => {
+    const first = await h.run(corePause);
+    expect(first.result).toMatchObject({ paused: true });
+    expect(await h.python('_fw_core2()')).toBe(true);
+    await expect(h.run(corePause)).rejects.toEqual(refusal('already_paused'));
+    // Concurrent pauses: exactly one may win.
+    await h.run(coreResume);
+    const both = await Promise.allSettled([h.run(corePause), h.run(corePause)]);
+    expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const resumed = await h.run(coreResume);
+    expect(resumed.result).toEqual({ paused: false, was_paused: true });
+    expect(await h.python('_fw_core2()')).toBe(false);
+    expect((await h.run(coreResume)).result).toEqual({ paused: false, was_paused: false });
+  });
+
+  it('pulses the Arduino reset', async () => {
+    expect((await h.run(arduinoReset)).result).toEqual({ reset: true });
+  });
+
+  it("steps the firmware's connection history back and forward", async () => {
+    await h.python('connect(3, 9)');
+    const undone = await h.run(firmwareUndo);
+    expect(undone.result).toMatchObject({ changed: true });
+    expect(await h.python('bool(is_connected(3, 9))')).toBe(false);
+    const redone = await h.run(firmwareRedo);
+    expect(redone.result).toMatchObject({ changed: true });
+    expect(await h.python('bool(is_connected(3, 9))')).toBe(true);
+    expect((await h.run(firmwareRedo)).result).toMatchObject({ changed: false });
+  });
+
+  it('refuses every hostile string as a context by validation', () => {
+    for (const s of hostileStrings())
+      expect(contextToggle.input.safeParse({ context: s }).success).toBe(false);
+  });
+});

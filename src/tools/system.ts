@@ -1,0 +1,286 @@
+/**
+ * The board itself (spec §6.4 context, §6.14 misc, §6.3 undo): versions and link health, the
+ * Python context, the core-2 pause, the Arduino reset line, and the firmware's connection undo.
+ */
+import { z } from 'zod';
+import type { BoardClient } from './boardClient.js';
+import { py } from './py.js';
+import { defineTool, ToolError } from './tool.js';
+
+/** Python run on the board, inside `_jlt`. */
+export const python = `
+def sys_info():
+    import sys, gc
+    i = sys.implementation
+    r = {'micropython': '.'.join([str(x) for x in i.version[:3]]), 'machine': getattr(i, '_machine', ''), 'mem_free': gc.mem_free(), 'fs': None}
+    try:
+        import jfs
+        t = jfs.info()
+        r['fs'] = [t[0], t[2]]
+    except Exception:
+        pass
+    return r
+def sys_context(flip):
+    if flip:
+        context_toggle()
+    return context_get()
+def sys_pause(on):
+    pause_core2(on)
+def sys_reset():
+    arduino_reset()
+    return True
+def sys_history(step):
+    moved = None
+    if step < 0:
+        moved = undo()
+    elif step > 0:
+        moved = redo()
+    return [moved, history_position(), history_size(), history_label()]
+`;
+
+const healthOutput = z.object({
+  connected: z.boolean(),
+  state: z.string(),
+  latency_p50_ms: z.number(),
+  latency_p99_ms: z.number(),
+  jobs_done: z.number(),
+  jobs_failed: z.number(),
+  jobs_canceled: z.number(),
+  reconnects: z.number(),
+  interrupts: z.number(),
+  resets: z.number(),
+  last_error: z.string().nullable(),
+});
+
+export const deviceInfo = defineTool({
+  name: 'device_info',
+  title: 'Board versions and health',
+  description:
+    'Firmware and MicroPython versions, the port, free RAM and flash, how many jumperless functions the firmware offers, and the link health (latency, failures, reconnects, resets).',
+  group: 'system',
+  kind: 'read',
+  capability: 'jumperless.read',
+  input: z.object({}),
+  output: z.object({
+    firmware: z.string().nullable(),
+    micropython: z.string(),
+    machine: z.string(),
+    port: z.string(),
+    ram_free_bytes: z.number(),
+    flash_total_bytes: z.number().nullable(),
+    flash_free_bytes: z.number().nullable(),
+    firmware_functions: z.number(),
+    health: healthOutput,
+  }),
+  handle: async (_args, { board }) => {
+    const info = z
+      .object({
+        micropython: z.string(),
+        machine: z.string(),
+        mem_free: z.number(),
+        fs: z.tuple([z.number(), z.number()]).nullable(),
+      })
+      .parse(await board.call('_jlt.sys_info()'));
+    const functions = await board.firmwareFunctions();
+    const h = board.health();
+    return {
+      firmware: h.firmware ?? null,
+      // The boot banner names the firmware build; sys.implementation is the fallback.
+      micropython: h.micropython ?? info.micropython,
+      machine: h.machine ?? info.machine,
+      port: h.port,
+      ram_free_bytes: info.mem_free,
+      flash_total_bytes: info.fs?.[0] ?? null,
+      flash_free_bytes: info.fs?.[1] ?? null,
+      firmware_functions: functions.size,
+      health: {
+        connected: h.connected,
+        state: h.state,
+        latency_p50_ms: h.latencyMs.p50,
+        latency_p99_ms: h.latencyMs.p99,
+        jobs_done: h.jobs.done,
+        jobs_failed: h.jobs.failed,
+        jobs_canceled: h.jobs.canceled,
+        reconnects: h.reconnects,
+        interrupts: h.interrupts,
+        resets: h.resets,
+        last_error: h.lastError ? `${h.lastError.code}: ${h.lastError.message}` : null,
+      },
+    };
+  },
+});
+
+const CONTEXTS = ['global', 'python'] as const;
+
+export const contextGet = defineTool({
+  name: 'context_get',
+  title: 'Python context',
+  description:
+    "Whether Python's connection changes are kept (global) or rolled back when the board's built-in REPL exits (python).",
+  group: 'system',
+  kind: 'read',
+  capability: 'jumperless.read',
+  requires: ['context_get'],
+  input: z.object({}),
+  output: z.object({ context: z.enum(CONTEXTS) }),
+  handle: async (_args, { board }) => ({
+    context: z.enum(CONTEXTS).parse(await board.call('_jlt.sys_context(False)')),
+  }),
+});
+
+export const contextToggle = defineTool({
+  name: 'context_toggle',
+  title: 'Switch the Python context',
+  description:
+    'Switch between global and python context (python: changes made from Python roll back when the built-in REPL exits). Give context to land on it whatever the present one is.',
+  group: 'system',
+  kind: 'write',
+  capability: 'jumperless.admin',
+  requires: ['context_get', 'context_toggle'],
+  input: z.object({ context: z.enum(CONTEXTS).optional().describe('Target; omitted flips') }),
+  output: z.object({ context: z.enum(CONTEXTS), previous: z.enum(CONTEXTS) }),
+  handle: async ({ context }, { board }) => {
+    const previous = z.enum(CONTEXTS).parse(await board.call('_jlt.sys_context(False)'));
+    const flip = context === undefined || context !== previous;
+    const now = flip ? z.enum(CONTEXTS).parse(await board.call('_jlt.sys_context(True)')) : previous;
+    const wanted = context ?? (previous === 'global' ? 'python' : 'global');
+    if (now !== wanted)
+      throw new ToolError('not_applied', `The context is ${now} after switching to ${wanted}.`);
+    return { context: now, previous };
+  },
+});
+
+/**
+ * Core 2 refreshes the LEDs and the routing (spec §6.8). The firmware offers no getter for the pause,
+ * so the server remembers it per board: pausing twice is refused (DESIGN.md §4), since a second
+ * pause would hide the first one's owner and a single resume would undo both.
+ */
+const paused = new Map<string, { since: string }>();
+const boardKey = (board: BoardClient): string => board.health().port;
+
+export const corePause = defineTool({
+  name: 'core_pause',
+  title: 'Pause core 2',
+  description:
+    'Pause the core that refreshes the LEDs and routing, e.g. for timing-critical Python. While paused, new connections are not routed. Refused when already paused by this server; core_resume ends it.',
+  group: 'system',
+  kind: 'physical',
+  capability: 'jumperless.admin',
+  requires: ['pause_core2'],
+  input: z.object({}),
+  output: z.object({ paused: z.boolean(), since: z.string() }),
+  handle: async (_args, { board }) => {
+    const key = boardKey(board);
+    const held = paused.get(key);
+    if (held) {
+      throw new ToolError(
+        'already_paused',
+        `Core 2 has been paused since ${held.since}; call core_resume first.`,
+        {
+          details: { since: held.since },
+        },
+      );
+    }
+    const since = new Date().toISOString();
+    // Claim before sending, so a concurrent second pause is refused too.
+    paused.set(key, { since });
+    try {
+      await board.call('_jlt.sys_pause(True)');
+    } catch (error) {
+      paused.delete(key);
+      throw error;
+    }
+    return { paused: true, since };
+  },
+});
+
+export const coreResume = defineTool({
+  name: 'core_resume',
+  title: 'Resume core 2',
+  description:
+    'Resume the core that refreshes the LEDs and routing; routing changes made while paused take effect.',
+  group: 'system',
+  kind: 'physical',
+  capability: 'jumperless.admin',
+  requires: ['pause_core2'],
+  input: z.object({}),
+  output: z.object({ paused: z.boolean(), was_paused: z.boolean() }),
+  handle: async (_args, { board }) => {
+    const key = boardKey(board);
+    const wasPaused = paused.has(key);
+    // Resume even when we did not pause: someone may have paused it from Python.
+    await board.call('_jlt.sys_pause(False)');
+    paused.delete(key);
+    return { paused: false, was_paused: wasPaused };
+  },
+});
+
+export const arduinoReset = defineTool({
+  name: 'arduino_reset',
+  title: 'Reset the Arduino',
+  description:
+    'Pulse the reset line of the Arduino Nano in the header: its sketch restarts (nothing confirms it).',
+  group: 'system',
+  kind: 'physical',
+  capability: 'jumperless.io',
+  requires: ['arduino_reset'],
+  input: z.object({}),
+  output: z.object({ reset: z.boolean() }),
+  handle: async (_args, { board }) => {
+    // The firmware reports nothing back: the pulse went out when the call returned.
+    return { reset: z.literal(true).parse(await board.call('_jlt.sys_reset()')) };
+  },
+});
+
+const historyOutput = z.object({
+  changed: z.boolean(),
+  position: z.number(),
+  changes: z.number(),
+  label: z.string(),
+});
+
+async function moveHistory(board: BoardClient, step: -1 | 1): Promise<z.infer<typeof historyOutput>> {
+  const [moved, position, size, label] = z
+    .tuple([z.boolean(), z.number(), z.number(), z.string()])
+    .parse(await board.call(py`_jlt.sys_history(${step})`));
+  return { changed: moved, position, changes: size, label };
+}
+
+export const firmwareUndo = defineTool({
+  name: 'firmware_undo',
+  title: 'Undo a connection change',
+  description:
+    "Step the firmware's own connection history back one change (connections only, not supplies); the board reroutes. changed is false when there is nothing to undo.",
+  group: 'system',
+  kind: 'physical',
+  capability: 'jumperless.wire',
+  requires: ['undo', 'history_position', 'history_size', 'history_label'],
+  input: z.object({}),
+  output: historyOutput,
+  handle: async (_args, { board }) => moveHistory(board, -1),
+});
+
+export const firmwareRedo = defineTool({
+  name: 'firmware_redo',
+  title: 'Redo a connection change',
+  description:
+    "Step the firmware's connection history forward one change after an undo; the board reroutes. changed is false when there is nothing to redo.",
+  group: 'system',
+  kind: 'physical',
+  capability: 'jumperless.wire',
+  requires: ['redo', 'history_position', 'history_size', 'history_label'],
+  input: z.object({}),
+  output: historyOutput,
+  handle: async (_args, { board }) => moveHistory(board, 1),
+});
+
+export default [
+  deviceInfo,
+  contextGet,
+  contextToggle,
+  corePause,
+  coreResume,
+  arduinoReset,
+  firmwareUndo,
+  firmwareRedo,
+];
