@@ -148,8 +148,28 @@ describe('connect', () => {
     expect(rec.sent.some((s) => s.includes('conn_connect'))).toBe(false);
   });
 
+  it('calls a bridge the board left unrouted, where the model saw a free route, crossbar_full', async () => {
+    // The sim routes everything it can; a real board may run out of crossbar paths. Mark the new
+    // bridge unrouted in the board's reply, as that firmware would (path net -1).
+    const board: BoardClient = {
+      ...h.client,
+      call: async (expression, options) => {
+        const reply = await h.client.call<number[][]>(expression, options);
+        if (!expression.startsWith('_jlt.conn_connect')) return reply as never;
+        return reply.map((b) => (b[0] === 7 && b[1] === 8 ? [7, 8, b[2] ?? 0, -1] : b)) as never;
+      },
+    };
+    const { result } = await h.run(connect, { pairs: [[7, 8]] }, { board });
+    expect(result).toMatchObject({ added: 0, unrouted: 1, results: [{ status: 'crossbar_full' }] });
+    expect((result as { results: Array<{ reason: string }> }).results[0]?.reason).toMatch(/crossbar/);
+  });
+
   it('lists a bridge between two supply nets made behind its back as unrouted', async () => {
     await setup('connect(5, TOP_RAIL); connect(6, GND); connect(5, 6)');
+    const again = await h.run(connect, { pairs: [[6, 5]] });
+    expect(again.result).toMatchObject({
+      results: [{ status: 'already_connected', reason: expect.stringMatching(/not routed/) }],
+    });
     const { result } = await h.run(bridgesList);
     expect(result).toMatchObject({ unrouted: 1 });
     expect((result as { bridges: unknown[] }).bridges).toContainEqual({

@@ -68,7 +68,14 @@ const toBridgeOut = (b: BridgeView): z.infer<typeof bridgeOut> => ({
   routed: b.routed,
 });
 
-const CONNECT_STATUS = ['added', 'already_connected', 'refused', 'unrouted', 'table_full'] as const;
+const CONNECT_STATUS = [
+  'added',
+  'already_connected',
+  'refused',
+  'unrouted',
+  'crossbar_full',
+  'table_full',
+] as const;
 type ConnectStatus = (typeof CONNECT_STATUS)[number];
 
 const pairResult = z.object({
@@ -122,13 +129,13 @@ export function shortReason(model: Connections, a: number, b: number): string | 
 }
 
 const findBridge = (bridges: readonly BridgeView[], a: number, b: number): BridgeView | undefined =>
-  bridges.find((x) => (x.node1 === a && x.node2 === b) || (x.node1 === b && x.node2 === a));
+  bridges.find((x) => sameEnds(x, a, b));
 
 export const connect = defineTool({
   name: 'connect',
   title: 'Connect nodes',
   description:
-    'Bridge one or more pairs of nodes through the crossbar, in order. Shorts (supplies to GND or to each other, GPIO onto a supply) are refused before sending; each pair reports added, already_connected, refused (why), unrouted (stored but not routed) or table_full.',
+    'Bridge one or more pairs of nodes through the crossbar, in order. Shorts (supplies to GND or to each other, GPIO onto a supply) are refused before sending; each pair reports added, already_connected, refused (why), unrouted or crossbar_full (stored but not routed) or table_full.',
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -149,8 +156,15 @@ export const connect = defineTool({
     const toSend: Array<{ at: number; a: number; b: number; predicted?: string }> = [];
     for (const [a, b] of resolved) {
       const nodes = [a.name, b.name];
-      if (model.isConnected(a.id, b.id)) {
-        results.push({ nodes, status: 'already_connected', ...netField(model.netOf(a.id)) });
+      const existing = model.bridges().find((x) => sameEnds(x, a.id, b.id));
+      if (existing) {
+        results.push({
+          nodes,
+          status: 'already_connected',
+          ...(existing.net === -1
+            ? { reason: 'Already stored, but not routed (the firmware left it unrouted).' }
+            : { net: existing.net }),
+        });
         continue;
       }
       const unsafe = shortReason(model, a.id, b.id);
@@ -184,7 +198,8 @@ export const connect = defineTool({
           result.status = 'refused';
           result.reason = 'The firmware did not store this bridge (it refuses silently); check the nodes.';
         } else if (!bridge.routed) {
-          result.status = 'unrouted';
+          // The model expected a route: the board found no free crossbar path.
+          result.status = sent.predicted ? 'unrouted' : 'crossbar_full';
           result.reason = unroutedReason(sent.predicted);
         } else if (bridge.net !== null) {
           result.net = bridge.net;
@@ -196,12 +211,13 @@ export const connect = defineTool({
       results,
       added: count('added'),
       refused: count('refused') + count('table_full'),
-      unrouted: count('unrouted'),
+      unrouted: count('unrouted') + count('crossbar_full'),
     };
   },
 });
 
-const netField = (net: number | undefined): { net?: number } => (net === undefined ? {} : { net });
+const sameEnds = (x: { node1: number; node2: number }, a: number, b: number): boolean =>
+  (x.node1 === a && x.node2 === b) || (x.node1 === b && x.node2 === a);
 
 function unroutedReason(predicted: string | undefined): string {
   switch (predicted) {
