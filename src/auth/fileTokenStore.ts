@@ -18,7 +18,7 @@ import {
 } from './broker.js';
 import { normalizeCapabilities } from './capabilities.js';
 import { type FileLockOptions, withFileLock } from './fileLock.js';
-import { hashToken, looksLikeToken, mintToken, sameHash } from './token.js';
+import { hashToken, hashTokenHex, looksLikeToken, mintToken, sameHash } from './token.js';
 import { parseTokenFile, serializeTokenFile, type TokenRecord } from './tokenFile.js';
 
 export type TokenState = 'active' | 'expired' | 'revoked';
@@ -57,7 +57,8 @@ interface Loaded {
   /** Identity of the file version these records came from (ino, mtime, size). */
   signature: string;
   records: TokenRecord[];
-  hashes: Buffer[];
+  /** Keyed by the hex SHA-256; the value keeps the raw hash for the constant-time check. */
+  byHash: Map<string, { record: TokenRecord; hash: Buffer }>;
 }
 
 export class FileTokenStore implements TokenBroker {
@@ -85,12 +86,11 @@ export class FileTokenStore implements TokenBroker {
       if (error instanceof TokenStoreError) throw new BrokerLookupError(error.message);
       throw new BrokerInternalError(`reading token store ${this.path} failed unexpectedly`);
     }
-    const hash = hashToken(token);
-    let found: TokenRecord | undefined;
-    // Every hash is compared, with no early exit, so timing does not reveal which one matched.
-    loaded.hashes.forEach((stored, index) => {
-      if (sameHash(stored, hash)) found = loaded.records[index];
-    });
+    const hex = hashTokenHex(token);
+    // Looked up by hash, then confirmed with timingSafeEqual. Indexing by the hash (never the
+    // token) leaks nothing useful through timing: a caller cannot steer which hash its guess has.
+    const entry = loaded.byHash.get(hex);
+    const found = entry && sameHash(entry.hash, Buffer.from(hex, 'hex')) ? entry.record : undefined;
     if (!found) return { ok: false, reason: 'unknown' };
     if (found.revokedAt !== undefined) {
       return { ok: false, reason: 'revoked', detail: found.revokedReason ?? 'revoked' };
@@ -184,7 +184,7 @@ export class FileTokenStore implements TokenBroker {
   private load(): Loaded {
     let signature: string;
     try {
-      signature = fileSignature(statSync(this.path, { bigint: true }));
+      signature = fileSignature(statSync(this.path));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.emptyStore();
       throw this.readError(error);
@@ -196,7 +196,7 @@ export class FileTokenStore implements TokenBroker {
       // Stat the open file, not the path: the signature then matches the text we read even if
       // the file is replaced in between.
       fd = openSync(this.path, 'r');
-      signature = fileSignature(fstatSync(fd, { bigint: true }));
+      signature = fileSignature(fstatSync(fd));
       text = readFileSync(fd, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.emptyStore();
@@ -212,14 +212,16 @@ export class FileTokenStore implements TokenBroker {
     this.cache = {
       signature,
       records: parsed.tokens,
-      hashes: parsed.tokens.map((record) => Buffer.from(record.sha256, 'hex')),
+      byHash: new Map(
+        parsed.tokens.map((record) => [record.sha256, { record, hash: Buffer.from(record.sha256, 'hex') }]),
+      ),
     };
     return this.cache;
   }
 
   private emptyStore(): Loaded {
     this.cache = undefined;
-    return { signature: 'missing', records: [], hashes: [] };
+    return { signature: 'missing', records: [], byHash: new Map() };
   }
 
   private readError(error: unknown): TokenStoreError {
@@ -228,6 +230,7 @@ export class FileTokenStore implements TokenBroker {
   }
 }
 
-function fileSignature(info: { ino: bigint; mtimeNs: bigint; size: bigint; ctimeNs: bigint }): string {
-  return `${info.ino}:${info.mtimeNs}:${info.ctimeNs}:${info.size}`;
+/** Every write is a rename of a new file, so the inode alone changes; times and size back it up. */
+function fileSignature(info: { ino: number; mtimeMs: number; size: number; ctimeMs: number }): string {
+  return `${info.ino}:${info.mtimeMs}:${info.ctimeMs}:${info.size}`;
 }

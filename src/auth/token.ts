@@ -3,7 +3,7 @@
  * so a plain SHA-256 is enough to store them (no salt or slow hash needed: nothing to guess).
  * The prefix lets secret scanners and humans recognise one, and lets us reject junk quickly.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const TOKEN_PREFIX = 'jlmcp_';
 const TOKEN_PATTERN = /^jlmcp_[A-Za-z0-9_-]{43}$/;
@@ -18,12 +18,17 @@ export function looksLikeToken(text: string): boolean {
 }
 
 export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return Buffer.from(hashTokenHex(token), 'hex');
+}
+
+/** The form the store keeps. One-shot `crypto.hash` is several times cheaper than createHash here. */
+export function hashTokenHex(token: string): string {
+  return hash('sha256', token, 'hex');
 }
 
 /** What logs may show of a token: 8 hex chars of its hash. Safe for any input. */
 export function tokenFingerprint(token: string): string {
-  return `sha256:${hashToken(token).toString('hex').slice(0, 8)}`;
+  return `sha256:${hashTokenHex(token).slice(0, 8)}`;
 }
 
 /** Constant-time equality of two hashes (different lengths compare unequal, still without a throw). */

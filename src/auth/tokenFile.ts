@@ -43,9 +43,13 @@ export function parseTokenFile(text: string): ParsedTokenFile {
   const parsed = tokenFileSchema.safeParse(json);
   if (!parsed.success) return { ok: false, message: z.prettifyError(parsed.error).replaceAll('\n', '; ') };
   const ids = new Set<string>();
+  const hashes = new Set<string>();
   for (const record of parsed.data.tokens) {
     if (ids.has(record.id)) return { ok: false, message: `token id ${record.id} appears twice` };
+    if (hashes.has(record.sha256))
+      return { ok: false, message: `token ${record.id} has the hash of another token` };
     ids.add(record.id);
+    hashes.add(record.sha256);
   }
   return { ok: true, tokens: parsed.data.tokens };
 }

@@ -9,6 +9,7 @@ import { clientConfigs } from './clientConfigs.js';
 import { DEFAULT_HTTP_PORT, type Flags, resolveConfig } from './config.js';
 import { runHttp, runStdio } from './serve.js';
 import { runSimCommand } from './simCommand.js';
+import { tokensCommand } from './tokensCommand.js';
 
 const program = new Command()
   .name('jumperless-mcp')
@@ -66,6 +67,8 @@ program
   .option('--fs <dir>', 'keep the board flash in this folder')
   .option('--noise-seed <n>', 'add seeded measurement noise')
   .action(async (options) => runSimCommand(options, process.stdout));
+
+program.addCommand(tokensCommand());
 
 program.parseAsync().catch((error: unknown) => {
   process.stderr.write(`jumperless-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
