@@ -2,6 +2,7 @@
 import type { HelperModule } from '../device/session.js';
 import { toolsHelper } from './boardClient.js';
 import * as connections from './connections.js';
+import * as exec from './exec.js';
 import * as files from './files.js';
 import * as gpio from './gpio.js';
 import * as leds from './leds.js';
@@ -27,6 +28,7 @@ const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = 
   slots,
   files,
   system,
+  exec,
 ];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isDeviceError } from '../device/errors.js';
+import { CODE_MAX_CHARS, pythonExec } from './exec.js';
+import { hostileStrings } from './hostileStrings.js';
+import { startToolHarness, type ToolHarness } from './testHarness.js';
+import { ToolError } from './tool.js';
+
+let h: ToolHarness;
+beforeAll(async () => {
+  h = await startToolHarness();
+});
+afterAll(async () => h.close());
+
+describe('python_exec', () => {
+  it('is hidden, destructive and needs the exec capability', () => {
+    expect(pythonExec).toMatchObject({ hidden: true, kind: 'destructive', capability: 'jumperless.exec' });
+  });
+
+  it('runs code as given and returns its output', async () => {
+    const { result } = await h.run(pythonExec, { code: 'x = 6 * 7\nprint(x)\nprint(dac_get(0))' });
+    expect(result).toMatchObject({
+      ok: true,
+      stdout: '42\n3.33\n',
+      stderr: '',
+      error: null,
+      truncated: false,
+    });
+  });
+
+  it('returns an exception as a result, with the traceback and what was printed before it', async () => {
+    const { result } = await h.run(pythonExec, { code: "print('before')\n1/0" });
+    expect(result).toMatchObject({
+      ok: false,
+      stdout: 'before\n',
+      error: { type: 'ZeroDivisionError', message: 'divide by zero' },
+    });
+    expect(result.stderr).toContain('Traceback');
+  });
+
+  it('interrupts code that overruns its timeout, and the next call works', async () => {
+    const outcome = await h
+      .run(pythonExec, { code: 'import time\nwhile True:\n    time.sleep(0.01)', timeout_seconds: 0.3 })
+      .catch((e: unknown) => e);
+    expect(isDeviceError(outcome, 'timeout')).toBe(true);
+    expect((await h.run(pythonExec, { code: 'print(1)' })).result).toMatchObject({ ok: true, stdout: '1\n' });
+  });
+
+  it('refuses raw-REPL control bytes with a hint', async () => {
+    await expect(h.run(pythonExec, { code: "print('a\x03b')" })).rejects.toMatchObject({
+      code: 'invalid_code',
+    });
+    const escaped = await h.run(pythonExec, { code: "print(len('a\\x03b'))" });
+    expect(escaped.result).toMatchObject({ ok: true, stdout: '3\n' });
+  });
+
+  it('never wedges the session, whatever the code', async () => {
+    for (const code of hostileStrings()) {
+      const outcome = await h.run(pythonExec, { code, timeout_seconds: 5 }).then(
+        (r) => r.result as { ok: boolean },
+        (e: unknown) => e,
+      );
+      if (outcome instanceof ToolError) expect(outcome.code).toBe('invalid_code');
+      else if (outcome instanceof Error) expect(code.length === 0 || code.length > CODE_MAX_CHARS).toBe(true);
+      else expect(typeof outcome.ok).toBe('boolean');
+      expect(await h.python('1 + 1')).toBe(2);
+    }
+  }, 120_000);
+});
