@@ -377,7 +377,7 @@ export const resistanceMeasure = defineTool({
   name: 'resistance_measure',
   title: 'Measure resistance between two nodes',
   description:
-    'Measure the resistance of a part between two free nodes by driving DAC1 (test_volts, default 3.3 V, at most ~40 mA through the crossbar) through the ISENSE shunt. Shunt method ~5 ohm-10 kohm (±3-5%), ADC-divider method ~50 kohm-20 Mohm (±12-20%); the result carries its own error bound. Uses DAC1, ISENSE and two free ADCs; restores them after.',
+    'Measure a part between two free nodes by driving DAC1 (test_volts, at most ~40 mA) through the ISENSE shunt; returns ohms with an error bound (about ±5% from 10 ohm to 5 kohm, ±15% from 100 kohm to 10 Mohm, up to ±25% between). Borrows DAC1, ISENSE and two ADCs and restores them.',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',

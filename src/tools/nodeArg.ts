@@ -8,8 +8,7 @@ import { isBridgeable, resolveNode } from '../board/nodes.js';
 import { nodeLabel } from './snapshot.js';
 import { ToolError } from './tool.js';
 
-export const NODE_HELP =
-  'a row 1-60 or a name: TOP_RAIL, BOTTOM_RAIL, GND, DAC0, DAC1, ADC0-ADC3, ISENSE_PLUS, ISENSE_MINUS, D0-D13, A0-A7, GPIO_1-GPIO_8, BUFFER_IN, BUFFER_OUT';
+export const NODE_HELP = 'row 1-60 or a name (TOP_RAIL, GND, DAC1, ADC0, ISENSE_PLUS, D13, A0, GPIO_1...)';
 
 export const nodeArg = z.union([z.number().int(), z.string().min(1).max(32)]).describe(`Node: ${NODE_HELP}`);
 
