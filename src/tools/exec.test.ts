@@ -55,10 +55,12 @@ describe('python_exec', () => {
 
   it('never wedges the session, whatever the code', async () => {
     for (const code of hostileStrings()) {
-      const outcome = await h.run(pythonExec, { code, timeout_seconds: 5 }).then(
-        (r) => r.result as { ok: boolean },
-        (e: unknown) => e,
-      );
+      const outcome: { ok: boolean } | Error = await h
+        .run<{ ok: boolean }>(pythonExec, { code, timeout_seconds: 5 })
+        .then(
+          (r) => r.result,
+          (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+        );
       if (outcome instanceof ToolError) expect(outcome.code).toBe('invalid_code');
       else if (outcome instanceof Error) expect(code.length === 0 || code.length > CODE_MAX_CHARS).toBe(true);
       else expect(typeof outcome.ok).toBe('boolean');
