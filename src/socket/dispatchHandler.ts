@@ -1,0 +1,116 @@
+/**
+ * The socket's handler over the real dispatch core: the same registry and the same `runTool`
+ * as stdio and HTTP (issue 5 "same registry, same runTool"), mapped onto ATD's frames
+ * (dispatch notes §2.3 step 8):
+ *   result                  -> tool_result success:true, result = the structured JSON
+ *   isError result          -> tool_result success:false, result = {code, message, retryable, ...}
+ *   RpcError with data.code -> error {code 1001/1002/1999, retryable, details = the rest of data}
+ *   RpcError without        -> error without code (unknown tool, invalid arguments)
+ * The result object is the one MCP renders as its text item, so the bytes match across transports.
+ */
+import {
+  type AnyTool,
+  CAPABILITIES,
+  type Capability,
+  type Dispatcher,
+  describeTool,
+  RpcError,
+  runTool,
+  type ToolResult,
+} from '../dispatch/index.js';
+import {
+  dryRunPreview,
+  type RunToolOutcome,
+  type SocketCallContext,
+  type SocketToolHandler,
+} from './handler.js';
+import type { SocketToolSummary } from './messages.js';
+
+const KNOWN = new Set<string>(CAPABILITIES);
+
+export function dispatchHandler(dispatcher: Dispatcher): SocketToolHandler {
+  return {
+    listTools: async () => dispatcher.registry.listed().map(summaryOf),
+    toolSchema: async (toolId) => {
+      const entry = dispatcher.registry.get(toolId);
+      return entry ? schemaOf(entry.tool) : undefined;
+    },
+    runTool: async (toolId, args, context) => {
+      // ATD answers a dry run before looking the tool up (dispatch notes §2.3 step 1).
+      if (context.dryRun) return dryRunPreview(toolId, args);
+      try {
+        return outcomeOf(
+          await runTool(dispatcher, {
+            name: toolId,
+            arguments: args,
+            caller: { id: callerName(context), granted: grantedOf(context) },
+            signal: context.signal,
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof RpcError)) throw error;
+        const { code, retryable, ...details } = error.data ?? {};
+        const outcome: RunToolOutcome = {
+          kind: 'error',
+          message: error.message,
+          retryable: retryable === true,
+        };
+        if (typeof code === 'number') outcome.code = code;
+        if (Object.keys(details).length > 0) outcome.details = details;
+        return outcome;
+      }
+    },
+  };
+}
+
+function outcomeOf(result: ToolResult): RunToolOutcome {
+  const first = result.content[0];
+  if (result.isError) {
+    return { kind: 'result', success: false, result: first?.type === 'text' ? JSON.parse(first.text) : {} };
+  }
+  const data = result.structuredContent ?? (first?.type === 'text' ? JSON.parse(first.text) : {});
+  return { kind: 'result', success: true, result: data };
+}
+
+function callerName(context: SocketCallContext): string {
+  return `socket:${context.callerId ?? `conn${context.connectionId}`}`;
+}
+
+function grantedOf(context: SocketCallContext): ReadonlySet<Capability> {
+  return new Set(context.capabilities.filter((name): name is Capability => KNOWN.has(name)));
+}
+
+/** ATD labels; only `hidden` changes behaviour (dispatch notes §2.2). */
+function visibilityOf(tool: AnyTool): SocketToolSummary['visibility'] {
+  if (tool.hidden) return 'hidden';
+  if (tool.kind === 'destructive') return 'dangerous';
+  return tool.kind === 'read' ? 'read' : 'write';
+}
+
+function summaryOf(tool: AnyTool): SocketToolSummary {
+  return {
+    id: tool.name,
+    name: tool.name,
+    description: tool.description,
+    domain: tool.group,
+    tags: [tool.kind],
+    visibility: visibilityOf(tool),
+    tier: 'warm',
+    input_schema: describeTool(tool).inputSchema,
+  };
+}
+
+function schemaOf(tool: AnyTool): Record<string, unknown> {
+  const definition = describeTool(tool);
+  return {
+    ...summaryOf(tool),
+    title: definition.title,
+    output_schema: definition.outputSchema,
+    required_capabilities: [tool.capability],
+    annotations: definition.annotations,
+    resources: {
+      timeout_ms: tool.timeoutMs ?? null,
+      max_concurrent: tool.maxConcurrent ?? 0,
+    },
+  };
+}
