@@ -1,0 +1,13 @@
+/** The native socket transport, as cli/ uses it (DESIGN.md §2). */
+export { SocketClient } from './client.js';
+export { dispatchHandler } from './dispatchHandler.js';
+export { encodeFrame, FrameDecoder, FrameError, MAX_FRAME_BYTES } from './frames.js';
+export {
+  dryRunPreview,
+  type RunToolOutcome,
+  type SocketCallContext,
+  type SocketToolHandler,
+} from './handler.js';
+export { parseRequest, type SocketRequest, type SocketResponse, type SocketToolSummary } from './messages.js';
+export { type SocketServer, type SocketServerOptions, startSocketServer } from './server.js';
+export { defaultSocketPath, SocketPathError } from './socketPath.js';
