@@ -102,6 +102,7 @@ export async function runHttp(
     throw error;
   });
   const stop = async () => {
+    setTimeout(() => process.exit(0), 3000).unref(); // a stuck client must not keep us alive
     await http.close();
     await app.close();
     process.exit(0);
