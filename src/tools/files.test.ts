@@ -152,6 +152,25 @@ describe('file tools', () => {
       }
     }
     expect(roundTrips).toBeGreaterThan(200);
+    for (const s of hostileStrings()) {
+      // The other path arguments: refused, or the literal path answered for (mostly: not there).
+      for (const [tool, args] of [
+        [fileList, { path: s }],
+        [fileRead, { path: s }],
+        [fileDelete, { path: s }],
+      ] as const) {
+        const outcome = await h.run(tool, args).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        if (outcome instanceof ToolError)
+          expect(['bad_path', 'not_found', 'is_directory']).toContain(outcome.code);
+        else if (outcome !== undefined) expect(s.length).toBeGreaterThan(255);
+      }
+      expect(fileWrite.input.safeParse({ path: '/x', content: '', encoding: s }).success).toBe(
+        s === 'base64',
+      );
+    }
     expect(await h.python("fs_read('/canary.txt')")).toBe('alive');
     expect(await h.python("fs_exists('/config.txt')")).toBe(true);
   }, 120_000);

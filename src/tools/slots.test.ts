@@ -250,6 +250,12 @@ describe('hostile strings', () => {
 
       const wokwi = await attempt(wokwiImport, { diagram: s });
       expect(wokwi).toBeInstanceOf(Error);
+
+      // Enum-valued strings of the state document pass only as their exact words.
+      const gpio = (g: Record<string, unknown>) => stateSet.input.safeParse({ state: { gpio: [g] } }).success;
+      expect(gpio({ pin: s })).toBe(s === 'TX' || s === 'RX');
+      expect(gpio({ pin: 1, direction: s })).toBe(s === 'OUTPUT');
+      expect(gpio({ pin: 1, pull: s })).toBe(false);
     }
     expect(literal).toBeGreaterThan(50);
     expect(await h.python("fs_read('/canary.txt')")).toBe('alive');

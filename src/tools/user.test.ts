@@ -239,5 +239,9 @@ describe('ask_user', () => {
     expect(answered).toBeGreaterThan(150);
     expect(await h.python("fs_read('/canary.txt')")).toBe('alive');
     expect(await overlayNames()).toEqual([]);
+  }, 120_000);
+
+  it('refuses every hostile string as a button name by validation', () => {
+    for (const s of hostileStrings()) expect(buttonWait.input.safeParse({ button: s }).success).toBe(false);
   });
 });
