@@ -48,10 +48,7 @@ export async function buildApp(config: Config): Promise<App> {
     safety: safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts }),
     ...(audit ? { audit } : {}),
   });
-  const resources = [
-    ...boardResources({ tools: catalog }),
-    ...(config.conformanceFixtures ? conformanceResources : []),
-  ];
+  const resources = [...boardResources(), ...(config.conformanceFixtures ? conformanceResources : [])];
   return {
     board,
     createServer: (caller) =>

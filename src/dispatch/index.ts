@@ -13,7 +13,7 @@ export {
 } from '../tools/tool.js';
 export type { AuditEvent, AuditOutcome, AuditSink } from './audit.js';
 export { fileAuditSink } from './audit.js';
-export { BOARD_URIS, type BoardResourceOptions, boardResources } from './boardResources.js';
+export { boardResources } from './boardResources.js';
 export { describeTool, type JsonSchemaObject, jsonSchemaOf, type ToolDefinition } from './describe.js';
 export { createDispatcher, type Dispatcher, type DispatcherOptions } from './dispatcher.js';
 export { DISPATCH, JSONRPC, RpcError } from './errors.js';
