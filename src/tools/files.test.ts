@@ -135,7 +135,7 @@ describe('file tools', () => {
         expect(result.content).toBe(s);
         roundTrips++;
       } else {
-        expect(wrote).toEqual(refusal('bad_content'));
+        expect(wrote).toEqual(refusal('bad_text'));
       }
 
       const asPath = await h.run(fileWrite, { path: s, content: 'p' }).then(

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { FILE_READ_CHUNK } from '../board/limits.js';
 import type { BoardClient } from './boardClient.js';
+import { checkText } from './oled.js';
 import { py } from './py.js';
 import { defineTool, ToolError } from './tool.js';
 
@@ -208,9 +209,6 @@ async function fileKind(board: BoardClient, path: string): Promise<'file' | 'dir
     .parse(await board.call(py`_jlt.file_kind(${path})`));
 }
 
-/** Lone UTF-16 surrogates have no UTF-8 form: refuse them rather than write a replacement. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 export const fileWrite = defineTool({
   name: 'file_write',
   title: 'Write a board file',
@@ -246,12 +244,7 @@ export const fileWrite = defineTool({
       }
       bytes = Buffer.from(content, 'base64');
     } else {
-      if (LONE_SURROGATE.test(content)) {
-        throw new ToolError(
-          'bad_content',
-          'content holds a lone UTF-16 surrogate; send well-formed Unicode text.',
-        );
-      }
+      checkText(content, 'content');
       bytes = Buffer.from(content, 'utf8');
     }
     if (bytes.length > WRITE_MAX_BYTES) {

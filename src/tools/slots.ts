@@ -242,8 +242,8 @@ let nextSnapshotId = 1;
 /** Snapshots are per board: the session's port names it. */
 const boardKey = (board: BoardClient): string => board.health().port;
 
-async function takeSnapshot(board: BoardClient, label: string): Promise<Snapshot> {
-  const { text } = await readState(board);
+async function takeSnapshot(board: BoardClient, label: string, stateText?: string): Promise<Snapshot> {
+  const text = stateText ?? (await readState(board)).text;
   const { slot } = slotStatus.parse(await board.call('_jlt.slot_info()'));
   const snapshot: Snapshot = { id: nextSnapshotId++, label, takenAt: new Date().toISOString(), slot, text };
   const list = snapshots.get(boardKey(board)) ?? [];
@@ -351,9 +351,9 @@ async function applyState(
   // The board's own parser rules, checked here so the reason is not lost on the main port.
   const pre = parseState(text);
   if (!pre.ok) throw new ToolError('bad_state', `The state is not valid: ${pre.error}.`);
-  const { state: current } = await readState(board);
+  const { state: current, text: currentText } = await readState(board);
   checkState(doc, current, clearFirst, safety);
-  const snapshot = await takeSnapshot(board, label);
+  const snapshot = await takeSnapshot(board, label, currentText);
   const [code, afterText] = z
     .tuple([z.number(), z.string()])
     .parse(await board.call(py`_jlt.state_put(${text}, ${clearFirst})`));

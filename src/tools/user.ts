@@ -8,7 +8,7 @@
  * polls, and give progress.
  */
 import { z } from 'zod';
-import { checkText } from './oled.js';
+import { autoTextSize, checkText } from './oled.js';
 import { py } from './py.js';
 import { defineTool, type ToolContext } from './tool.js';
 
@@ -270,7 +270,7 @@ export const askUser = defineTool({
     checkText(instruction, 'instruction');
     const { board, signal } = context;
     const { top, bottom } = rowColumns(rows);
-    const size = instruction.length <= 20 && !instruction.includes('\n') ? 2 : 1;
+    const size = autoTextSize(instruction);
     const [shown, lit] = z
       .tuple([z.boolean(), z.boolean()])
       .parse(await board.call(py`_jlt.ask_begin(${top}, ${bottom}, ${HIGHLIGHT}, ${instruction}, ${size})`));
