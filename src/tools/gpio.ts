@@ -67,7 +67,7 @@ async function pinInfo(call: Promise<unknown>): Promise<Info> {
   return info.parse(await call);
 }
 
-function expect(what: string, got: string, wanted: string, pin: number): void {
+function checkReadBack(what: string, got: string, wanted: string, pin: number): void {
   if (got !== wanted) {
     throw new ToolError(
       'not_applied',
@@ -118,7 +118,7 @@ export const gpioSet = defineTool({
     const { state } = await readState(board);
     assertCanDrive(state, pin, `drive ${gpioPinNode(pin)} ${level}`);
     const after = await pinInfo(board.call(py`_jlt.gpio_drive(${pin}, ${level})`));
-    expect('direction', after.direction, 'OUTPUT', pin);
+    checkReadBack('direction', after.direction, 'OUTPUT', pin);
     const warnings: string[] = [];
     // The firmware reads the pad with its driver released: an opposite level means a load or another source.
     if (after.state !== 'FLOATING' && after.state !== level) {
@@ -146,7 +146,7 @@ export const gpioDirectionSet = defineTool({
     const { state } = await readState(board);
     if (direction === 'OUTPUT') assertCanDrive(state, pin, `make ${gpioPinNode(pin)} an output`);
     const after = await pinInfo(board.call(py`_jlt.gpio_dir(${pin}, ${direction})`));
-    expect('direction', after.direction, direction, pin);
+    checkReadBack('direction', after.direction, direction, pin);
     const net = netOfNode(state, gpioPinNode(pin))?.name ?? null;
     return { pin, node: gpioPinNode(pin), ...after, net, warnings: [] };
   },
@@ -165,7 +165,7 @@ export const gpioPullSet = defineTool({
   output: pinResult,
   handle: async ({ pin, pull }, { board }) => {
     const after = await pinInfo(board.call(py`_jlt.gpio_pull(${pin}, ${pull})`));
-    expect('pull', after.pull, pull, pin);
+    checkReadBack('pull', after.pull, pull, pin);
     const { state } = await readState(board);
     const net = netOfNode(state, gpioPinNode(pin))?.name ?? null;
     return { pin, node: gpioPinNode(pin), ...after, net, warnings: [] };
