@@ -1,0 +1,206 @@
+/** The server over Streamable HTTP with the SDK Client and raw requests, on the virtual board. */
+import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpFixture, startHttpFixture } from './serverFixture.js';
+
+let fx: HttpFixture;
+beforeAll(async () => {
+  fx = await startHttpFixture({ conformanceFixtures: true });
+});
+afterAll(async () => {
+  await fx?.close();
+});
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+};
+const post = (body: string, headers: Record<string, string> = {}) =>
+  fetch(fx.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body,
+  });
+
+async function rpcError(promise: Promise<unknown>): Promise<McpError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(McpError);
+  return error as McpError;
+}
+
+describe('MCP over HTTP', () => {
+  it('lists the catalog with schemas and annotations, hidden tools left out', async () => {
+    const { client } = await fx.connect();
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['power_get', 'dac_set', 'test_simple_text']));
+    expect(names).not.toContain('python_exec');
+    const dacSet = tools.find((t) => t.name === 'dac_set');
+    expect(dacSet?.inputSchema).toMatchObject({ type: 'object', required: ['channel', 'volts'] });
+    expect(dacSet?.outputSchema).toMatchObject({ type: 'object' });
+    expect(dacSet?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+  });
+
+  it('calls power_get and dac_set on the board; the text item is the JSON of structuredContent', async () => {
+    const { client } = await fx.connect();
+    const set = await client.callTool({ name: 'dac_set', arguments: { channel: 'TOP_RAIL', volts: 5 } });
+    expect(set.isError).toBeUndefined();
+    expect(set.structuredContent).toMatchObject({ channel: 'TOP_RAIL', volts: 5 });
+    const get = await client.callTool({ name: 'power_get', arguments: {} });
+    expect(get.structuredContent).toMatchObject({ top_rail_volts: 5, dac0_volts: 3.33 });
+    expect(get.content).toEqual([{ type: 'text', text: JSON.stringify(get.structuredContent) }]);
+  });
+
+  it('answers an unknown tool and invalid arguments with JSON-RPC -32602', async () => {
+    const { client } = await fx.connect();
+    const unknown = await rpcError(client.callTool({ name: 'no_such_tool', arguments: {} }));
+    expect(unknown.code).toBe(-32602);
+    expect(unknown.message).toMatch(/Unknown tool: no_such_tool/);
+    const invalid = await rpcError(
+      client.callTool({ name: 'dac_set', arguments: { channel: 'TOP_RAIL', volts: 99 } }),
+    );
+    expect(invalid.code).toBe(-32602);
+    expect(invalid.message).toMatch(/volts/);
+  });
+
+  it('finds a hidden tool by name, and gates it: anonymous HTTP has no exec capability (1001)', async () => {
+    const { client } = await fx.connect();
+    const denied = await rpcError(client.callTool({ name: 'python_exec', arguments: { code: 'print(1)' } }));
+    expect(denied.code).toBe(-32603);
+    expect(denied.data).toMatchObject({ code: 1001, retryable: false, missing: ['jumperless.exec'] });
+  });
+
+  it('sends progress notifications for a progress token', async () => {
+    const { client } = await fx.connect();
+    const progress: number[] = [];
+    await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
+    expect(progress).toEqual([0, 50, 100]);
+  });
+
+  it('cancels a long board wait and keeps working', async () => {
+    const { client } = await fx.connect();
+    const controller = new AbortController();
+    const started = Date.now();
+    const call = client.callTool({ name: 'button_wait', arguments: { timeout_seconds: 20 } }, undefined, {
+      signal: controller.signal,
+      onprogress: () => controller.abort(),
+    });
+    await expect(call).rejects.toThrow();
+    const after = await client.callTool({ name: 'power_get', arguments: {} });
+    expect(after.isError).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('serves resources and tells subscribers when a tool changed the board', async () => {
+    const { client } = await fx.connect();
+    const { resources } = await client.listResources();
+    const state = resources.find((r) => r.mimeType === 'application/json' && /state/.test(r.uri));
+    expect(state).toBeDefined();
+    const read = await client.readResource({ uri: state?.uri ?? '' });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toHaveProperty('power');
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updated.push(n.params.uri);
+    });
+    await client.subscribeResource({ uri: state?.uri ?? '' });
+    await client.callTool({ name: 'dac_set', arguments: { channel: 'DAC1', volts: 1 } });
+    await expect.poll(() => updated).toContain(state?.uri);
+    const missing = await rpcError(client.readResource({ uri: 'jumperless://nothing' }));
+    expect(missing.code).toBe(-32002);
+  });
+
+  it('offers the prompts', async () => {
+    const { client } = await fx.connect();
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['measure_resistor', 'build_voltage_divider', 'debug_circuit']),
+    );
+    const prompt = await client.getPrompt({
+      name: 'measure_resistor',
+      arguments: { row_a: '10', row_b: '20' },
+    });
+    expect(JSON.stringify(prompt.messages)).toMatch(/row 10 and row 20/);
+    expect((await rpcError(client.getPrompt({ name: 'measure_resistor', arguments: {} }))).code).toBe(-32602);
+  });
+});
+
+describe('HTTP gates', () => {
+  it('refuses a foreign Origin with 403 and a JSON-RPC error without id', async () => {
+    const res = await post(JSON.stringify(INIT), { origin: 'http://evil.example' });
+    expect(res.status).toBe(403);
+    const body = await res.json();
+    expect(body).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32001, message: expect.stringMatching(/origin/) },
+    });
+  });
+
+  it('answers an unknown session with 404, and a terminated one too', async () => {
+    const unknown = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), {
+      'mcp-session-id': 'no-such-session',
+    });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: number } }).error.code).toBe(-32001);
+
+    const { client, transport } = await fx.connect();
+    await client.listTools();
+    const id = transport.sessionId as string;
+    await transport.terminateSession();
+    const after = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), {
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-06-18',
+    });
+    expect(after.status).toBe(404);
+  });
+
+  it('wants a session id after initialize (400)', async () => {
+    const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    expect(res.status).toBe(400);
+  });
+
+  it('answers bad JSON with 400 / -32700 in JSON, not HTML', async () => {
+    const res = await post('{"jsonrpc": "2.0", nope');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
+  it('refuses a body over the limit with 413 and a non-JSON content type with 415', async () => {
+    const big = await post(JSON.stringify({ ...INIT, padding: 'x'.repeat(5 * 1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    const text = await post(JSON.stringify(INIT), { 'content-type': 'text/plain' });
+    expect(text.status).toBe(415);
+  });
+
+  it('opens an SSE stream on GET for a session, one at a time', async () => {
+    const init = await post(JSON.stringify(INIT));
+    const session = init.headers.get('mcp-session-id') as string;
+    await init.body?.cancel();
+    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+    await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
+    const controller = new AbortController();
+    const res = await fetch(fx.url, {
+      headers: { accept: 'text/event-stream', ...headers },
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const second = await fetch(fx.url, { headers: { accept: 'text/event-stream', ...headers } });
+    expect(second.status).toBe(409);
+    controller.abort();
+    const closed = await fetch(fx.url, { method: 'DELETE', headers });
+    expect(closed.status).toBe(200);
+  });
+});

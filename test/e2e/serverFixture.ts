@@ -1,0 +1,45 @@
+/** An in-process HTTP server on port 0 over a fresh virtual board, as the CLI builds it. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type Config, DEFAULT_CONFIG } from '../../src/cli/config.js';
+import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
+import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
+
+export interface HttpFixture {
+  app: App;
+  http: RunningHttpServer;
+  url: string;
+  connect(options?: {
+    elicitation?: boolean;
+  }): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
+  close(): Promise<void>;
+}
+
+export async function startHttpFixture(config: Partial<Config> = {}): Promise<HttpFixture> {
+  const app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim', ...config });
+  const http = await startHttpServer({
+    port: 0,
+    createServer: () => app.createServer((sessionId) => ({ id: `http:${sessionId}`, granted: ANONYMOUS })),
+  });
+  const clients: Client[] = [];
+  return {
+    app,
+    http,
+    url: http.url,
+    async connect(options = {}) {
+      const client = new Client(
+        { name: 'e2e', version: '0' },
+        { capabilities: options.elicitation ? { elicitation: {} } : {} },
+      );
+      const transport = new StreamableHTTPClientTransport(new URL(http.url));
+      await client.connect(transport);
+      clients.push(client);
+      return { client, transport };
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      await http.close();
+      await app.close();
+    },
+  };
+}
