@@ -1,5 +1,4 @@
-import type { ExecResult, HelperModule } from '../device/session.js';
-import type { DeviceSession } from '../device/session.js';
+import type { DeviceSession, ExecResult, HelperModule } from '../device/session.js';
 
 export interface BoardCallOptions {
   signal?: AbortSignal;

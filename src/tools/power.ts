@@ -26,7 +26,8 @@ const setpoints = z.object({
 export const powerGet = defineTool({
   name: 'power_get',
   title: 'Read supply setpoints',
-  description: 'Read the setpoints of DAC0, DAC1 and the top and bottom rails, in volts (setpoints, not measurements).',
+  description:
+    'Read the setpoints of DAC0, DAC1 and the top and bottom rails, in volts (setpoints, not measurements).',
   group: 'power',
   kind: 'read',
   capability: 'jumperless.read',

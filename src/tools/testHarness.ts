@@ -29,7 +29,10 @@ let counter = 0;
 
 export async function startToolHarness(options: SimBoardOptions = {}): Promise<ToolHarness> {
   const board = await SimBoard.start(options);
-  const link = streamLink(`harness-${process.pid}-${counter++}`, { connect: () => board.port('repl'), release: () => {} });
+  const link = streamLink(`harness-${process.pid}-${counter++}`, {
+    connect: () => board.port('repl'),
+    release: () => {},
+  });
   const session = new DeviceSession(link, { reconnectDelayMs: { initial: 50, max: 300 } });
   const client = createBoardClient(session, boardHelper);
   return {

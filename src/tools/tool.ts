@@ -100,12 +100,36 @@ export interface ToolAnnotations {
 export function annotationsFor(tool: Pick<Tool, 'kind' | 'title'>): ToolAnnotations {
   switch (tool.kind) {
     case 'read':
-      return { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+      return {
+        title: tool.title,
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      };
     case 'write':
-      return { title: tool.title, readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+      return {
+        title: tool.title,
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      };
     case 'physical':
-      return { title: tool.title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+      return {
+        title: tool.title,
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      };
     case 'destructive':
-      return { title: tool.title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+      return {
+        title: tool.title,
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      };
   }
 }
