@@ -1,0 +1,98 @@
+/** The real CLI over stdio (`jumperless-mcp --sim`) with the SDK Client, and raw stdout checks. */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+/** StdioClientTransport passes only a few variables unless told (mcp notes §2.7 #10). */
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+
+async function connect(args: string[]): Promise<Client> {
+  const client = new Client({ name: 'e2e-stdio', version: '0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [...CLI, ...args],
+      cwd: ROOT,
+      env: ENV,
+      stderr: 'pipe',
+    }),
+  );
+  return client;
+}
+
+describe('MCP over stdio', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect(['--sim', '--max-volts', '3.3']);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('lists tools and calls power_get and dac_set on the virtual board', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['power_get', 'dac_set']));
+    const set = await client.callTool({ name: 'dac_set', arguments: { channel: 'DAC1', volts: 2.5 } });
+    expect(set.structuredContent).toMatchObject({ channel: 'DAC1', volts: 2.5 });
+    const get = await client.callTool({ name: 'power_get', arguments: {} });
+    expect(get.structuredContent).toMatchObject({ dac1_volts: 2.5 });
+  });
+
+  it('refuses a voltage past the operator limit as a tool error', async () => {
+    const result = await client.callTool({ name: 'dac_set', arguments: { channel: 'TOP_RAIL', volts: 5 } });
+    expect(result.isError).toBe(true);
+    expect(JSON.parse((result.content as { text: string }[])[0]?.text ?? '')).toMatchObject({
+      code: 'unsafe_voltage',
+      retryable: false,
+    });
+  });
+
+  it('keeps the hidden python_exec out of the list, yet the operator can call it by name', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).not.toContain('python_exec');
+    const result = await client.callTool({ name: 'python_exec', arguments: { code: 'print(6 * 7)' } });
+    expect(result.isError).toBeUndefined();
+    expect(JSON.stringify(result.structuredContent)).toMatch(/42/);
+  });
+});
+
+describe('stdio discipline', () => {
+  it('writes only JSON-RPC to stdout, answers work in flight after stdin closes, then exits 0', async () => {
+    const child = spawn(process.execPath, [...CLI, '--sim'], {
+      cwd: ROOT,
+      env: ENV,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    });
+    await expect.poll(() => stdout.includes('"id":1'), { timeout: 15_000 }).toBe(true);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } });
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'power_get', arguments: {} } });
+    child.stdin.end(); // EOF with calls still in flight
+    expect(await exited).toBe(0);
+    const lines = stdout.split('\n').filter((line) => line !== '');
+    const messages = lines.map(
+      (line) => JSON.parse(line) as { jsonrpc: string; id?: number; error?: { code: number } },
+    );
+    for (const message of messages) expect(message.jsonrpc).toBe('2.0');
+    expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3, 4]);
+    expect(messages.find((m) => m.id === 3)?.error?.code).toBe(-32602);
+    expect(JSON.stringify(messages.find((m) => m.id === 4))).toMatch(/dac0_volts/);
+  });
+});
