@@ -1,0 +1,187 @@
+/**
+ * What the MCP layer costs, on one virtual board served over TCP (the same link for every path):
+ *
+ *   npx tsx bench/mcp.ts [calls per block=300] [blocks=3]
+ *
+ * - `tools/call power_get` p50 over stdio and over Streamable HTTP (each server a child process
+ *   running the real CLI with --device tcp://...), against a bare raw-REPL exec of the very snippet
+ *   the tool sends (`_jlh.out(_jlt.power_get())`); target: at most 1.15x at p50. Paths own the link
+ *   in turn, in blocks, so drift hits all alike.
+ * - cold start: spawn to the first `tools/list` answer, median of 5 (target < 400 ms), through tsx
+ *   and, when `npm run build` has been run, from dist/.
+ * - `tools/list` size in bytes and estimated tokens (bytes / 4).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { DeviceLink } from '../src/device/link.js';
+import { DeviceSession } from '../src/device/session.js';
+import { tcpLink } from '../src/device/tcpLink.js';
+import { SimBoard } from '../src/sim/index.js';
+import { createBoardClient } from '../src/tools/boardClient.js';
+import { boardHelper } from '../src/tools/index.js';
+
+const CALLS = Number(process.argv[2] ?? 300);
+const BLOCKS = Number(process.argv[3] ?? 3);
+const ROOT = resolve(import.meta.dirname, '..');
+const TSX = [process.execPath, '--import', 'tsx', 'src/cli/main.ts'];
+const DIST = resolve(ROOT, 'dist/cli/main.js');
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+const SNIPPET = '_jlh.out(_jlt.power_get())';
+
+/** Writes code + Ctrl-D and waits for the end of the reply: the least a client can do. */
+class BareRepl {
+  private buffer = Buffer.alloc(0);
+  private waiting: (() => void) | undefined;
+
+  private constructor(private readonly link: DeviceLink) {
+    link.onData((chunk) => {
+      this.buffer = Buffer.concat([this.buffer, chunk]);
+      if (this.waiting && this.buffer.indexOf('\x04>') >= 0) {
+        this.buffer = Buffer.alloc(0);
+        const done = this.waiting;
+        this.waiting = undefined;
+        done();
+      }
+    });
+  }
+
+  static async open(link: DeviceLink): Promise<BareRepl> {
+    await link.open();
+    const bare = new BareRepl(link);
+    link.write(Buffer.from('\r\x03\x03\x01'));
+    await new Promise((done) => setTimeout(done, 150));
+    bare.buffer = Buffer.alloc(0);
+    return bare;
+  }
+
+  exec(code: string): Promise<void> {
+    return new Promise((done) => {
+      this.waiting = done;
+      this.link.write(Buffer.from(`${code}\x04`));
+    });
+  }
+}
+
+const p50 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? 0;
+const median = p50;
+
+async function time(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+}
+
+async function measure(calls: number, run: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < 30; i++) await run();
+  const samples: number[] = [];
+  for (let i = 0; i < calls; i++) samples.push(await time(run));
+  return samples;
+}
+
+async function stdioClient(command: string[], args: string[]): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '0' });
+  const [cmd = '', ...rest] = command;
+  await client.connect(
+    new StdioClientTransport({ command: cmd, args: [...rest, ...args], cwd: ROOT, env: ENV }),
+  );
+  return client;
+}
+
+async function httpServer(device: string): Promise<{ child: ChildProcess; url: string }> {
+  const [cmd = '', ...rest] = TSX;
+  const child = spawn(cmd, [...rest, '--device', device, '--http', '127.0.0.1:0'], {
+    cwd: ROOT,
+    env: ENV,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((done, fail) => {
+    let text = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /serving (http:\/\/\S+)/.exec(text);
+      if (match?.[1]) done(match[1]);
+    });
+    child.on('exit', () => fail(new Error(`HTTP server exited: ${text}`)));
+  });
+  return { child, url };
+}
+
+const call = (client: Client) => () => client.callTool({ name: 'power_get', arguments: {} });
+
+async function main(): Promise<void> {
+  const board = await SimBoard.start();
+  const { repl } = await board.serveTcp();
+  const device = `tcp://127.0.0.1:${repl}`;
+  // Prime the tools' helper once, so the bare loop can run the same snippet.
+  const primer = new DeviceSession(tcpLink('127.0.0.1', repl));
+  await createBoardClient(primer, boardHelper).call('_jlt.power_get()');
+  await primer.close();
+
+  const bare: number[] = [];
+  const stdio: number[] = [];
+  const http: number[] = [];
+  let listBytes = 0;
+  for (let block = 0; block < BLOCKS; block++) {
+    const link = tcpLink('127.0.0.1', repl);
+    const repl0 = await BareRepl.open(link);
+    bare.push(...(await measure(CALLS, () => repl0.exec(SNIPPET))));
+    await link.close();
+
+    const client = await stdioClient(TSX, ['--device', device]);
+    listBytes = Buffer.byteLength(JSON.stringify(await client.listTools()));
+    stdio.push(...(await measure(CALLS, call(client))));
+    await client.close();
+
+    const server = await httpServer(device);
+    const remote = new Client({ name: 'bench', version: '0' });
+    await remote.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    http.push(...(await measure(CALLS, call(remote))));
+    await remote.close();
+    server.child.kill('SIGTERM');
+    await new Promise((done) => server.child.once('exit', done));
+  }
+
+  const cold = async (command: string[], args: string[]) => {
+    const runs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      runs.push(
+        await time(async () => {
+          const client = await stdioClient(command, args);
+          await client.listTools();
+          await client.close();
+        }),
+      );
+    }
+    return median(runs);
+  };
+  const coldTsx = await cold(TSX, ['--device', device]);
+  const coldSimTsx = await cold(TSX, ['--sim']);
+  const built =
+    existsSync(DIST) && statSync(DIST).mtimeMs > statSync(resolve(ROOT, 'src/cli/serve.ts')).mtimeMs;
+  const coldDist = built ? await cold([process.execPath, DIST], ['--device', device]) : undefined;
+  await board.stop();
+
+  const f = (ms: number) => `${ms.toFixed(3)} ms`;
+  const base = p50(bare);
+  console.log(
+    `tools/call power_get vs bare raw-REPL exec of ${SNIPPET} (${BLOCKS} blocks x ${CALLS} calls, sim over TCP)`,
+  );
+  console.log(`  bare exec p50   ${f(base)}`);
+  console.log(
+    `  MCP stdio p50   ${f(p50(stdio))}  ratio ${(p50(stdio) / base).toFixed(2)}x (target <= 1.15x)`,
+  );
+  console.log(`  MCP HTTP  p50   ${f(p50(http))}  ratio ${(p50(http) / base).toFixed(2)}x`);
+  console.log('cold start to the first tools/list answer (median of 5; target < 400 ms)');
+  console.log(`  tsx, --device tcp   ${f(coldTsx)}`);
+  console.log(`  tsx, --sim          ${f(coldSimTsx)}`);
+  console.log(
+    `  dist, --device tcp  ${coldDist === undefined ? 'not built or stale (npm run build)' : f(coldDist)}`,
+  );
+  console.log(`tools/list: ${listBytes} bytes, about ${Math.round(listBytes / 4)} tokens`);
+}
+
+await main();
