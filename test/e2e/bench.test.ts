@@ -19,8 +19,8 @@ afterAll(async () => {
 });
 
 type Content = { type: string; text?: string; mimeType?: string; data?: string };
-const failureOf = (result: { content: unknown }) =>
-  JSON.parse((result.content as Content[])[0]?.text ?? '{}');
+const failureOf = (result: unknown) =>
+  JSON.parse((result as { content: Content[] }).content[0]?.text ?? '{}');
 const sim = () => {
   const board = fx.app.board.sim;
   if (!board) throw new Error('the fixture runs on the virtual board');
