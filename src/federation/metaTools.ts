@@ -1,0 +1,79 @@
+/**
+ * The two meta-tools of `names` and `discovery` list modes: `tools_search` (keyword search over
+ * the listed tools, scores 0..1) and `tools_describe` (full definitions by name). They are
+ * ordinary tools run through the same pipeline as every other; hidden, so `full` mode never
+ * lists them, and they only ever see listed tools (never hidden ones).
+ */
+import { z } from 'zod';
+import { type AnyTool, defineTool } from '../tools/tool.js';
+import { keywordSearch, type SearchEngine, type SearchEntry } from './search.js';
+
+export const SEARCH_TOOL = 'tools_search';
+export const DESCRIBE_TOOL = 'tools_describe';
+export const META_TOOL_NAMES: readonly string[] = [SEARCH_TOOL, DESCRIBE_TOOL];
+
+/** What the meta-tools read: the listed tools by wire name, meta-tools and hidden tools excluded. */
+export interface DiscoveryCatalog {
+  entries(): readonly SearchEntry[];
+  /** The definition `tools/list` would show in full mode; undefined when not a listed tool. */
+  definition(name: string): Record<string, unknown> | undefined;
+}
+
+const hit = z.object({
+  name: z.string(),
+  description: z.string(),
+  score: z.number().min(0).max(1),
+});
+
+export function metaTools(catalog: DiscoveryCatalog, engine: SearchEngine = keywordSearch): AnyTool[] {
+  const search = defineTool({
+    name: SEARCH_TOOL,
+    title: 'Search the tools',
+    description:
+      'Find tools by what they do, e.g. "set a voltage" or "read a GPIO pin". Returns tool names with a score from 0 to 1, best first; call tools_describe for the arguments before calling one.',
+    group: 'discovery',
+    kind: 'read',
+    capability: 'jumperless.read',
+    hidden: true,
+    input: z.object({
+      query: z.string().min(1).max(500).describe('What the tool should do, in plain words'),
+      limit: z.number().int().min(1).max(50).default(10).describe('Most hits to return'),
+    }),
+    output: z.object({ tools: z.array(hit) }),
+    handle: async ({ query, limit }) => ({ tools: engine.search(query, catalog.entries(), limit) }),
+  });
+
+  const describe = defineTool({
+    name: DESCRIBE_TOOL,
+    title: 'Describe tools',
+    description:
+      'Full definitions (description, input and output JSON Schemas, annotations) of tools by name, as tools/list would show them.',
+    group: 'discovery',
+    kind: 'read',
+    capability: 'jumperless.read',
+    hidden: true,
+    input: z.object({
+      names: z
+        .array(z.string().min(1).max(200))
+        .min(1)
+        .max(50)
+        .describe('Tool names, e.g. from tools_search'),
+    }),
+    output: z.object({
+      tools: z.array(z.object({ name: z.string() }).catchall(z.unknown())),
+      unknown: z.array(z.string()).describe('Names that are not listed tools'),
+    }),
+    handle: async ({ names }) => {
+      const tools: Array<Record<string, unknown> & { name: string }> = [];
+      const unknown: string[] = [];
+      for (const name of new Set(names)) {
+        const definition = catalog.definition(name);
+        if (definition) tools.push({ ...definition, name });
+        else unknown.push(name);
+      }
+      return { tools, unknown };
+    },
+  });
+
+  return [search, describe];
+}
