@@ -6,8 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createLink, parseDeviceUrl, type SimFactory } from '../device/deviceUrl.js';
 import { findReplPorts } from '../device/discovery.js';
 import { DeviceSession } from '../device/session.js';
-import { SimBoard } from '../sim/index.js';
-import { parsePartsFile } from '../sim/parts.js';
+import type { SimBoard } from '../sim/index.js';
 import { type BoardClient, createBoardClient } from '../tools/boardClient.js';
 import { boardHelper } from '../tools/index.js';
 
@@ -24,7 +23,10 @@ export interface OpenBoard {
 export async function openBoard(device: string): Promise<OpenBoard> {
   let sim: SimBoard | undefined;
   const simFactory: SimFactory = async ({ partsFile }) => {
-    sim = await SimBoard.start(partsFile === undefined ? {} : { partsFileText: readParts(partsFile) });
+    // Loaded only for the virtual board, so a real board's server starts faster.
+    const { SimBoard } = await import('../sim/index.js');
+    const partsFileText = partsFile === undefined ? undefined : await readParts(partsFile);
+    sim = await SimBoard.start(partsFileText === undefined ? {} : { partsFileText });
     const board = sim;
     return { connect: () => board.port('repl'), release: () => {} };
   };
@@ -46,7 +48,8 @@ export async function openBoard(device: string): Promise<OpenBoard> {
 }
 
 /** A refused parts file stops the start with its line numbers, before any board starts. */
-function readParts(path: string): string {
+async function readParts(path: string): Promise<string> {
+  const { parsePartsFile } = await import('../sim/parts.js');
   const text = readFileSync(path, 'utf8');
   const parsed = parsePartsFile(text);
   if (!parsed.ok) throw new Error(`${path}: ${parsed.errors.join('; ')}`);

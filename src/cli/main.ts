@@ -8,7 +8,6 @@ import { boardOrSim } from './board.js';
 import { clientConfigs } from './clientConfigs.js';
 import { DEFAULT_HTTP_PORT, type Flags, resolveConfig } from './config.js';
 import { runHttp, runStdio } from './serve.js';
-import { runSimCommand } from './simCommand.js';
 import { tokensCommand } from './tokensCommand.js';
 
 const program = new Command()
@@ -66,7 +65,10 @@ program
   .option('--pty <dir>', 'also make a pseudo-terminal per port in this folder (needs socat)')
   .option('--fs <dir>', 'keep the board flash in this folder')
   .option('--noise-seed <n>', 'add seeded measurement noise')
-  .action(async (options) => runSimCommand(options, process.stdout));
+  .action(async (options) => {
+    const { runSimCommand } = await import('./simCommand.js');
+    await runSimCommand(options, process.stdout);
+  });
 
 program.addCommand(tokensCommand());
 

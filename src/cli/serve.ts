@@ -10,7 +10,7 @@ import {
   createDispatcher,
   fileAuditSink,
 } from '../dispatch/index.js';
-import { type RunningHttpServer, startHttpServer } from '../http/app.js';
+import type { RunningHttpServer } from '../http/app.js';
 import {
   conformancePrompts,
   conformanceResources,
@@ -85,6 +85,8 @@ export async function runHttp(
     );
   }
   const app = await buildApp(config);
+  // Loaded here so stdio servers do not pay for the HTTP stack at start.
+  const { startHttpServer } = await import('../http/app.js');
   const listen = (port: number) =>
     startHttpServer({
       host: where.host,
