@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
@@ -111,6 +112,21 @@ describe('at the bench, through MCP', () => {
       answered_by: 'probe_button',
       rows_lit: [20, 25],
     });
+  });
+
+  it('asks through the client too, when it supports elicitation, and takes its answer', async () => {
+    const { client: asking } = await fx.connect({ elicitation: true });
+    const questions: string[] = [];
+    asking.setRequestHandler(ElicitRequestSchema, async (request) => {
+      questions.push(String(request.params.message));
+      return { action: 'accept' };
+    });
+    const answer = await asking.callTool({
+      name: 'ask_user',
+      arguments: { instruction: 'Plug R2 between rows 25 and 30', rows: [25, 30], timeout_seconds: 20 },
+    });
+    expect(answer.structuredContent).toMatchObject({ answer: 'confirmed', answered_by: 'client' });
+    expect(questions).toEqual([expect.stringContaining('Plug R2 between rows 25 and 30')]);
   });
 
   it('turns an unplug in the middle of a call into a clear, retryable error; the next call works', async () => {
