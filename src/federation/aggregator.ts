@@ -1,0 +1,248 @@
+/**
+ * FederationAggregator (dispatch notes §6): several subsystems behind one, each child's tools
+ * prefixed `<child>.`; itself a Subsystem, so federations nest. It keeps every child's last
+ * known catalog: a child that drops keeps its tools in the inbound table, marked unavailable
+ * (a call answers `unavailable` at once instead of hanging), and is reconnected with backoff;
+ * every change of the catalog is announced with a `tools_changed` event, which the server turns
+ * into `notifications/tools/list_changed`. Health is the worst child's, with each child's own.
+ */
+import { ChildRpcError, FederationError, unavailable } from './errors.js';
+import {
+  type InvokeContext,
+  type Subsystem,
+  type SubsystemEvent,
+  type SubsystemHealth,
+  type SubsystemResult,
+  type ToolDescriptor,
+  worstStatus,
+} from './subsystem.js';
+import { checkSubsystemName } from './wireNames.js';
+
+export interface AggregatorOptions {
+  /** kebab-case; the prefix of every tool when this federation is nested in another. */
+  name: string;
+  children: readonly Subsystem[];
+  ring?: string;
+  /** Reconnect backoff: the first delay, doubling up to the max. Default 250 ms .. 10 s. */
+  reconnectDelayMs?: { initial: number; max: number };
+  /** How long one connect attempt may take. Default 15 s. */
+  connectTimeoutMs?: number;
+  /** Where state changes are told (default stderr). */
+  log?: (line: string) => void;
+}
+
+type SlotState = 'idle' | 'connecting' | 'up' | 'down';
+
+interface Slot {
+  child: Subsystem;
+  state: SlotState;
+  /** The child's catalog, prefixed, as last learnt; and the same marked unavailable. */
+  up: readonly ToolDescriptor[];
+  down: readonly ToolDescriptor[];
+  lastError: string | undefined;
+  failures: number;
+  retryAt: number | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Bumped by every connect attempt and disconnect, so a stale attempt's outcome is ignored. */
+  epoch: number;
+}
+
+export class FederationAggregator implements Subsystem {
+  readonly name: string;
+  readonly ring: string | undefined;
+  private readonly slots: Slot[];
+  private readonly byName = new Map<string, Slot>();
+  private readonly listeners = new Set<(event: SubsystemEvent) => void>();
+  private readonly delays: { initial: number; max: number };
+  private readonly connectTimeoutMs: number;
+  private readonly log: (line: string) => void;
+  private catalog: readonly ToolDescriptor[] | undefined;
+  private running = false;
+
+  constructor(options: AggregatorOptions) {
+    checkSubsystemName(options.name);
+    if (options.ring !== undefined) checkSubsystemName(options.ring, 'ring id');
+    this.name = options.name;
+    this.ring = options.ring;
+    this.delays = options.reconnectDelayMs ?? { initial: 250, max: 10_000 };
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
+    this.log = options.log ?? ((line) => process.stderr.write(`jumperless-mcp: ${line}\n`));
+    this.slots = options.children.map((child) => {
+      checkSubsystemName(child.name);
+      if (this.byName.has(child.name)) {
+        throw new FederationError(`federation ${this.name} has two children named "${child.name}"`);
+      }
+      const slot: Slot = {
+        child,
+        state: 'idle',
+        up: [],
+        down: [],
+        lastError: undefined,
+        failures: 0,
+        retryAt: undefined,
+        timer: undefined,
+        epoch: 0,
+      };
+      this.byName.set(child.name, slot);
+      child.watch((event) => this.onChildEvent(slot, event));
+      return slot;
+    });
+  }
+
+  /** Connects every child at once and resolves when each has connected or failed (a failed one retries by itself). */
+  async connect(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await Promise.all(this.slots.map((slot) => this.attempt(slot)));
+  }
+
+  async disconnect(): Promise<void> {
+    this.running = false;
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        clearTimeout(slot.timer);
+        slot.epoch++;
+        slot.state = 'idle';
+        slot.retryAt = undefined;
+        await slot.child.disconnect().catch(() => {});
+      }),
+    );
+    this.changed();
+  }
+
+  tools(): readonly ToolDescriptor[] {
+    this.catalog ??= this.slots.flatMap((slot) => (slot.state === 'up' ? slot.up : slot.down));
+    return this.catalog;
+  }
+
+  async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
+    const dot = tool.indexOf('.');
+    const slot = dot > 0 ? this.byName.get(tool.slice(0, dot)) : undefined;
+    if (!slot) throw new ChildRpcError(-32602, `Unknown tool: ${tool}`);
+    if (slot.state !== 'up') throw unavailable(slot.child.name, this.why(slot));
+    return slot.child.invoke(tool.slice(dot + 1), args, context);
+  }
+
+  health(): SubsystemHealth {
+    const children = this.slots.map((slot) => this.childHealth(slot));
+    const status = worstStatus(children.map((child) => child.status));
+    const troubled = children.filter((child) => child.status !== 'ok').map((child) => child.name);
+    return {
+      name: this.name,
+      status,
+      ...(troubled.length > 0 ? { detail: `not ok: ${troubled.join(', ')}` } : {}),
+      ...(this.ring ? { ring: this.ring } : {}),
+      children,
+    };
+  }
+
+  watch(listener: (event: SubsystemEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private childHealth(slot: Slot): SubsystemHealth {
+    const own = slot.child.health();
+    if (slot.state === 'up') return own;
+    return {
+      ...own,
+      status: 'down',
+      detail: this.why(slot),
+      reconnect: {
+        failures: slot.failures,
+        ...(slot.retryAt === undefined ? {} : { next_in_ms: Math.max(0, slot.retryAt - Date.now()) }),
+      },
+    };
+  }
+
+  private why(slot: Slot): string {
+    if (slot.state === 'connecting')
+      return slot.lastError ? `reconnecting after: ${slot.lastError}` : 'connecting';
+    if (slot.state === 'idle') return 'not started';
+    return slot.lastError ?? 'down';
+  }
+
+  private async attempt(slot: Slot): Promise<void> {
+    const epoch = ++slot.epoch;
+    slot.state = 'connecting';
+    slot.retryAt = undefined;
+    try {
+      await withTimeout(slot.child.connect(), this.connectTimeoutMs);
+      if (epoch !== slot.epoch) return;
+      slot.state = 'up';
+      if (slot.failures > 0 || slot.lastError) this.log(`${this.name}: ${slot.child.name} is back`);
+      slot.failures = 0;
+      slot.lastError = undefined;
+      this.learn(slot);
+    } catch (error) {
+      if (epoch !== slot.epoch) return;
+      slot.failures++;
+      slot.lastError = error instanceof Error ? error.message : String(error);
+      slot.state = 'down';
+      await slot.child.disconnect().catch(() => {});
+      if (epoch !== slot.epoch) return;
+      this.schedule(slot);
+      this.changed();
+    }
+  }
+
+  private onChildEvent(slot: Slot, event: SubsystemEvent): void {
+    if (slot.state !== 'up') return;
+    if (event.type === 'tools_changed') {
+      this.learn(slot);
+      return;
+    }
+    slot.epoch++;
+    slot.state = 'down';
+    slot.failures = 0;
+    slot.lastError = event.reason;
+    this.log(`${this.name}: ${slot.child.name} dropped (${event.reason}); reconnecting`);
+    this.changed();
+    const epoch = slot.epoch;
+    void slot.child
+      .disconnect()
+      .catch(() => {})
+      .then(() => {
+        if (epoch === slot.epoch) this.schedule(slot);
+      });
+  }
+
+  private schedule(slot: Slot): void {
+    if (!this.running) return;
+    const delay = Math.min(this.delays.max, this.delays.initial * 2 ** Math.min(slot.failures, 30));
+    if (slot.failures === 1) this.log(`${this.name}: ${slot.child.name}: ${slot.lastError}; retrying`);
+    slot.retryAt = Date.now() + delay;
+    clearTimeout(slot.timer);
+    slot.timer = setTimeout(() => void this.attempt(slot), delay);
+    slot.timer.unref();
+  }
+
+  /** Takes the child's catalog again (prefixing is cached until it changes). */
+  private learn(slot: Slot): void {
+    const prefix = `${slot.child.name}.`;
+    slot.up = slot.child.tools().map((tool) => ({ ...tool, name: prefix + tool.name }));
+    slot.down = slot.up.map((tool) => ({ ...tool, available: false }));
+    this.changed();
+  }
+
+  private changed(): void {
+    this.catalog = undefined;
+    for (const listener of this.listeners) listener({ type: 'tools_changed' });
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
