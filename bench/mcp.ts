@@ -7,6 +7,7 @@
  *   running the real CLI with --device tcp://...), against a bare raw-REPL exec of the very snippet
  *   the tool sends (`_jlh.out(_jlt.power_get())`); target: at most 1.15x at p50. Paths own the link
  *   in turn, in blocks, so drift hits all alike.
+ * - for reference, the dispatch pipeline alone (runTool in-process) against the board call it makes.
  * - cold start: spawn to the first `tools/list` answer, median of 5 (target < 400 ms), through tsx
  *   and, when `npm run build` has been run, from dist/.
  * - `tools/list` size in bytes and estimated tokens (bytes / 4).
@@ -20,9 +21,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { DeviceLink } from '../src/device/link.js';
 import { DeviceSession } from '../src/device/session.js';
 import { tcpLink } from '../src/device/tcpLink.js';
+import { createDispatcher, runTool } from '../src/dispatch/index.js';
 import { SimBoard } from '../src/sim/index.js';
 import { createBoardClient } from '../src/tools/boardClient.js';
-import { boardHelper } from '../src/tools/index.js';
+import { boardHelper, catalog } from '../src/tools/index.js';
+import { CAPABILITIES } from '../src/tools/tool.js';
 
 const CALLS = Number(process.argv[2] ?? 300);
 const BLOCKS = Number(process.argv[3] ?? 3);
@@ -121,6 +124,21 @@ async function main(): Promise<void> {
   await createBoardClient(primer, boardHelper).call('_jlt.power_get()');
   await primer.close();
 
+  // runTool in-process vs the bare board call, on one session (what dispatch itself adds).
+  const inProcess = new DeviceSession(tcpLink('127.0.0.1', repl));
+  const boardClient = createBoardClient(inProcess, boardHelper);
+  const dispatcher = createDispatcher({ tools: catalog, board: boardClient });
+  const operator = { id: 'bench', granted: new Set(CAPABILITIES) };
+  const direct: number[] = [];
+  const dispatched: number[] = [];
+  for (let block = 0; block < BLOCKS; block++) {
+    direct.push(...(await measure(CALLS, () => boardClient.call('_jlt.power_get()'))));
+    dispatched.push(
+      ...(await measure(CALLS, () => runTool(dispatcher, { name: 'power_get', caller: operator }))),
+    );
+  }
+  await inProcess.close();
+
   const bare: number[] = [];
   const stdio: number[] = [];
   const http: number[] = [];
@@ -175,6 +193,9 @@ async function main(): Promise<void> {
     `  MCP stdio p50   ${f(p50(stdio))}  ratio ${(p50(stdio) / base).toFixed(2)}x (target <= 1.15x)`,
   );
   console.log(`  MCP HTTP  p50   ${f(p50(http))}  ratio ${(p50(http) / base).toFixed(2)}x`);
+  console.log(
+    `  dispatch only   ${f(p50(dispatched))} vs board call ${f(p50(direct))}: ratio ${(p50(dispatched) / p50(direct)).toFixed(2)}x`,
+  );
   console.log('cold start to the first tools/list answer (median of 5; target < 400 ms)');
   console.log(`  tsx, --device tcp   ${f(coldTsx)}`);
   console.log(`  tsx, --sim          ${f(coldSimTsx)}`);
