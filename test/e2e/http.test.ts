@@ -1,6 +1,8 @@
 /** The server over Streamable HTTP with the SDK Client and raw requests, on the virtual board. */
 import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANONYMOUS } from '../../src/cli/serve.js';
+import { startHttpServer } from '../../src/http/app.js';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
 let fx: HttpFixture;
@@ -162,6 +164,41 @@ describe('HTTP gates', () => {
       'mcp-protocol-version': '2025-06-18',
     });
     expect(after.status).toBe(404);
+  });
+
+  it('closes the oldest session when the cap is reached (it then gets 404)', async () => {
+    const small = await startHttpServer({
+      port: 0,
+      maxSessions: 2,
+      createServer: () => fx.app.createServer(() => ({ id: 'cap', granted: ANONYMOUS })),
+    });
+    try {
+      const open = async () => {
+        const res = await fetch(small.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify(INIT),
+        });
+        await res.body?.cancel();
+        return res.headers.get('mcp-session-id') as string;
+      };
+      const first = await open();
+      await open();
+      await open();
+      const res = await fetch(small.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': first,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+      expect(res.status).toBe(404);
+    } finally {
+      await small.close();
+    }
   });
 
   it('wants a session id after initialize (400)', async () => {
