@@ -63,7 +63,7 @@ describe('catalog', () => {
     for (const tool of catalog) {
       const { inputSchema, outputSchema } = describeTool(tool);
       for (const schema of [inputSchema, outputSchema]) {
-        expect(schema.type, tool.name).toBe('object');
+        expect(schema?.type, tool.name).toBe('object');
         for (const key of ['anyOf', 'oneOf', 'allOf', '$schema'])
           expect(schema, tool.name).not.toHaveProperty(key);
       }

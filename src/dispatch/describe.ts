@@ -10,7 +10,8 @@ export interface ToolDefinition {
   title: string;
   description: string;
   inputSchema: JsonSchemaObject;
-  outputSchema: JsonSchemaObject;
+  /** Absent only for federated tools whose child declares none. */
+  outputSchema?: JsonSchemaObject;
   annotations: ToolAnnotations;
 }
 
@@ -32,6 +33,11 @@ export function describeTool(tool: AnyTool): ToolDefinition {
     cache.set(tool, definition);
   }
   return definition;
+}
+
+/** Gives a tool the definition a federated child described, instead of one derived from zod. */
+export function presetDefinition(tool: AnyTool, definition: ToolDefinition): void {
+  cache.set(tool, definition);
 }
 
 /**

@@ -10,7 +10,9 @@ import type { AuditSink } from './audit.js';
 import { createRegistry, type Registry } from './registry.js';
 
 export interface DispatcherOptions {
-  tools: readonly AnyTool[];
+  /** The catalog; or give a ready `registry` (a federation's) instead. */
+  tools?: readonly AnyTool[];
+  registry?: Registry;
   /** The board; without one, board calls fail with `not_found`. */
   board?: BoardClient;
   /** Voltage limits; default the board envelope (-8..+8 V). */
@@ -34,7 +36,7 @@ export interface Dispatcher {
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const listeners = new Set<(tool: string) => void>();
   return {
-    registry: createRegistry(options.tools),
+    registry: options.registry ?? createRegistry(options.tools ?? []),
     board: options.board ?? noBoard,
     safety: options.safety ?? safetyPolicy(),
     audit: options.audit,

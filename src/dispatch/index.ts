@@ -17,6 +17,13 @@ export { boardResources } from './boardResources.js';
 export { describeTool, type JsonSchemaObject, jsonSchemaOf, type ToolDefinition } from './describe.js';
 export { createDispatcher, type Dispatcher, type DispatcherOptions } from './dispatcher.js';
 export { DISPATCH, JSONRPC, RpcError } from './errors.js';
+export {
+  boardRunner,
+  type FederatedRegistry,
+  type FederatedRegistryOptions,
+  federatedRegistry,
+  toolDescriptor,
+} from './federated.js';
 export { failureOf } from './mapError.js';
 export {
   matchTemplate,

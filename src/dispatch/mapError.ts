@@ -3,6 +3,7 @@
  * tool failure the model can act on (`isError` result) or a protocol error (RpcError). Pure.
  */
 import { DeviceError } from '../device/errors.js';
+import { ChildRpcError } from '../federation/errors.js';
 import { ToolError } from '../tools/tool.js';
 import { DISPATCH, JSONRPC, RpcError } from './errors.js';
 import type { ToolFailure } from './result.js';
@@ -23,6 +24,7 @@ const DEVICE_HINTS: Record<DeviceError['code'], string> = {
 
 export function failureOf(error: unknown, tool: string): ToolFailure | RpcError {
   if (error instanceof RpcError) return error;
+  if (error instanceof ChildRpcError) return new RpcError(error.code, error.message, error.data);
   if (error instanceof ToolError) {
     return {
       code: error.code,

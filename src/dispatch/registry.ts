@@ -8,6 +8,8 @@ export interface RegisteredTool {
   readonly tool: AnyTool;
   /** Calls running now (for `maxConcurrent`). */
   running: number;
+  /** The handler returns an already rendered result (a federated tool), passed on as is. */
+  passthrough?: boolean;
 }
 
 export interface Registry {
@@ -16,6 +18,8 @@ export interface Registry {
   listed(): readonly AnyTool[];
   /** Every tool, hidden ones included. */
   all(): readonly AnyTool[];
+  /** Catalogs that change while running (federation) tell listeners, who send `tools/list_changed`. */
+  onChange?(listener: () => void): () => void;
 }
 
 export function createRegistry(tools: readonly AnyTool[]): Registry {

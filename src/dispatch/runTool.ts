@@ -136,6 +136,12 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
   entry.running++;
   try {
     const data = await untilAborted(invoke(tool, parsed.data, context), signal);
+    if (entry.passthrough) {
+      const result = data as ToolResult;
+      audit(result.isError ? 'tool_error' : 'ok');
+      if (!result.isError && tool.kind !== 'read') dispatcher.boardChanged(tool.name);
+      return result;
+    }
     const output = tool.output.safeParse(data);
     if (!output.success) {
       throw new Error(`result does not match its output schema: ${z.prettifyError(output.error)}`);
@@ -150,7 +156,8 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
       failure = { code: 'canceled', message: `${tool.name} was canceled.`, retryable: false };
     else failure = failureOf(error, tool.name);
     if (failure instanceof RpcError) {
-      audit('internal');
+      // A federated child refusing the arguments is still invalid arguments.
+      audit(failure.code === JSONRPC.invalidParams ? 'invalid_args' : 'internal');
       throw failure;
     }
     audit(

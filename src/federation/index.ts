@@ -1,0 +1,45 @@
+/** What dispatch and the CLI use from federation (DESIGN.md §2). */
+export { type AggregatorOptions, FederationAggregator } from './aggregator.js';
+export { ChildRpcError, FederationError, unavailable } from './errors.js';
+export {
+  DEFERRED_TOOLS,
+  isListMode,
+  LIST_MODES,
+  type ListMode,
+  listModeFor,
+  nameOnly,
+  parseListMode,
+} from './listModes.js';
+export {
+  DESCRIBE_TOOL,
+  type DiscoveryCatalog,
+  META_TOOL_NAMES,
+  metaTools,
+  SEARCH_TOOL,
+} from './metaTools.js';
+export { keywordSearch, type SearchEngine, type SearchEntry, type ToolHit } from './search.js';
+export {
+  type ContentBlock,
+  type HealthStatus,
+  type InvokeContext,
+  type JsonSchemaObject,
+  type Subsystem,
+  type SubsystemEvent,
+  type SubsystemHealth,
+  type SubsystemResult,
+  structuredResult,
+  type ToolDescriptor,
+  worstStatus,
+} from './subsystem.js';
+export {
+  checkSubsystemName,
+  dotFormat,
+  MAX_WIRE_NAME,
+  separatorFormat,
+  subsystemNameProblem,
+  underscoreFormat,
+  type WireFormatSpec,
+  type WireNameTranslator,
+  WireTable,
+  wireFormat,
+} from './wireNames.js';
