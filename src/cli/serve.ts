@@ -2,6 +2,8 @@
  * Builds the server from a Config and runs it on stdio or HTTP: the board, the dispatcher over the
  * catalog (plus fixtures when asked), resources and prompts, all shared by every connection.
  */
+
+import type { SessionEvent } from '../device/session.js';
 import {
   boardResources,
   CAPABILITIES,
@@ -49,16 +51,33 @@ export async function buildApp(config: Config): Promise<App> {
     ...(audit ? { audit } : {}),
   });
   const resources = [...boardResources(), ...(config.conformanceFixtures ? conformanceResources : [])];
+  // Tell connected clients what the link does (unplugged, back, a reset), as log messages.
+  const handles = new Set<McpServerHandle>();
+  board.session.onEvent((event) => {
+    const message = describeEvent(event);
+    if (message) for (const handle of handles) handle.log(message.level, message.text);
+  });
+  const track = (handle: McpServerHandle) => {
+    handles.add(handle);
+    const previous = handle.server.onclose;
+    handle.server.onclose = () => {
+      handles.delete(handle);
+      previous?.();
+    };
+    return handle;
+  };
   return {
     board,
     createServer: (caller) =>
-      createMcpServer({
-        dispatcher,
-        resources,
-        templates: config.conformanceFixtures ? conformanceTemplates : [],
-        prompts: config.conformanceFixtures ? [...prompts, ...conformancePrompts] : prompts,
-        caller: (extra) => caller(extra.sessionId),
-      }),
+      track(
+        createMcpServer({
+          dispatcher,
+          resources,
+          templates: config.conformanceFixtures ? conformanceTemplates : [],
+          prompts: config.conformanceFixtures ? [...prompts, ...conformancePrompts] : prompts,
+          caller: (extra) => caller(extra.sessionId),
+        }),
+      ),
     async close() {
       await board.close();
       await audit?.close();
@@ -109,4 +128,19 @@ export async function runHttp(
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
   return { app, http };
+}
+
+function describeEvent(event: SessionEvent): { level: 'notice' | 'warning'; text: string } | undefined {
+  if (event.type === 'state') {
+    if (event.state === 'reconnecting')
+      return { level: 'warning', text: 'The board link dropped; reconnecting.' };
+    if (event.state === 'ready') return { level: 'notice', text: 'The board is connected.' };
+    return undefined;
+  }
+  if (event.type === 'reset')
+    return { level: 'warning', text: `The board reset (${event.kind}); its state may have changed.` };
+  return {
+    level: 'notice',
+    text: `A stuck board job was cleared (${event.step}, ${Math.round(event.ms)} ms).`,
+  };
 }

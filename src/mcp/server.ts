@@ -61,6 +61,8 @@ export interface McpServerHandle {
   readonly inFlight: number;
   /** Resolves when no request is being handled. */
   idle(): Promise<void>;
+  /** A log message for the client (`notifications/message`), at or above the level it set. */
+  log(level: LoggingLevel, data: unknown): void;
   close(): Promise<void>;
 }
 
@@ -317,6 +319,10 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
       return inFlight;
     },
     idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    log(logLevel, data) {
+      if (LEVELS.indexOf(logLevel) < LEVELS.indexOf(level)) return;
+      void server.sendLoggingMessage({ level: logLevel, logger: 'jumperless', data }).catch(() => {});
+    },
     async close() {
       unsubscribe();
       await server.close();

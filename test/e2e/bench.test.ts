@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
@@ -130,6 +130,10 @@ describe('at the bench, through MCP', () => {
   });
 
   it('turns an unplug in the middle of a call into a clear, retryable error; the next call works', async () => {
+    const logs: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(String(n.params.data));
+    });
     let unplugged = false;
     const result = await client.callTool(
       { name: 'button_wait', arguments: { timeout_seconds: 20 } },
@@ -153,5 +157,8 @@ describe('at the bench, through MCP', () => {
         interval: 200,
       })
       .toBe(false);
+    expect(logs).toEqual(
+      expect.arrayContaining([expect.stringMatching(/reconnecting/), expect.stringMatching(/connected/)]),
+    );
   });
 });
