@@ -1,0 +1,264 @@
+/**
+ * Another MCP server as a subsystem, through the SDK Client: started as a command (stdio) or
+ * reached at a URL (Streamable HTTP, optional bearer). Its tools keep their own names under the
+ * child's prefix; calls go straight to `tools/call` (no client-side output check: the end client
+ * makes its own), with the caller's signal (a cancel reaches the child as
+ * `notifications/cancelled`) and progress passed through. A closed connection is reported as
+ * `down`, so the aggregator marks the tools unavailable and reconnects; the child's own
+ * `notifications/tools/list_changed` becomes a catalog change.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type Capability, ToolError } from '../tools/tool.js';
+import { ChildRpcError, unavailable } from './errors.js';
+import type {
+  ContentBlock,
+  InvokeContext,
+  Subsystem,
+  SubsystemEvent,
+  SubsystemHealth,
+  SubsystemResult,
+  ToolDescriptor,
+} from './subsystem.js';
+import { checkSubsystemName } from './wireNames.js';
+
+export interface McpChildOptions {
+  name: string;
+  ring?: string;
+  /** Where it is, for health and logs: the command line or the URL. */
+  target: string;
+  /** A fresh transport for each connection. */
+  transport(): Transport;
+  /**
+   * What a caller needs for this child's tools at the gateway. Default: `jumperless.read` for
+   * tools the child marks read-only, `jumperless.io` for the rest.
+   */
+  capability?: Capability;
+  /** The gateway's deadline per call. Default 60 s (the child keeps its own, shorter ones). */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const CLIENT_INFO = { name: 'jumperless-mcp-federation', version: '0.1.0' };
+
+export class McpChild implements Subsystem {
+  readonly name: string;
+  readonly ring: string | undefined;
+  private client: Client | undefined;
+  private pending: Client | undefined;
+  private catalog: ToolDescriptor[] = [];
+  private server: { name: string; version: string } | undefined;
+  private readonly listeners = new Set<(event: SubsystemEvent) => void>();
+
+  constructor(private readonly options: McpChildOptions) {
+    checkSubsystemName(options.name);
+    if (options.ring !== undefined) checkSubsystemName(options.ring, 'ring id');
+    this.name = options.name;
+    this.ring = options.ring;
+  }
+
+  async connect(): Promise<void> {
+    await this.disconnect();
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    this.pending = client;
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.emit({ type: 'down', reason: 'the connection closed' });
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (this.client !== client) return;
+      try {
+        this.catalog = await this.list(client);
+        this.emit({ type: 'tools_changed' });
+      } catch (error) {
+        this.lost(client, error);
+      }
+    });
+    try {
+      await client.connect(this.options.transport());
+      const catalog = await this.list(client);
+      if (this.pending !== client) throw new Error('disconnected while connecting');
+      this.catalog = catalog;
+      this.server = client.getServerVersion();
+      this.client = client;
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw new Error(`${this.options.target}: ${messageOf(error)}`);
+    } finally {
+      if (this.pending === client) this.pending = undefined;
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    const clients = [this.client, this.pending];
+    this.client = undefined;
+    this.pending = undefined;
+    await Promise.all(clients.map((client) => client?.close().catch(() => {})));
+  }
+
+  tools(): readonly ToolDescriptor[] {
+    return this.catalog;
+  }
+
+  async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
+    const client = this.client;
+    if (!client) throw unavailable(this.name, 'not connected');
+    const timeoutMs = this.catalog.find((t) => t.name === tool)?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    try {
+      const result = await client.request(
+        { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
+        CallToolResultSchema,
+        {
+          signal: context.signal,
+          // The gateway's deadline comes first; this only keeps the SDK from a timeout of its own.
+          timeout: timeoutMs + 5000,
+          onprogress: ({ progress, total, message }) => context.progress(progress, total, message),
+        },
+      );
+      return {
+        content: result.content as ContentBlock[],
+        ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
+        ...(result.isError ? { isError: true as const } : {}),
+      };
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      if (error instanceof McpError) {
+        const message = error.message.replace(/^MCP error -?\d+: /, '');
+        if (error.code === ErrorCode.ConnectionClosed) {
+          this.lost(client, error);
+          throw unavailable(this.name, 'the connection closed during the call');
+        }
+        if (error.code === ErrorCode.RequestTimeout) {
+          throw new ToolError('timeout', `${this.name} did not answer ${tool} in time: ${message}`, {
+            retryable: true,
+          });
+        }
+        throw new ChildRpcError(error.code, message, isObject(error.data) ? error.data : undefined);
+      }
+      // Anything else is the transport failing (a refused connection, a lost HTTP session).
+      this.lost(client, error);
+      throw unavailable(this.name, messageOf(error));
+    }
+  }
+
+  health(): SubsystemHealth {
+    return {
+      name: this.name,
+      status: this.client ? 'ok' : 'down',
+      ...(this.client ? {} : { detail: 'not connected' }),
+      ...(this.ring ? { ring: this.ring } : {}),
+      target: this.options.target,
+      ...(this.server ? { server: `${this.server.name} ${this.server.version}` } : {}),
+      tools: this.catalog.length,
+    };
+  }
+
+  watch(listener: (event: SubsystemEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private lost(client: Client, error: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    void client.close().catch(() => {});
+    this.emit({ type: 'down', reason: messageOf(error) });
+  }
+
+  private async list(client: Client): Promise<ToolDescriptor[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return tools.map((tool) => this.descriptor(tool));
+  }
+
+  private descriptor(tool: Tool): ToolDescriptor {
+    const title = tool.title ?? tool.annotations?.title;
+    return {
+      name: tool.name,
+      ...(title === undefined ? {} : { title }),
+      description: tool.description ?? '',
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+      annotations: tool.annotations ?? {},
+      hidden: false,
+      capability:
+        this.options.capability ?? (tool.annotations?.readOnlyHint ? 'jumperless.read' : 'jumperless.io'),
+      timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    };
+  }
+
+  private emit(event: SubsystemEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+export interface StdioChildSpec {
+  command: string;
+  args?: readonly string[];
+  /** Added to a small default environment (PATH, HOME, ...), as the SDK does. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** A transport factory that starts the command; its stderr lines are passed on with the child's name. */
+export function stdioTransport(
+  name: string,
+  spec: StdioChildSpec,
+  log: (line: string) => void,
+): () => Transport {
+  return () => {
+    const transport = new StdioClientTransport({
+      command: spec.command,
+      args: [...(spec.args ?? [])],
+      ...(spec.env ? { env: spec.env } : {}),
+      ...(spec.cwd ? { cwd: spec.cwd } : {}),
+      stderr: 'pipe',
+    });
+    let partial = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') log(`[${name}] ${line.slice(0, 2000)}`);
+    });
+    return transport;
+  };
+}
+
+/** A transport factory for a Streamable HTTP endpoint, with `Authorization: Bearer` when given. */
+export function httpTransport(url: string, bearer?: string): () => Transport {
+  return () =>
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} },
+    });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function messageOf(error: unknown): string {
+  let text = error instanceof Error ? error.message : String(error);
+  // The SDK's StreamableHTTPError keeps the HTTP status in `code`, not in its message.
+  const status = (error as { code?: unknown } | undefined)?.code;
+  if (typeof status === 'number' && status >= 400 && status < 600) {
+    text += ` (HTTP ${status}${status === 401 || status === 403 ? ': check the bearer token' : ''})`;
+  }
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${text}${cause}`.slice(0, 500);
+}
