@@ -79,7 +79,7 @@ const LEVELS: readonly LoggingLevel[] = [
 
 export const INSTRUCTIONS =
   'Tools for a Jumperless V5 breadboard: wire rows and rails through its crossbar, set supplies, measure volts and amps, drive GPIO, PWM and waveforms, talk through the OLED and LEDs. ' +
-  'Read board://state or the read tools before changing anything; mutating tools report what actually happened, so trust their results over assumptions. Voltages are in volts, currents in amps.';
+  'Read the board state (resource jumperless://board/state) or the read tools before changing anything; mutating tools report what actually happened, so trust their results over assumptions. Voltages are in volts, currents in amps.';
 
 export function createMcpServer(options: ServerOptions): McpServerHandle {
   const { dispatcher } = options;
