@@ -1,6 +1,13 @@
 /** What dispatch and the CLI use from federation (DESIGN.md §2). */
 export { type AggregatorOptions, FederationAggregator } from './aggregator.js';
+export {
+  type ChildConfig,
+  type FederationConfig,
+  loadFederationConfig,
+  parseFederationConfig,
+} from './config.js';
 export { ChildRpcError, FederationError, unavailable } from './errors.js';
+export { type BoardRuntime, type JumperlessOptions, JumperlessSubsystem } from './jumperless.js';
 export {
   DEFERRED_TOOLS,
   isListMode,
@@ -11,6 +18,13 @@ export {
   parseListMode,
 } from './listModes.js';
 export {
+  httpTransport,
+  McpChild,
+  type McpChildOptions,
+  type StdioChildSpec,
+  stdioTransport,
+} from './mcpChild.js';
+export {
   DESCRIBE_TOOL,
   type DiscoveryCatalog,
   META_TOOL_NAMES,
@@ -18,6 +32,7 @@ export {
   SEARCH_TOOL,
 } from './metaTools.js';
 export { keywordSearch, type SearchEngine, type SearchEntry, type ToolHit } from './search.js';
+export { type FrameChannel, SocketChild, type SocketChildOptions } from './socketChild.js';
 export {
   type ContentBlock,
   type HealthStatus,
