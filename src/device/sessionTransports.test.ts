@@ -200,10 +200,11 @@ describe.each<Transport>(['in-process', 'tcp', 'pty'])('session over %s', (trans
 
   it('recovers from a reboot in the middle of a job', async () => {
     await session.exec('marker = 1');
-    const job = session.exec('import time\ntime.sleep(3)', { timeoutMs: 1500 });
+    // Observe the failure before rebooting: with the banner, the job fails during the reboot.
+    const failed = failure(session.exec('import time\ntime.sleep(3)', { timeoutMs: 1500 }));
     await delay(100);
     await board.faults.reboot();
-    const error = await failure(job);
+    const error = await failed;
     // A board that prints its banner is caught at once; one that does not, at the deadline.
     if (error.code === 'timeout') expect(error.details.recovery).toBe('board-reset');
     else expect(error).toMatchObject({ code: 'disconnected', details: { reset: true } });
