@@ -264,8 +264,6 @@ describe('session ownership and lifecycle', () => {
     const session = open();
     session.addHelper({ name: '_jlt', source: 'class _jlt:\n    def double(x):\n        return 2 * x\n' });
     expect(await session.call('_jlt.double(21)')).toBe(42);
-    // The virtual board comes back from this reboot without a banner, so the session only learns
-    // of it when the next call is not acknowledged; a one-line call is then resent after priming.
     await board.faults.reboot();
     await delay(100);
     expect(await session.call('_jlt.double(4)')).toBe(8);

@@ -183,10 +183,10 @@ describe.each<Transport>(['in-process', 'tcp', 'pty'])('session over %s', (trans
   });
 
   it('fails the running job on unplug, fails fast while away, and comes back on replug', async () => {
-    const job = session.exec('import time\ntime.sleep(5)');
+    const failed = failure(session.exec('import time\ntime.sleep(5)'));
     await delay(100);
     await board.faults.unplug();
-    expect(await failure(job)).toMatchObject({ code: 'disconnected' });
+    expect(await failed).toMatchObject({ code: 'disconnected' });
     expect(await failure(session.call('1'))).toMatchObject({
       code: 'disconnected',
       message: expect.stringContaining('waitForConnectionMs'),
