@@ -4,6 +4,14 @@
  */
 
 export {
+  DEFERRED_TOOLS,
+  DESCRIBE_TOOL,
+  type ListMode,
+  listModeFor,
+  nameOnly,
+  SEARCH_TOOL,
+} from '../federation/index.js';
+export {
   type AnyTool,
   CAPABILITIES,
   type Capability,
@@ -15,6 +23,7 @@ export type { AuditEvent, AuditOutcome, AuditSink } from './audit.js';
 export { fileAuditSink } from './audit.js';
 export { boardResources } from './boardResources.js';
 export { describeTool, type JsonSchemaObject, jsonSchemaOf, type ToolDefinition } from './describe.js';
+export { discoveryTools } from './discovery.js';
 export { createDispatcher, type Dispatcher, type DispatcherOptions } from './dispatcher.js';
 export { DISPATCH, JSONRPC, RpcError } from './errors.js';
 export {

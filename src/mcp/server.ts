@@ -26,15 +26,20 @@ import {
 import {
   type Caller,
   type ClientBridge,
+  DESCRIBE_TOOL,
   type Dispatcher,
   describeTool,
   failureOf,
   JSONRPC,
+  type ListMode,
+  listModeFor,
   matchTemplate,
+  nameOnly,
   type Resource,
   type ResourceTemplate,
   RpcError,
   runTool,
+  SEARCH_TOOL,
 } from '../dispatch/index.js';
 import type { Prompt } from './prompt.js';
 
@@ -53,6 +58,11 @@ export interface ServerOptions {
   /** Who this connection is (stdio: the operator; HTTP: the session's caller). */
   caller: (extra: Extra) => Caller;
   instructions?: string;
+  /**
+   * What `tools/list` shows (federation/listModes.ts); undefined lets the client choose: `discovery`
+   * when it declares `x-deferred-tools`, else `full`.
+   */
+  listMode?: ListMode;
 }
 
 export interface McpServerHandle {
@@ -85,7 +95,8 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   const { dispatcher } = options;
   const server = new Server(SERVER_INFO, {
     capabilities: {
-      tools: {},
+      // A federation's catalog changes as children come and go (then we send tools/list_changed).
+      tools: dispatcher.registry.onChange ? { listChanged: true } : {},
       resources: { subscribe: true },
       prompts: {},
       logging: {},
@@ -115,7 +126,16 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   server.setRequestHandler(
     ListToolsRequestSchema,
-    track(async () => ({ tools: dispatcher.registry.listed().map(describeTool) })),
+    track(async () => {
+      const { registry } = dispatcher;
+      const mode = listModeFor(options.listMode, server.getClientCapabilities()?.experimental);
+      if (mode === 'full') return { tools: registry.listed().map(describeTool) };
+      const meta = [SEARCH_TOOL, DESCRIBE_TOOL].flatMap((name) => {
+        const entry = registry.get(name);
+        return entry ? [describeTool(entry.tool)] : [];
+      });
+      return { tools: mode === 'names' ? [...registry.listed().map(nameOnly), ...meta] : meta };
+    }),
   );
 
   server.setRequestHandler(
@@ -311,7 +331,13 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
       if (live.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {});
     }
   });
-  server.onclose = () => unsubscribe();
+  const unfollowTools = dispatcher.registry.onChange?.(() => {
+    void server.sendToolListChanged().catch(() => {});
+  });
+  server.onclose = () => {
+    unsubscribe();
+    unfollowTools?.();
+  };
 
   return {
     server,
@@ -325,6 +351,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     },
     async close() {
       unsubscribe();
+      unfollowTools?.();
       await server.close();
     },
   };
