@@ -1,3 +1,5 @@
+import { type ListMode, parseListMode } from '../federation/index.js';
+
 /**
  * One typed Config (STYLE.md §11): defaults, then `JUMPERLESS_MCP_*` environment variables, then
  * command-line flags. The JSDoc of each field is the reference.
@@ -24,6 +26,18 @@ export interface Config {
   minVolts: number;
   /** Add the test tools, resources and prompts of the MCP conformance suite. Default false. Env `JUMPERLESS_MCP_CONFORMANCE_FIXTURES=1`, flag `--conformance-fixtures`. */
   conformanceFixtures: boolean;
+  /**
+   * A federation config file (federation/config.ts): serve its children (boards, MCP servers,
+   * other jumperless-mcp) behind this one endpoint, tool names prefixed by child. Without it, the
+   * single board of `device` with today's names. Default none. Env `JUMPERLESS_MCP_CONFIG`, flag `--config`.
+   */
+  federation: string | undefined;
+  /**
+   * What `tools/list` shows: `full`, `names` or `discovery`. Default: `full`, or `discovery` for a
+   * client that declares `x-deferred-tools` (a config file may set it too). Env
+   * `JUMPERLESS_MCP_LIST_MODE`, flag `--list-mode`.
+   */
+  listMode: ListMode | undefined;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -34,6 +48,8 @@ export const DEFAULT_CONFIG: Config = {
   maxVolts: 8,
   minVolts: -8,
   conformanceFixtures: false,
+  federation: undefined,
+  listMode: undefined,
 };
 
 /** Flags as commander gives them (all optional). */
@@ -46,6 +62,8 @@ export interface Flags {
   maxVolts?: string;
   minVolts?: string;
   conformanceFixtures?: boolean;
+  config?: string;
+  listMode?: string;
 }
 
 export const DEFAULT_HTTP_PORT = 8931;
@@ -81,6 +99,13 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
   if (flags.maxVolts !== undefined) config.maxVolts = parseVolts(flags.maxVolts, '--max-volts');
   if (flags.minVolts !== undefined) config.minVolts = parseVolts(flags.minVolts, '--min-volts');
   if (flags.conformanceFixtures) config.conformanceFixtures = true;
+  if (e('CONFIG')) config.federation = e('CONFIG');
+  if (flags.config !== undefined) config.federation = flags.config;
+  if (e('LIST_MODE')) config.listMode = parseListMode(e('LIST_MODE') as string, 'JUMPERLESS_MCP_LIST_MODE');
+  if (flags.listMode !== undefined) config.listMode = parseListMode(flags.listMode, '--list-mode');
+  if (config.federation && (flags.device !== undefined || (flags.sim !== undefined && flags.sim !== false))) {
+    throw new Error('--config serves the boards its children name: leave out --device and --sim');
+  }
   if (config.minVolts > config.maxVolts) {
     throw new Error(`the minimum voltage ${config.minVolts} V is above the maximum ${config.maxVolts} V`);
   }

@@ -29,11 +29,17 @@ const program = new Command()
   .option('--max-volts <volts>', 'highest supply voltage tools may set (<= 8)')
   .option('--min-volts <volts>', 'lowest supply voltage tools may set (>= -8)')
   .option('--conformance-fixtures', 'add the MCP conformance suite test tools, resources and prompts')
+  .option(
+    '--config <file>',
+    'serve a federation: the boards and MCP servers a JSON config names, behind one endpoint',
+  )
+  .option('--list-mode <mode>', 'what tools/list shows: full, names or discovery (default: the client asks)')
   .action(async (flags: Flags) => {
     const config = resolveConfig(flags);
     if (config.http) {
       const { http } = await runHttp(config);
-      process.stderr.write(`jumperless-mcp: serving ${http.url} (board: ${config.device})\n`);
+      const what = config.federation ? `federation: ${config.federation}` : `board: ${config.device}`;
+      process.stderr.write(`jumperless-mcp: serving ${http.url} (${what})\n`);
     } else {
       await runStdio(config);
     }

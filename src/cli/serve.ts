@@ -10,6 +10,8 @@ import {
   type Caller,
   type Capability,
   createDispatcher,
+  type Dispatcher,
+  discoveryTools,
   fileAuditSink,
 } from '../dispatch/index.js';
 import type { RunningHttpServer } from '../http/app.js';
@@ -26,6 +28,7 @@ import { catalog } from '../tools/index.js';
 import { safetyPolicy } from '../tools/safety.js';
 import { type OpenBoard, openBoard } from './board.js';
 import { type Config, isLoopback } from './config.js';
+import { buildFederatedApp } from './federation.js';
 
 /** stdio: the client that launched us is the operator (DESIGN.md §4 "Trust"). */
 const OPERATOR: ReadonlySet<Capability> = new Set(CAPABILITIES);
@@ -34,18 +37,33 @@ export const ANONYMOUS: ReadonlySet<Capability> = new Set(
   CAPABILITIES.filter((c) => c !== 'jumperless.exec' && c !== 'jumperless.admin'),
 );
 
-export interface App {
-  board: OpenBoard;
+/** What stdio and HTTP serve: one MCP server per connection over shared state. */
+export interface Served {
   createServer(caller: (sessionId: string | undefined) => Caller): McpServerHandle;
   close(): Promise<void>;
+}
+
+/** The single-board server. */
+export interface App extends Served {
+  board: OpenBoard;
+}
+
+/** A federation when the config names a file (`--config`), else the single board. */
+export function buildServed(config: Config): Promise<Served> {
+  return config.federation
+    ? buildFederatedApp({ ...config, federation: config.federation })
+    : buildApp(config);
 }
 
 export async function buildApp(config: Config): Promise<App> {
   const board = await openBoard(config.device);
   const audit = config.audit ? fileAuditSink(config.audit) : undefined;
   const tools = config.conformanceFixtures ? [...catalog, ...conformanceTools] : catalog;
-  const dispatcher = createDispatcher({
-    tools,
+  // tools_search and tools_describe: hidden, listed only in the names and discovery list modes.
+  let dispatcher: Dispatcher | undefined;
+  const meta = discoveryTools(() => (dispatcher as Dispatcher).registry);
+  dispatcher = createDispatcher({
+    tools: [...tools, ...meta],
     board: board.client,
     safety: safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts }),
     ...(audit ? { audit } : {}),
@@ -76,6 +94,7 @@ export async function buildApp(config: Config): Promise<App> {
           templates: config.conformanceFixtures ? conformanceTemplates : [],
           prompts: config.conformanceFixtures ? [...prompts, ...conformancePrompts] : prompts,
           caller: (extra) => caller(extra.sessionId),
+          ...(config.listMode ? { listMode: config.listMode } : {}),
         }),
       ),
     async close() {
@@ -86,7 +105,7 @@ export async function buildApp(config: Config): Promise<App> {
 }
 
 export async function runStdio(config: Config): Promise<void> {
-  const app = await buildApp(config);
+  const app = await buildServed(config);
   const handle = app.createServer(() => ({ id: 'stdio', granted: OPERATOR }));
   await serveStdio(handle, { shutdown: () => app.close() });
 }
@@ -95,7 +114,7 @@ export async function runStdio(config: Config): Promise<void> {
 export async function runHttp(
   config: Config,
   options: { anyPortIfBusy?: boolean } = {},
-): Promise<{ app: App; http: RunningHttpServer }> {
+): Promise<{ app: Served; http: RunningHttpServer }> {
   const where = config.http ?? { host: '127.0.0.1', port: 0 };
   if (!isLoopback(where.host)) {
     // DESIGN.md §4 "Trust": bound elsewhere, refuse to start without tokens (none exist yet).
@@ -103,7 +122,7 @@ export async function runHttp(
       `refusing to listen on ${where.host}: without bearer tokens the server only binds to loopback (127.0.0.1, ::1, localhost)`,
     );
   }
-  const app = await buildApp(config);
+  const app = await buildServed(config);
   // Loaded here so stdio servers do not pay for the HTTP stack at start.
   const { startHttpServer } = await import('../http/app.js');
   const listen = (port: number) =>
