@@ -3,8 +3,9 @@
  * Only the CLI picks between serial, TCP and the in-process virtual board (DESIGN.md §2).
  */
 import { readFileSync } from 'node:fs';
-import { createLink, parseDeviceUrl, type SimFactory } from '../device/deviceUrl.js';
+import { createLink, formatDeviceUrl, parseDeviceUrl, type SimFactory } from '../device/deviceUrl.js';
 import { findReplPorts } from '../device/discovery.js';
+import { streamLink } from '../device/link.js';
 import { DeviceSession } from '../device/session.js';
 import type { SimBoard } from '../sim/index.js';
 import { type BoardClient, createBoardClient } from '../tools/boardClient.js';
@@ -30,7 +31,19 @@ export async function openBoard(device: string): Promise<OpenBoard> {
     const board = sim;
     return { connect: () => board.port('repl'), release: () => {} };
   };
-  const link = await createLink(parseDeviceUrl(device), { simFactory });
+  const url = parseDeviceUrl(device);
+  // Each virtual board is a board of its own: a federation may run several (`jumperless-a`,
+  // `jumperless-b`), and sessions refuse a second owner of one link id.
+  const simId = url.kind === 'sim' ? takeSimId(formatDeviceUrl(url)) : undefined;
+  const link = await (simId === undefined || url.kind !== 'sim'
+    ? createLink(url, { simFactory })
+    : Promise.resolve(simFactory(url.partsFile === undefined ? {} : { partsFile: url.partsFile })).then(
+        (source) => streamLink(simId, source),
+        (error: unknown) => {
+          simIds.delete(simId);
+          throw error;
+        },
+      ));
   const session = new DeviceSession(link);
   const client = createBoardClient(session, boardHelper);
   return {
@@ -43,8 +56,19 @@ export async function openBoard(device: string): Promise<OpenBoard> {
     async close() {
       await session.close();
       await sim?.stop();
+      if (simId !== undefined) simIds.delete(simId);
     },
   };
+}
+
+/** Link ids of the virtual boards open in this process: `sim`, then `sim#2`, `sim#3`... */
+const simIds = new Set<string>();
+
+function takeSimId(base: string): string {
+  let id = base;
+  for (let n = 2; simIds.has(id); n++) id = `${base}#${n}`;
+  simIds.add(id);
+  return id;
 }
 
 /** A refused parts file stops the start with its line numbers, before any board starts. */
