@@ -66,13 +66,15 @@ export class TcpExposure {
     socket.on('data', (data) => {
       if (this.board.plugged && !port.destroyed) port.write(data);
     });
+    const dropClient = () => socket.destroy();
     const detach = () => {
       port.off('data', toHost);
+      port.off('close', dropClient);
       if (this.clients.get(name) === socket) this.clients.delete(name);
     };
     socket.on('close', detach);
     socket.on('error', detach);
-    port.once('close', () => socket.destroy());
+    port.once('close', dropClient);
   }
 }
 
