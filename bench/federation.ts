@@ -1,0 +1,246 @@
+/**
+ * What one federation hop costs, measured in one run; calls alternate between the two paths one
+ * by one, so load drift hits both alike:
+ *
+ *   npx tsx bench/federation.ts [calls per block=300] [blocks=3]
+ *
+ * - HTTP hop (the headline): the SDK client calls a single-board jumperless-mcp (child process,
+ *   virtual board, `--http`) directly, and through a federation (another child process,
+ *   `--config`, `--http`) whose one child is that same server over Streamable HTTP. Same server,
+ *   same board: the difference is the hop. Target: at most 1 ms added at p50 on loopback.
+ * - stdio hop: client -stdio-> federation -stdio-> server, against client -stdio-> server.
+ * - In-process: a board child of a federation (exact table, aggregator, the board's own
+ *   dispatcher) against the single-board server, both in this process over in-memory transports.
+ * Each with `power_get` (a board round trip) and `test_simple_text` (no board: the pure overhead).
+ * - tools/list size of a two-board federation in full, names and discovery modes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { type Config, DEFAULT_CONFIG } from '../src/cli/config.js';
+import { buildServed, type Served } from '../src/cli/serve.js';
+import { CAPABILITIES, type Capability } from '../src/tools/tool.js';
+
+const CALLS = Number(process.argv[2] ?? 300);
+const BLOCKS = Number(process.argv[3] ?? 3);
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+const dir = mkdtempSync(join(tmpdir(), 'bench-federation-'));
+const OPERATOR = { id: 'bench', granted: new Set<Capability>(CAPABILITIES) };
+
+const sorted = (samples: number[]) => [...samples].sort((a, b) => a - b);
+const pct = (samples: number[], q: number) =>
+  sorted(samples)[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
+
+/** The floor of any HTTP hop here: a bare fetch POST to a node:http server in this process. */
+async function fetchFloor(): Promise<number> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const samples: number[] = [];
+  for (let i = 0; i < CALLS * BLOCKS + 30; i++) {
+    const start = performance.now();
+    await (await fetch(url, { method: 'POST', body: '{}' })).text();
+    if (i >= 30) samples.push(performance.now() - start);
+  }
+  server.close();
+  return pct(samples, 0.5);
+}
+
+function writeConfig(name: string, config: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(config));
+  return path;
+}
+
+/** The real CLI with `--http 127.0.0.1:0`; resolves with its URL once it serves. */
+async function httpServer(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...CLI, ...args, '--http', '127.0.0.1:0'], {
+    cwd: ROOT,
+    env: ENV,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((done, fail) => {
+    let text = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /serving (http:\/\/\S+)/.exec(text);
+      if (match?.[1]) done(match[1]);
+    });
+    child.on('exit', () => fail(new Error(`server exited: ${text}`)));
+  });
+  return { child, url };
+}
+
+async function httpClient(url: string): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+async function stdioClient(args: string[]): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '0' });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [...CLI, ...args], cwd: ROOT, env: ENV }),
+  );
+  return client;
+}
+
+async function inProcessClient(served: Served, experimental?: Record<string, object>): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await served.createServer(() => OPERATOR).server.connect(serverSide);
+  const client = new Client(
+    { name: 'bench', version: '0' },
+    { capabilities: experimental ? { experimental } : {} },
+  );
+  await client.connect(clientSide);
+  return client;
+}
+
+const TOOLS = ['power_get', 'test_simple_text'] as const;
+type Path = { label: string; direct: Client; hop: Client; prefix: string };
+
+/** Samples per path and tool: direct and through the hop, call by call in turn, so load drift hits both alike. */
+async function compare(
+  path: Path,
+  tools: readonly string[] = TOOLS,
+): Promise<Record<string, { direct: number[]; hop: number[] }>> {
+  const out: Record<string, { direct: number[]; hop: number[] }> = {};
+  const time = async (run: () => Promise<unknown>) => {
+    const start = performance.now();
+    await run();
+    return performance.now() - start;
+  };
+  for (const tool of tools) {
+    const direct = () => path.direct.callTool({ name: tool, arguments: {} });
+    const hop = () => path.hop.callTool({ name: `${path.prefix}${tool}`, arguments: {} });
+    for (let i = 0; i < 30; i++) await Promise.all([direct(), hop()]);
+    const result = { direct: [] as number[], hop: [] as number[] };
+    for (let i = 0; i < CALLS * BLOCKS; i++) {
+      result.direct.push(await time(direct));
+      result.hop.push(await time(hop));
+    }
+    out[tool] = result;
+  }
+  return out;
+}
+
+function report(label: string, results: Record<string, { direct: number[]; hop: number[] }>): void {
+  const f = (ms: number) => `${ms.toFixed(3)} ms`;
+  console.log(`${label}`);
+  for (const [tool, { direct, hop }] of Object.entries(results)) {
+    const added = pct(hop, 0.5) - pct(direct, 0.5);
+    console.log(
+      `  ${tool.padEnd(17)} direct p50 ${f(pct(direct, 0.5))} p90 ${f(pct(direct, 0.9))} | hop p50 ${f(pct(hop, 0.5))} p90 ${f(pct(hop, 0.9))} | added p50 ${f(added)}`,
+    );
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((done) => child.once('exit', done));
+}
+
+async function main(): Promise<void> {
+  // HTTP hop: one single-board server, reached directly and through a federation.
+  const server = await httpServer(['--sim', '--conformance-fixtures']);
+  const federation = await httpServer([
+    '--config',
+    writeConfig('http.json', { name: 'bench', children: [{ name: 'lab', type: 'http', url: server.url }] }),
+  ]);
+  const http = { direct: await httpClient(server.url), hop: await httpClient(federation.url) };
+  report(
+    `tools/call over Streamable HTTP, direct vs one federation hop (HTTP child), ${BLOCKS} x ${CALLS} calls; target: added p50 <= 1 ms`,
+    await compare({ label: 'http', ...http, prefix: 'lab_' }),
+  );
+  console.log(
+    `  (floor of any HTTP hop: a bare fetch POST round trip on loopback, p50 ${(await fetchFloor()).toFixed(3)} ms)`,
+  );
+  await Promise.all([http.direct.close(), http.hop.close()]);
+  await Promise.all([stop(federation.child), stop(server.child)]);
+
+  // stdio hop: each path spawns its own server on its own virtual board.
+  const stdioConfig = writeConfig('stdio.json', {
+    name: 'bench',
+    children: [
+      {
+        name: 'lab',
+        type: 'stdio',
+        command: process.execPath,
+        args: [...CLI, '--sim', '--conformance-fixtures'],
+        cwd: ROOT,
+      },
+    ],
+  });
+  const stdio = {
+    direct: await stdioClient(['--sim', '--conformance-fixtures']),
+    hop: await stdioClient(['--config', stdioConfig]),
+  };
+  report(
+    'tools/call over stdio, direct vs one federation hop (stdio child)',
+    await compare({ label: 'stdio', ...stdio, prefix: 'lab_' }),
+  );
+  await Promise.all([stdio.direct.close(), stdio.hop.close()]);
+
+  // In-process: the single-board server vs a federation with one board child (pure federation overhead).
+  const base: Config = { ...DEFAULT_CONFIG };
+  const single = await buildServed({ ...base, device: 'sim', conformanceFixtures: true });
+  const boardOnly = await buildServed({
+    ...base,
+    federation: writeConfig('local.json', {
+      name: 'bench',
+      children: [{ name: 'jumperless-a', type: 'jumperless', device: 'sim' }],
+    }),
+  });
+  const local = { direct: await inProcessClient(single), hop: await inProcessClient(boardOnly) };
+  const localResults = await compare({ label: 'local', ...local, prefix: 'jumperless-a_' }, ['power_get']);
+  report(
+    'tools/call in process (in-memory transport), single-board server vs a federation with one board child',
+    localResults,
+  );
+  await Promise.all([local.direct.close(), local.hop.close()]);
+  await Promise.all([single.close(), boardOnly.close()]);
+
+  // tools/list sizes of a two-board federation.
+  const twoBoards = writeConfig('two.json', {
+    name: 'bench',
+    children: [
+      { name: 'jumperless-a', type: 'jumperless', device: 'sim' },
+      { name: 'jumperless-b', type: 'jumperless', device: 'sim' },
+    ],
+  });
+  console.log('tools/list of a federation of two boards (bytes of the JSON result, ~tokens = bytes / 4)');
+  const sizes: Record<string, number> = {};
+  for (const mode of ['full', 'names', 'discovery'] as const) {
+    const app = await buildServed({ ...base, federation: twoBoards, listMode: mode });
+    const client = await inProcessClient(app);
+    const result = await client.listTools();
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    sizes[mode] = bytes;
+    console.log(
+      `  ${mode.padEnd(9)} ${String(result.tools.length).padStart(3)} tools ${String(bytes).padStart(7)} bytes ~${Math.round(bytes / 4)} tokens${mode === 'full' ? '' : `  (${((bytes / (sizes.full ?? bytes)) * 100).toFixed(1)}% of full)`}`,
+    );
+    await client.close();
+    await app.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
