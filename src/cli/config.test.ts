@@ -30,6 +30,64 @@ describe('resolveConfig', () => {
   });
 });
 
+describe('access settings', () => {
+  it('defaults: no explicit store, no bearer required, anonymous all but exec/admin, allow-list all', () => {
+    const config = resolveConfig({}, {});
+    expect(config).toMatchObject({ tokens: undefined, requireToken: false, socket: undefined });
+    expect(config.anonymousCaps).not.toContain('jumperless.exec');
+    expect(config.anonymousCaps).not.toContain('jumperless.admin');
+    expect(config.grant).toContain('jumperless.exec');
+  });
+
+  it('reads env, then flags; lists accept commas, repeats, * and none', () => {
+    const env = {
+      JUMPERLESS_MCP_TOKENS: '/env/tokens.json',
+      JUMPERLESS_MCP_REQUIRE_TOKEN: '1',
+      JUMPERLESS_MCP_ANONYMOUS_CAPS: 'none',
+      JUMPERLESS_MCP_GRANT: 'jumperless.read,jumperless.wire',
+      JUMPERLESS_MCP_SOCKET: '/run/x.sock',
+    };
+    expect(resolveConfig({}, env)).toMatchObject({
+      tokens: '/env/tokens.json',
+      requireToken: true,
+      anonymousCaps: [],
+      grant: ['jumperless.read', 'jumperless.wire'],
+      socket: '/run/x.sock',
+    });
+    const flags = resolveConfig(
+      {
+        tokens: '/flag/tokens.json',
+        anonymousCaps: 'jumperless.read',
+        grantCapability: ['jumperless.wire,jumperless.read', 'jumperless.exec'],
+        socket: '/tmp/s.sock',
+      },
+      env,
+    );
+    expect(flags).toMatchObject({
+      tokens: '/flag/tokens.json',
+      anonymousCaps: ['jumperless.read'],
+      grant: ['jumperless.exec', 'jumperless.read', 'jumperless.wire'],
+      socket: '/tmp/s.sock',
+    });
+    expect(resolveConfig({ grantCapability: ['*'] }, {}).grant).toHaveLength(7);
+  });
+
+  it('a bare --socket means the runtime dir', () => {
+    expect(resolveConfig({ socket: true }, { XDG_RUNTIME_DIR: '/run/user/1000' }).socket).toBe(
+      '/run/user/1000/jumperless-mcp.sock',
+    );
+  });
+
+  it('refuses unknown capabilities, naming the setting', () => {
+    expect(() => resolveConfig({ grantCapability: ['jumperless.rea'] }, {})).toThrow(
+      /--grant-capability.*jumperless\.rea/,
+    );
+    expect(() => resolveConfig({}, { JUMPERLESS_MCP_ANONYMOUS_CAPS: 'root' })).toThrow(
+      /JUMPERLESS_MCP_ANONYMOUS_CAPS/,
+    );
+  });
+});
+
 describe('parseHttp', () => {
   it('reads [host:]port', () => {
     expect(parseHttp('8931')).toEqual({ host: '127.0.0.1', port: 8931 });

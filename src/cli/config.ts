@@ -1,4 +1,11 @@
+import {
+  DEFAULT_ANONYMOUS_CAPABILITIES,
+  KNOWN_CAPABILITIES,
+  normalizeCapabilities,
+  parseCapabilityList,
+} from '../auth/capabilities.js';
 import { type ListMode, parseListMode } from '../federation/index.js';
+import { defaultSocketPath } from '../socket/socketPath.js';
 
 /**
  * One typed Config (STYLE.md §11): defaults, then `JUMPERLESS_MCP_*` environment variables, then
@@ -38,6 +45,35 @@ export interface Config {
    * `JUMPERLESS_MCP_LIST_MODE`, flag `--list-mode`.
    */
   listMode: ListMode | undefined;
+  /**
+   * The bearer token store HTTP checks tokens against (made with `jumperless-mcp tokens create`).
+   * Default: the default store (`~/.config/jumperless-mcp/tokens.json`) when that file exists,
+   * else none, and a request with a bearer then gets 501. Env `JUMPERLESS_MCP_TOKENS`, flag `--tokens`.
+   */
+  tokens: string | undefined;
+  /**
+   * Refuse HTTP requests without a bearer (401). Always on when bound off loopback. Default false.
+   * Env `JUMPERLESS_MCP_REQUIRE_TOKEN=1`, flag `--require-token`.
+   */
+  requireToken: boolean;
+  /**
+   * What an HTTP caller without a bearer may do (then within `grant`). Default every capability
+   * but exec and admin. Env `JUMPERLESS_MCP_ANONYMOUS_CAPS`, flag `--anonymous-caps` (a comma
+   * list, `*` for all, `none`).
+   */
+  anonymousCaps: string[];
+  /**
+   * The operator allow-list: no caller (stdio, a bearer, an anonymous HTTP caller, a socket
+   * `hello`) gets more than this. Default every capability. Env `JUMPERLESS_MCP_GRANT` (comma
+   * list), flag `--grant-capability` (repeatable, commas allowed).
+   */
+  grant: string[];
+  /**
+   * Also serve the native socket (mode 0600) at this path, next to stdio or HTTP. Default none;
+   * `--socket` alone: `$XDG_RUNTIME_DIR/jumperless-mcp.sock`, else a private folder in the temp
+   * dir. Env `JUMPERLESS_MCP_SOCKET`, flag `--socket [path]`.
+   */
+  socket: string | undefined;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -50,6 +86,11 @@ export const DEFAULT_CONFIG: Config = {
   conformanceFixtures: false,
   federation: undefined,
   listMode: undefined,
+  tokens: undefined,
+  requireToken: false,
+  anonymousCaps: [...DEFAULT_ANONYMOUS_CAPABILITIES],
+  grant: normalizeCapabilities(KNOWN_CAPABILITIES),
+  socket: undefined,
 };
 
 /** Flags as commander gives them (all optional). */
@@ -64,12 +105,22 @@ export interface Flags {
   conformanceFixtures?: boolean;
   config?: string;
   listMode?: string;
+  tokens?: string;
+  requireToken?: boolean;
+  anonymousCaps?: string;
+  grantCapability?: string[];
+  socket?: string | boolean;
 }
 
 export const DEFAULT_HTTP_PORT = 8931;
 
 export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): Config {
-  const config: Config = { ...DEFAULT_CONFIG, origins: [] };
+  const config: Config = {
+    ...DEFAULT_CONFIG,
+    origins: [],
+    anonymousCaps: [...DEFAULT_CONFIG.anonymousCaps],
+    grant: [...DEFAULT_CONFIG.grant],
+  };
   const e = (name: string) => {
     const value = env[`JUMPERLESS_MCP_${name}`];
     return value === undefined || value === '' ? undefined : value;
@@ -106,6 +157,20 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
   if (config.federation && (flags.device !== undefined || (flags.sim !== undefined && flags.sim !== false))) {
     throw new Error('--config serves the boards its children name: leave out --device and --sim');
   }
+  if (e('TOKENS')) config.tokens = e('TOKENS');
+  if (flags.tokens !== undefined) config.tokens = flags.tokens;
+  if (e('REQUIRE_TOKEN')) config.requireToken = /^(1|true|yes)$/i.test(e('REQUIRE_TOKEN') as string);
+  if (flags.requireToken) config.requireToken = true;
+  if (e('ANONYMOUS_CAPS'))
+    config.anonymousCaps = parseCaps(e('ANONYMOUS_CAPS') as string, 'JUMPERLESS_MCP_ANONYMOUS_CAPS');
+  if (flags.anonymousCaps !== undefined)
+    config.anonymousCaps = parseCaps(flags.anonymousCaps, '--anonymous-caps');
+  if (e('GRANT')) config.grant = parseCaps(e('GRANT') as string, 'JUMPERLESS_MCP_GRANT');
+  if (flags.grantCapability?.length)
+    config.grant = parseCaps(flags.grantCapability.join(','), '--grant-capability');
+  if (e('SOCKET')) config.socket = e('SOCKET');
+  if (flags.socket !== undefined && flags.socket !== false)
+    config.socket = flags.socket === true ? defaultSocketPath(env) : flags.socket;
   if (config.minVolts > config.maxVolts) {
     throw new Error(`the minimum voltage ${config.minVolts} V is above the maximum ${config.maxVolts} V`);
   }
@@ -119,6 +184,14 @@ export function parseHttp(text: string): { host: string; port: number } {
   if (!match || port > 65535)
     throw new Error(`cannot listen on "${text}": use [host:]port, e.g. 8931 or 127.0.0.1:8931`);
   return { host: (match[1] ?? '127.0.0.1').replace(/^\[|\]$/g, ''), port };
+}
+
+/** `jumperless.read,jumperless.wire`, `*` for all, `none` for nothing; unknown names refused. */
+function parseCaps(text: string, what: string): string[] {
+  if (text.trim() === 'none') return [];
+  const parsed = parseCapabilityList(text);
+  if (!parsed.ok) throw new Error(`${what}: ${parsed.message}`);
+  return parsed.capabilities;
 }
 
 function parseVolts(text: string, what: string): number {

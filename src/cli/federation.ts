@@ -7,7 +7,6 @@
  */
 import {
   boardRunner,
-  type Caller,
   createDispatcher,
   type Dispatcher,
   discoveryTools,
@@ -36,7 +35,7 @@ import { catalog } from '../tools/index.js';
 import { type SafetyPolicy, safetyPolicy } from '../tools/safety.js';
 import { openBoard } from './board.js';
 import type { Config } from './config.js';
-import type { Served } from './serve.js';
+import type { CallerOf, Served } from './serve.js';
 
 const log = (line: string) => process.stderr.write(`jumperless-mcp: ${line}\n`);
 
@@ -73,12 +72,13 @@ export async function buildFederatedApp(config: Config & { federation: string })
   }
   const resources = [healthResource(root)];
   return {
-    createServer: (caller: (sessionId: string | undefined) => Caller) =>
+    dispatcher,
+    createServer: (caller: CallerOf) =>
       createMcpServer({
         dispatcher,
         resources,
         prompts: [],
-        caller: (extra) => caller(extra.sessionId),
+        caller: (extra) => caller(extra.sessionId, extra.authInfo),
         instructions: instructionsOf(file),
         ...((config.listMode ?? file.listMode) ? { listMode: config.listMode ?? file.listMode } : {}),
       }),

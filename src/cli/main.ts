@@ -34,6 +34,11 @@ const program = new Command()
     'serve a federation: the boards and MCP servers a JSON config names, behind one endpoint',
   )
   .option('--list-mode <mode>', 'what tools/list shows: full, names or discovery (default: the client asks)')
+  .option('--tokens <store>', 'bearer token store for HTTP (default ~/.config/jumperless-mcp/tokens.json)')
+  .option('--require-token', 'refuse HTTP requests without a bearer token (always on off loopback)')
+  .option('--anonymous-caps <caps>', 'what HTTP callers without a token may do: a comma list, * or none')
+  .option('--grant-capability <cap...>', 'the most any caller may get (stdio, HTTP, socket); default all')
+  .option('--socket [path]', 'also serve the native socket (mode 0600; default in the runtime dir)')
   .action(async (flags: Flags) => {
     const config = resolveConfig(flags);
     if (config.http) {

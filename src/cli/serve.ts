@@ -3,6 +3,7 @@
  * catalog (plus fixtures when asked), resources and prompts, all shared by every connection.
  */
 
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { SessionEvent } from '../device/session.js';
 import {
   boardResources,
@@ -24,22 +25,28 @@ import {
 import { prompts } from '../mcp/prompts.js';
 import { createMcpServer, type McpServerHandle } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
+import type { SocketServer } from '../socket/index.js';
 import { catalog } from '../tools/index.js';
 import { safetyPolicy } from '../tools/safety.js';
+import { httpAccess } from './access.js';
 import { type OpenBoard, openBoard } from './board.js';
 import { type Config, isLoopback } from './config.js';
 import { buildFederatedApp } from './federation.js';
+import { startNativeSocket } from './nativeSocket.js';
 
-/** stdio: the client that launched us is the operator (DESIGN.md §4 "Trust"). */
-const OPERATOR: ReadonlySet<Capability> = new Set(CAPABILITIES);
-/** Anonymous HTTP on loopback: everything but exec and admin. */
+/** The default anonymous HTTP set (the CLI takes `--anonymous-caps`); tests use it as is. */
 export const ANONYMOUS: ReadonlySet<Capability> = new Set(
   CAPABILITIES.filter((c) => c !== 'jumperless.exec' && c !== 'jumperless.admin'),
 );
 
-/** What stdio and HTTP serve: one MCP server per connection over shared state. */
+/** Who calls, from one MCP request: its session and what the HTTP gate decided (absent on stdio). */
+export type CallerOf = (sessionId: string | undefined, auth?: AuthInfo) => Caller;
+
+/** What stdio, HTTP and the native socket serve: one MCP server per connection over shared state. */
 export interface Served {
-  createServer(caller: (sessionId: string | undefined) => Caller): McpServerHandle;
+  /** The one registry and runTool every transport shares (the socket calls it directly). */
+  dispatcher: Dispatcher;
+  createServer(caller: CallerOf): McpServerHandle;
   close(): Promise<void>;
 }
 
@@ -86,6 +93,7 @@ export async function buildApp(config: Config): Promise<App> {
   };
   return {
     board,
+    dispatcher,
     createServer: (caller) =>
       track(
         createMcpServer({
@@ -93,7 +101,7 @@ export async function buildApp(config: Config): Promise<App> {
           resources,
           templates: config.conformanceFixtures ? conformanceTemplates : [],
           prompts: config.conformanceFixtures ? [...prompts, ...conformancePrompts] : prompts,
-          caller: (extra) => caller(extra.sessionId),
+          caller: (extra) => caller(extra.sessionId, extra.authInfo),
           ...(config.listMode ? { listMode: config.listMode } : {}),
         }),
       ),
@@ -104,49 +112,72 @@ export async function buildApp(config: Config): Promise<App> {
   };
 }
 
+/** stdio: the client that launched us is the operator (DESIGN.md §4 "Trust"), within the allow-list. */
 export async function runStdio(config: Config): Promise<void> {
   const app = await buildServed(config);
-  const handle = app.createServer(() => ({ id: 'stdio', granted: OPERATOR }));
-  await serveStdio(handle, { shutdown: () => app.close() });
+  const socket = await startNativeSocket(app.dispatcher, config).catch(async (error: unknown) => {
+    await app.close();
+    throw error;
+  });
+  const granted = grantedOf(config.grant);
+  const handle = app.createServer(() => ({ id: 'stdio', granted }));
+  await serveStdio(handle, {
+    shutdown: async () => {
+      await socket?.close();
+      await app.close();
+    },
+  });
 }
 
 /** `anyPortIfBusy`: when the port is taken, take a free one rather than fail (for `start`). */
 export async function runHttp(
   config: Config,
   options: { anyPortIfBusy?: boolean } = {},
-): Promise<{ app: Served; http: RunningHttpServer }> {
+): Promise<{ app: Served; http: RunningHttpServer; socket: SocketServer | undefined }> {
   const where = config.http ?? { host: '127.0.0.1', port: 0 };
-  if (!isLoopback(where.host)) {
-    // DESIGN.md §4 "Trust": bound elsewhere, refuse to start without tokens (none exist yet).
-    throw new Error(
-      `refusing to listen on ${where.host}: without bearer tokens the server only binds to loopback (127.0.0.1, ::1, localhost)`,
-    );
-  }
+  // Refuses a bind off loopback without tokens, before anything is opened (DESIGN.md §4 "Trust").
+  const access = await httpAccess(config, where.host);
   const app = await buildServed(config);
   // Loaded here so stdio servers do not pay for the HTTP stack at start.
-  const { startHttpServer } = await import('../http/app.js');
+  const [{ startHttpServer }, { httpCaller }] = await Promise.all([
+    import('../http/app.js'),
+    import('../http/caller.js'),
+  ]);
   const listen = (port: number) =>
     startHttpServer({
       host: where.host,
       port,
       origins: config.origins,
-      createServer: () =>
-        app.createServer((sessionId) => ({ id: `http:${sessionId ?? 'new'}`, granted: ANONYMOUS })),
+      // Off loopback the Host is whatever name reaches us; bearers guard it instead.
+      loopbackHostOnly: isLoopback(where.host),
+      auth: access,
+      createServer: () => app.createServer(httpCaller),
     });
   const http = await listen(where.port).catch(async (error: unknown) => {
     if (options.anyPortIfBusy && (error as NodeJS.ErrnoException).code === 'EADDRINUSE') return listen(0);
     await app.close();
     throw error;
   });
+  const socket = await startNativeSocket(app.dispatcher, config).catch(async (error: unknown) => {
+    await http.close();
+    await app.close();
+    throw error;
+  });
   const stop = async () => {
     setTimeout(() => process.exit(0), 3000).unref(); // a stuck client must not keep us alive
+    await socket?.close();
     await http.close();
     await app.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
-  return { app, http };
+  return { app, http, socket };
+}
+
+function grantedOf(names: readonly string[]): ReadonlySet<Capability> {
+  const known = new Set<string>(CAPABILITIES);
+  return new Set(names.filter((name): name is Capability => known.has(name)));
 }
 
 function describeEvent(event: SessionEvent): { level: 'notice' | 'warning'; text: string } | undefined {

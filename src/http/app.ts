@@ -1,17 +1,28 @@
 /**
- * The HTTP edge on node:http (DESIGN.md §4 gate order): Origin and Host (403) -> content type and
- * size (415, 413) -> JSON (400 / -32700) -> session (404 unknown, 400 missing) -> the SDK's
- * Streamable HTTP transport. Each gate is its own small module.
+ * The HTTP edge on node:http, gates in the order of DESIGN.md §4: Origin and Host (403) -> path
+ * and method (404, 405) -> content type, size and deadline of the body (415, 413, 408) -> bearer
+ * (401, 400, 501, 503, 500; bearer.ts) -> JSON (400 / -32700) -> session (404 unknown, 400
+ * missing) -> the SDK's Streamable HTTP transport. Each gate is its own small module, and every
+ * refusal is a JSON-RPC error body.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerHandle } from '../mcp/server.js';
-import { checkContentType, DEFAULT_BODY_LIMIT, readJsonBody } from './body.js';
+import { authenticate, type BearerGateOptions } from './bearer.js';
+import { checkContentType, parseJson, readBody } from './body.js';
+import { attachCaller } from './caller.js';
+import { answerClientError } from './clientError.js';
 import { checkLoopbackHost } from './host.js';
 import { checkOrigin } from './origin.js';
 import { type Rejection, reject, sendRejection } from './rejection.js';
 import { SessionStore } from './sessions.js';
+import { watchStream } from './streamAuth.js';
+
+export interface HttpAuthOptions extends BearerGateOptions {
+  /** Longest time between two checks of the bearer of an open SSE stream. Default 60 s. */
+  recheckMs?: number;
+}
 
 export interface HttpOptions {
   /** Makes the MCP server of a new session; `sessionId()` is known once initialize completes. */
@@ -22,10 +33,19 @@ export interface HttpOptions {
   loopbackHostOnly?: boolean;
   /** Default 4 MiB. */
   bodyLimit?: number;
+  /** The whole body must arrive within this. Default 30 s. */
+  bodyTimeoutMs?: number;
   /** Endpoint path. Default `/mcp`. */
   path?: string;
   maxSessions?: number;
   idleMs?: number;
+  /**
+   * Bearer tokens and capabilities. Default: no broker (a bearer gets 501), anonymous callers
+   * get every capability but exec and admin.
+   */
+  auth?: HttpAuthOptions;
+  /** Operator log (broker failures, handler crashes). Default stderr. */
+  log?: (line: string) => void;
 }
 
 export interface HttpHandler {
@@ -34,8 +54,20 @@ export interface HttpHandler {
 }
 
 export function createHttpHandler(options: HttpOptions): HttpHandler {
+  const log = options.log ?? ((line: string) => process.stderr.write(`jumperless-mcp: http: ${line}\n`));
+  const auth: HttpAuthOptions = { log, ...options.auth };
+  const formats = auth.broker?.acceptedTokenFormats() ?? [];
   const sessions = new SessionStore({
-    createServer: options.createServer,
+    createServer: (sessionId) => {
+      const handle = options.createServer(sessionId);
+      // A hint for clients (dispatch notes §3 "initialize"); nothing routes on it.
+      if (formats.length > 0) {
+        handle.server.registerCapabilities({
+          experimental: { jumperless: { acceptedTokenFormats: [...formats] } },
+        });
+      }
+      return handle;
+    },
     ...(options.maxSessions ? { maxSessions: options.maxSessions } : {}),
     ...(options.idleMs ? { idleMs: options.idleMs } : {}),
   });
@@ -53,13 +85,27 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       return reject(405, -32000, 'Method Not Allowed', { allow: 'GET, POST, DELETE' });
     }
 
-    let body: unknown;
+    let raw: Buffer | undefined;
     if (method === 'POST') {
       const type = checkContentType(req.headers['content-type']);
       if (type) return type;
-      const read = await readJsonBody(req, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+      const read = await readBody(req, {
+        ...(options.bodyLimit ? { limit: options.bodyLimit } : {}),
+        ...(options.bodyTimeoutMs ? { timeoutMs: options.bodyTimeoutMs } : {}),
+      });
       if (!read.ok) return read.rejection;
-      body = read.value;
+      raw = read.bytes;
+    }
+
+    const who = await authenticate(req.headers, auth);
+    if (!who.ok) return who.rejection;
+    attachCaller(req, who.caller);
+
+    let body: unknown;
+    if (raw !== undefined) {
+      const parsed = parseJson(raw.toString('utf8'));
+      if (!parsed.ok) return parsed.rejection;
+      body = parsed.value;
     }
 
     const header = req.headers['mcp-session-id'];
@@ -67,6 +113,19 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       if (!session) return reject(404, -32001, 'Session not found: initialize a new session');
+      const { bearer } = who.caller;
+      if (method === 'GET' && bearer !== undefined && auth.broker) {
+        // The one long-lived stream of a session: its token must stay valid while it is open.
+        const stop = watchStream(res, {
+          broker: auth.broker,
+          token: bearer,
+          ...(who.caller.expiresAt ? { expiresAt: who.caller.expiresAt } : {}),
+          ...(auth.recheckMs ? { recheckMs: auth.recheckMs } : {}),
+          end: () => session.transport.closeStandaloneSSEStream(),
+          log,
+        });
+        res.once('close', stop);
+      }
       await session.transport.handleRequest(req, res, body);
       return undefined;
     }
@@ -84,9 +143,7 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       const rejection = await handle(req, res);
       if (rejection) sendRejection(res, rejection);
     } catch (error) {
-      process.stderr.write(
-        `jumperless-mcp: http: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      log(error instanceof Error ? error.message : String(error));
       sendRejection(res, reject(500, -32603, 'Internal error'));
     }
   };
@@ -107,7 +164,18 @@ export async function startHttpServer(
 ): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
   const handler = createHttpHandler(options);
-  const server = createServer((req, res) => void handler(req, res));
+  // The response being written on each socket, so a late client error never corrupts it.
+  const inFlight = new WeakMap<Socket, ServerResponse>();
+  const server = createServer((req, res) => {
+    inFlight.set(req.socket, res);
+    res.once('finish', () => {
+      if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
+    });
+    void handler(req, res);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(error, socket, inFlight.get(socket)),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
