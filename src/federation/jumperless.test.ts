@@ -72,7 +72,7 @@ describe('JumperlessSubsystem', () => {
     expect(set.content[0]).toEqual({ type: 'text', text: JSON.stringify(set.structuredContent) });
     const unsafe = await board.invoke('dac_set', { channel: 'DAC1', volts: 6 }, context());
     expect(unsafe.isError).toBe(true);
-    expect(JSON.parse((unsafe.content[0] as { text: string }).text)).toMatchObject({
+    expect(JSON.parse(String(unsafe.content[0]?.text))).toMatchObject({
       code: 'unsafe_voltage',
     });
     await expect(board.invoke('dac_set', { channel: 'NOPE', volts: 1 }, context())).rejects.toMatchObject({

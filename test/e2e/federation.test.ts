@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -337,5 +338,64 @@ describe('list modes and the CLI options', () => {
     await expect(buildServed({ ...DEFAULT_CONFIG, federation: file })).rejects.toThrow(
       /bad\.json: children\[0\]\.name: subsystem name "esp32_p4" is not kebab-case/,
     );
+  });
+});
+
+describe('jumperless-mcp --config over stdio', () => {
+  let client: Client;
+  let stderr = '';
+  beforeAll(async () => {
+    const file = join(dir, 'stdio-bench.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'desk',
+        listMode: 'full',
+        children: [
+          { name: 'jumperless', type: 'jumperless', device: 'sim' },
+          {
+            name: 'esp32-p4',
+            type: 'stdio',
+            command: process.execPath,
+            args: ['--import', 'tsx', FIXTURE],
+            cwd: ROOT,
+          },
+        ],
+      }),
+    );
+    client = new Client({ name: 'federation-stdio', version: '0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/cli/main.ts', '--config', file],
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    await client.connect(transport);
+  }, 30_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('serves the federation on stdio: the operator reaches every tool, hidden ones included', async () => {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['jumperless_dac_set', 'esp32-p4_echo']));
+    expect(client.getInstructions()).toMatch(/bench "desk".*jumperless \(a Jumperless V5 breadboard\)/);
+    const set = await client.callTool({
+      name: 'jumperless_dac_set',
+      arguments: { channel: 'DAC0', volts: 3.3 },
+    });
+    expect(set.structuredContent).toMatchObject({ channel: 'DAC0', volts: 3.3 });
+    const exec = await client.callTool({
+      name: 'jumperless_python_exec',
+      arguments: { code: 'print(6 * 7)' },
+    });
+    expect(JSON.stringify(exec.structuredContent)).toMatch(/42/);
+    const echo = await client.callTool({ name: 'esp32-p4_echo', arguments: { text: 'stdio' } });
+    expect(echo.structuredContent).toMatchObject({ text: 'stdio' });
+    expect(stderr).not.toMatch(/error/i);
   });
 });
