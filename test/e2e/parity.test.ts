@@ -1,0 +1,218 @@
+/**
+ * Parity (DESIGN.md §3, dispatch notes §5): the same calls made directly through runTool, over the
+ * native socket, over Streamable HTTP and over stdio give byte-identical result JSON. The socket
+ * and HTTP legs are one real CLI process serving both from one registry; stdio is another; the
+ * direct leg is the same server built in-process. Cases: a success with empty and with omitted
+ * arguments, a tool failure, nested arguments, a hidden tool; then the same again behind a
+ * federation, where tool names carry the child's prefix.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/cli/config.js';
+import { buildServed, type Served } from '../../src/cli/serve.js';
+import { CAPABILITIES, runTool } from '../../src/dispatch/index.js';
+import { SocketClient } from '../../src/socket/index.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+const MAX_VOLTS = '3.3';
+
+interface Case {
+  label: string;
+  name: string;
+  /** Omitted: the request carries no `arguments` at all. */
+  args?: Record<string, unknown>;
+  isError: boolean;
+}
+
+/** What each leg saw: the result JSON text and whether it was a tool failure. */
+interface Seen {
+  text: string;
+  isError: boolean;
+}
+
+const PIXELS = {
+  pixels: [
+    { x_col: 3, y_row: 2, color: '#ff0000' },
+    { x_col: 4, y_row: 2, color: '#00ff00' },
+  ],
+};
+
+const single: Case[] = [
+  { label: 'success, empty arguments', name: 'test_simple_text', args: {}, isError: false },
+  { label: 'success, arguments omitted', name: 'test_simple_text', isError: false },
+  { label: 'tool failure', name: 'test_error_handling', args: {}, isError: true },
+  {
+    label: 'tool failure on the board (over the operator limit)',
+    name: 'dac_set',
+    args: { channel: 'TOP_RAIL', volts: 5 },
+    isError: true,
+  },
+  { label: 'nested arguments on the board', name: 'overlay_set_pixels', args: PIXELS, isError: false },
+  { label: 'a hidden tool', name: 'tools_describe', args: { names: ['dac_set', 'no_such'] }, isError: false },
+];
+
+const federated: Case[] = [
+  { label: 'federated name, nested arguments', name: 'lab_overlay_set_pixels', args: PIXELS, isError: false },
+  { label: 'federated name, arguments omitted', name: 'lab_power_get', isError: false },
+  {
+    label: 'federated name, tool failure',
+    name: 'lab_dac_set',
+    args: { channel: 'TOP_RAIL', volts: 5 },
+    isError: true,
+  },
+  {
+    label: 'a hidden tool of the federation',
+    name: 'tools_describe',
+    args: { names: ['lab_dac_set'] },
+    isError: false,
+  },
+];
+
+/** A CLI child serving HTTP and the socket, with the URL it printed. */
+async function startServing(args: string[], socket: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...CLI, ...args, '--http', '127.0.0.1:0', '--socket', socket], {
+    cwd: ROOT,
+    env: ENV,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const url = await new Promise<string>((done, fail) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const match = /serving (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (match?.[1]) done(match[1]);
+    });
+    child.once('exit', (code) => fail(new Error(`the CLI exited (${code}): ${stderr}`)));
+  });
+  return { child, url };
+}
+
+async function stdioClient(args: string[]): Promise<Client> {
+  const client = new Client({ name: 'parity-stdio', version: '0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [...CLI, ...args],
+      cwd: ROOT,
+      env: ENV,
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
+function seenOverMcp(result: unknown): Seen {
+  const { content, isError } = result as { content: { type: string; text: string }[]; isError?: boolean };
+  expect(content[0]?.type).toBe('text');
+  return { text: content[0]?.text ?? '', isError: isError === true };
+}
+
+describe.each([
+  { server: 'one board', cases: single, file: undefined as string | undefined },
+  { server: 'a federation', cases: federated, file: 'federation.json' },
+])('parity on $server', ({ cases, file }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'jlmcp-parity-'));
+  const socketPath = join(dir, 'p.sock');
+  let args: string[];
+  let direct: Served;
+  let serving: { child: ChildProcess; url: string };
+  let socket: SocketClient;
+  let http: Client;
+  let stdio: Client;
+
+  beforeAll(async () => {
+    if (file) {
+      writeFileSync(
+        join(dir, file),
+        JSON.stringify({ name: 'bench', children: [{ name: 'lab', type: 'jumperless', device: 'sim' }] }),
+      );
+      args = ['--config', join(dir, file), '--max-volts', MAX_VOLTS];
+    } else {
+      args = ['--sim', '--conformance-fixtures', '--max-volts', MAX_VOLTS];
+    }
+    const config = file
+      ? { ...DEFAULT_CONFIG, federation: join(dir, file), maxVolts: Number(MAX_VOLTS) }
+      : { ...DEFAULT_CONFIG, device: 'sim', conformanceFixtures: true, maxVolts: Number(MAX_VOLTS) };
+    [direct, serving, stdio] = await Promise.all([
+      buildServed(config),
+      startServing(args, socketPath),
+      stdioClient(args),
+    ]);
+    socket = await SocketClient.connect(socketPath);
+    const hello = await socket.request({
+      type: 'hello',
+      client_id: 'parity',
+      requested_capabilities: [...CAPABILITIES],
+    });
+    expect(hello).toMatchObject({ type: 'hello_ack' });
+    http = new Client({ name: 'parity-http', version: '0' });
+    await http.connect(new StreamableHTTPClientTransport(new URL(serving.url)));
+  }, 90_000);
+
+  afterAll(async () => {
+    socket?.close();
+    await http?.close().catch(() => {});
+    await stdio?.close().catch(() => {});
+    if (serving?.child.exitCode === null) {
+      const exited = new Promise((done) => serving.child.once('exit', done));
+      serving.child.kill('SIGTERM');
+      await exited;
+    }
+    await direct?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const legs: Record<string, (c: Case) => Promise<Seen>> = {
+    direct: async (c) =>
+      seenOverMcp(
+        await runTool(direct.dispatcher, {
+          name: c.name,
+          ...(c.args === undefined ? {} : { arguments: c.args }),
+          caller: { id: 'parity', granted: new Set(CAPABILITIES) },
+        }),
+      ),
+    socket: async (c) => {
+      const reply = (await socket.request({
+        type: 'run_tool',
+        tool_id: c.name,
+        ...(c.args === undefined ? {} : { args: c.args }),
+      })) as { type: string; success?: boolean; result?: unknown };
+      expect(reply.type).toBe('tool_result');
+      return { text: JSON.stringify(reply.result), isError: reply.success === false };
+    },
+    http: async (c) =>
+      seenOverMcp(
+        await http.callTool({ name: c.name, ...(c.args === undefined ? {} : { arguments: c.args }) }),
+      ),
+    stdio: async (c) =>
+      seenOverMcp(
+        await stdio.callTool({ name: c.name, ...(c.args === undefined ? {} : { arguments: c.args }) }),
+      ),
+  };
+
+  it('serves the socket next to HTTP, private to this user (0600)', () => {
+    expect(statSync(socketPath).mode & 0o777).toBe(0o600);
+  });
+
+  it.each(cases)('$label ($name): byte-identical on every transport', async (c) => {
+    const seen: Record<string, Seen> = {};
+    for (const [leg, call] of Object.entries(legs)) seen[leg] = await call(c);
+    const reference = seen.direct as Seen;
+    expect(reference.isError).toBe(c.isError);
+    // Something worth comparing: an object with content, never two identical empties.
+    const parsed = JSON.parse(reference.text) as Record<string, unknown>;
+    expect(Object.keys(parsed).length).toBeGreaterThan(0);
+    for (const [leg, other] of Object.entries(seen)) {
+      expect(other.isError, leg).toBe(reference.isError);
+      expect(other.text, leg).toBe(reference.text);
+    }
+  });
+});
