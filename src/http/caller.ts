@@ -6,16 +6,18 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { tokenFingerprint } from '../auth/index.js';
 import { CAPABILITIES, type Caller, type Capability } from '../dispatch/index.js';
 import type { HttpCaller } from './bearer.js';
 
 const KNOWN = new Set<string>(CAPABILITIES);
 
-/** What the SDK passes along; `token` is a fingerprint, never the bearer itself. */
+/**
+ * What the SDK passes along. `token` names the token (its caller id), never the bearer itself:
+ * handlers and logs downstream must not be able to leak it.
+ */
 export function authInfoOf(caller: HttpCaller): AuthInfo {
   return {
-    token: caller.bearer === undefined ? '' : tokenFingerprint(caller.bearer),
+    token: caller.id ?? '',
     clientId: caller.id ?? 'anonymous',
     scopes: caller.capabilities,
     ...(caller.expiresAt ? { expiresAt: Math.floor(caller.expiresAt.getTime() / 1000) } : {}),
