@@ -1,8 +1,8 @@
 /**
  * Parity (DESIGN.md §3, dispatch notes §5): the same calls made directly through runTool, over the
  * native socket, over Streamable HTTP and over stdio give byte-identical result JSON. The socket
- * and HTTP legs are one real CLI process serving both from one registry; stdio is another; the
- * direct leg is the same server built in-process. Cases: a success with empty and with omitted
+ * and HTTP legs are one real CLI process serving both from one registry; stdio (with a socket
+ * beside it) is another; the direct leg is the same server built in-process. Cases: a success with empty and with omitted
  * arguments, a tool failure, nested arguments, a hidden tool; then the same again behind a
  * federation, where tool names carry the child's prefix.
  */
@@ -109,6 +109,16 @@ async function stdioClient(args: string[]): Promise<Client> {
   return client;
 }
 
+async function overSocket(client: SocketClient, c: Case): Promise<Seen> {
+  const reply = (await client.request({
+    type: 'run_tool',
+    tool_id: c.name,
+    ...(c.args === undefined ? {} : { args: c.args }),
+  })) as { type: string; success?: boolean; result?: unknown };
+  expect(reply.type).toBe('tool_result');
+  return { text: JSON.stringify(reply.result), isError: reply.success === false };
+}
+
 function seenOverMcp(result: unknown): Seen {
   const { content, isError } = result as { content: { type: string; text: string }[]; isError?: boolean };
   expect(content[0]?.type).toBe('text');
@@ -121,10 +131,12 @@ describe.each([
 ])('parity on $server', ({ cases, file }) => {
   const dir = mkdtempSync(join(tmpdir(), 'jlmcp-parity-'));
   const socketPath = join(dir, 'p.sock');
+  const stdioSocketPath = join(dir, 's.sock');
   let args: string[];
   let direct: Served;
   let serving: { child: ChildProcess; url: string };
   let socket: SocketClient;
+  let stdioSocket: SocketClient;
   let http: Client;
   let stdio: Client;
 
@@ -144,21 +156,27 @@ describe.each([
     [direct, serving, stdio] = await Promise.all([
       buildServed(config),
       startServing(args, socketPath),
-      stdioClient(args),
+      stdioClient([...args, '--socket', stdioSocketPath]),
     ]);
-    socket = await SocketClient.connect(socketPath);
-    const hello = await socket.request({
-      type: 'hello',
-      client_id: 'parity',
-      requested_capabilities: [...CAPABILITIES],
-    });
-    expect(hello).toMatchObject({ type: 'hello_ack' });
+    [socket, stdioSocket] = await Promise.all([
+      SocketClient.connect(socketPath),
+      SocketClient.connect(stdioSocketPath),
+    ]);
+    for (const client of [socket, stdioSocket]) {
+      const hello = await client.request({
+        type: 'hello',
+        client_id: 'parity',
+        requested_capabilities: [...CAPABILITIES],
+      });
+      expect(hello).toMatchObject({ type: 'hello_ack' });
+    }
     http = new Client({ name: 'parity-http', version: '0' });
     await http.connect(new StreamableHTTPClientTransport(new URL(serving.url)));
   }, 90_000);
 
   afterAll(async () => {
     socket?.close();
+    stdioSocket?.close();
     await http?.close().catch(() => {});
     await stdio?.close().catch(() => {});
     if (serving?.child.exitCode === null) {
@@ -179,15 +197,8 @@ describe.each([
           caller: { id: 'parity', granted: new Set(CAPABILITIES) },
         }),
       ),
-    socket: async (c) => {
-      const reply = (await socket.request({
-        type: 'run_tool',
-        tool_id: c.name,
-        ...(c.args === undefined ? {} : { args: c.args }),
-      })) as { type: string; success?: boolean; result?: unknown };
-      expect(reply.type).toBe('tool_result');
-      return { text: JSON.stringify(reply.result), isError: reply.success === false };
-    },
+    socket: (c) => overSocket(socket, c),
+    'socket beside stdio': (c) => overSocket(stdioSocket, c),
     http: async (c) =>
       seenOverMcp(
         await http.callTool({ name: c.name, ...(c.args === undefined ? {} : { arguments: c.args }) }),
@@ -198,8 +209,9 @@ describe.each([
       ),
   };
 
-  it('serves the socket next to HTTP, private to this user (0600)', () => {
+  it('serves the socket next to HTTP and next to stdio, private to this user (0600)', () => {
     expect(statSync(socketPath).mode & 0o777).toBe(0o600);
+    expect(statSync(stdioSocketPath).mode & 0o777).toBe(0o600);
   });
 
   it.each(cases)('$label ($name): byte-identical on every transport', async (c) => {
