@@ -170,6 +170,21 @@ describe('federated registry', () => {
     expect(audit.map((e) => e.outcome)).toEqual(['tool_error', 'invalid_args', 'timeout']);
   });
 
+  it('leaves out a late child whose tool collides with a name already taken, and says so once', async () => {
+    const late = new MemorySubsystem('x', [{ name: 'y_z' }]);
+    const root = await bench([late]);
+    const lines: string[] = [];
+    const registry = federatedRegistry({ root, format: underscoreFormat, log: (line) => lines.push(line) });
+    late.changeTools([{ name: 'y_z' }, { name: 'y.z' }]);
+    late.changeTools([{ name: 'y_z' }, { name: 'y.z' }, { name: 'w' }]);
+    expect(registry.all().map((t) => t.name)).toEqual(['x_y_z', 'x_w']);
+    expect(registry.get('x_y_z')?.tool.group).toBe('x');
+    expect(registry.problems).toEqual([
+      'tools x.y_z and x.y.z would share the wire name "x_y_z" (underscore format): rename a subsystem',
+    ]);
+    expect(lines).toEqual([`left out: ${registry.problems[0]}`]);
+  });
+
   it('tells listeners when the listed tools change (a drop, a return), and not otherwise', async () => {
     const esp = new MemorySubsystem('esp32-p4', [{ name: 'some_tool' }]);
     const root = await bench([esp, new MemorySubsystem('jumperless-a', [{ name: 'dac_set' }])]);

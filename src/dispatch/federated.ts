@@ -111,10 +111,14 @@ export function federatedRegistry(options: FederatedRegistryOptions): FederatedR
   if (problems.length > 0) {
     throw new FederationError(`cannot name the federated tools:\n  ${problems.join('\n  ')}`);
   }
+  const told = new Set<string>();
   const unwatch = root.watch((event) => {
     if (event.type !== 'tools_changed') return;
     const changed = build();
-    for (const problem of problems) log(`left out: ${problem}`);
+    for (const problem of problems) {
+      if (!told.has(problem)) log(`left out: ${problem}`);
+      told.add(problem);
+    }
     if (changed) for (const listener of listeners) listener();
   });
 
