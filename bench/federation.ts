@@ -8,6 +8,8 @@
  *   virtual board, `--http`) directly, and through a federation (another child process,
  *   `--config`, `--http`) whose one child is that same server over Streamable HTTP. Same server,
  *   same board: the difference is the hop. Target: at most 1 ms added at p50 on loopback.
+ * - Socket hop: the same, the federation reaching the server over its native socket (a second
+ *   jumperless-mcp is best federated this way).
  * - stdio hop: client -stdio-> federation -stdio-> server, against client -stdio-> server.
  * - In-process: a board child of a federation (exact table, aggregator, the board's own
  *   dispatcher) against the single-board server, both in this process over in-memory transports.
@@ -154,22 +156,38 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  // HTTP hop: one single-board server, reached directly and through a federation.
-  const server = await httpServer(['--sim', '--conformance-fixtures']);
-  const federation = await httpServer([
+  // One single-board server (HTTP and its native socket), reached directly over HTTP and through
+  // a federation over HTTP whose one child is that server, over HTTP or over the socket.
+  const socketPath = join(dir, 'server.sock');
+  const server = await httpServer(['--sim', '--conformance-fixtures', '--socket', socketPath]);
+  const viaHttp = await httpServer([
     '--config',
     writeConfig('http.json', { name: 'bench', children: [{ name: 'lab', type: 'http', url: server.url }] }),
   ]);
-  const http = { direct: await httpClient(server.url), hop: await httpClient(federation.url) };
+  const viaSocket = await httpServer([
+    '--config',
+    writeConfig('socket.json', {
+      name: 'bench',
+      children: [{ name: 'lab', type: 'socket', path: socketPath }],
+    }),
+  ]);
+  const direct = await httpClient(server.url);
+  const overHttp = await httpClient(viaHttp.url);
+  const overSocket = await httpClient(viaSocket.url);
   report(
-    `tools/call over Streamable HTTP, direct vs one federation hop (HTTP child), ${BLOCKS} x ${CALLS} calls; target: added p50 <= 1 ms`,
-    await compare({ label: 'http', ...http, prefix: 'lab_' }),
+    `tools/call over Streamable HTTP, direct vs one federation hop to the same server (HTTP child), ${BLOCKS} x ${CALLS} calls; target: added p50 <= 1 ms`,
+    await compare({ label: 'http', direct, hop: overHttp, prefix: 'lab_' }),
   );
   console.log(
     `  (floor of any HTTP hop: a bare fetch POST round trip on loopback, p50 ${(await fetchFloor()).toFixed(3)} ms)`,
   );
-  await Promise.all([http.direct.close(), http.hop.close()]);
-  await Promise.all([stop(federation.child), stop(server.child)]);
+  report(
+    'tools/call over Streamable HTTP, direct vs one federation hop to the same server (native socket child)',
+    await compare({ label: 'socket', direct, hop: overSocket, prefix: 'lab_' }),
+  );
+  await Promise.all([direct.close(), overHttp.close(), overSocket.close()]);
+  await Promise.all([stop(viaHttp.child), stop(viaSocket.child)]);
+  await stop(server.child);
 
   // stdio hop: each path spawns its own server on its own virtual board.
   const stdioConfig = writeConfig('stdio.json', {
