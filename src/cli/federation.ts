@@ -67,9 +67,6 @@ export async function buildFederatedApp(config: Config & { federation: string })
     throw error;
   }
   dispatcher = createDispatcher({ registry, safety, ...(audit ? { audit } : {}) });
-  for (const child of root.health().children ?? []) {
-    if (child.status !== 'ok') log(`${file.name}: ${child.name} is ${child.status}: ${child.detail ?? ''}`);
-  }
   const resources = [healthResource(root)];
   return {
     dispatcher,
