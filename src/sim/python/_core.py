@@ -25,3 +25,31 @@ def _c(name, *args):
     if reply[2]:
         raise kind(reply[2])
     raise kind
+
+
+class _Ordered:
+    # Values with an integer identity (Node, ProbePad) compare with ints and with their own kind;
+    # each subclass says which operands it accepts in _other() (None: not comparable).
+    def __eq__(self, o):
+        v = self._other(o)
+        return NotImplemented if v is None else self._v == v
+
+    def __ne__(self, o):
+        v = self._other(o)
+        return NotImplemented if v is None else self._v != v
+
+    def __lt__(self, o):
+        v = self._other(o)
+        return _unsupported('__lt__', self, o) if v is None else self._v < v
+
+    def __le__(self, o):
+        v = self._other(o)
+        return _unsupported('__le__', self, o) if v is None else self._v <= v
+
+    def __gt__(self, o):
+        v = self._other(o)
+        return _unsupported('__gt__', self, o) if v is None else self._v > v
+
+    def __ge__(self, o):
+        v = self._other(o)
+        return _unsupported('__ge__', self, o) if v is None else self._v >= v

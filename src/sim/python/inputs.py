@@ -10,7 +10,7 @@ def _pad_div(a, b, op):
     return q if op == '//' else a - q * b
 
 
-class ProbePad:
+class ProbePad(_Ordered):
     # Prints 1..60 or the pad's name (NANO_D13, TOP_RAIL, LOGO_PAD_TOP, NO_PAD); true unless NO_PAD;
     # compares and counts like an int; ProbePad + str concatenates the name. As in the firmware, only
     # the pad on the left works: `1 + pad`, `"x" + pad` and `1 < pad` raise TypeError.
@@ -42,30 +42,6 @@ class ProbePad:
         if isinstance(o, int):
             return o
         return None
-
-    def __eq__(self, o):
-        v = self._other(o)
-        return NotImplemented if v is None else self._v == v
-
-    def __ne__(self, o):
-        v = self._other(o)
-        return NotImplemented if v is None else self._v != v
-
-    def __lt__(self, o):
-        v = self._other(o)
-        return _unsupported('__lt__', self, o) if v is None else self._v < v
-
-    def __le__(self, o):
-        v = self._other(o)
-        return _unsupported('__le__', self, o) if v is None else self._v <= v
-
-    def __gt__(self, o):
-        v = self._other(o)
-        return _unsupported('__gt__', self, o) if v is None else self._v > v
-
-    def __ge__(self, o):
-        v = self._other(o)
-        return _unsupported('__ge__', self, o) if v is None else self._v >= v
 
     def __add__(self, o):
         if isinstance(o, str):

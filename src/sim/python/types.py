@@ -242,7 +242,7 @@ def _cdiv(a, b, op):
     return q if op == '//' else a - q * b
 
 
-class node:
+class node(_Ordered):
     __slots__ = ('_v',)
 
     def __init__(self, v):
@@ -279,30 +279,6 @@ class node:
         if type(o) is not bool and isinstance(o, int):
             return o
         return None
-
-    def __eq__(self, o):
-        v = self._other(o)
-        return NotImplemented if v is None else self._v == v
-
-    def __ne__(self, o):
-        v = self._other(o)
-        return NotImplemented if v is None else self._v != v
-
-    def __lt__(self, o):
-        v = self._other(o)
-        return _unsupported('__lt__', self, o) if v is None else self._v < v
-
-    def __le__(self, o):
-        v = self._other(o)
-        return _unsupported('__le__', self, o) if v is None else self._v <= v
-
-    def __gt__(self, o):
-        v = self._other(o)
-        return _unsupported('__gt__', self, o) if v is None else self._v > v
-
-    def __ge__(self, o):
-        v = self._other(o)
-        return _unsupported('__ge__', self, o) if v is None else self._v >= v
 
     def __add__(self, o):
         v = self._other(o)
