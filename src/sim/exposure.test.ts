@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,11 @@ beforeEach(async () => {
   board = await SimBoard.start();
 });
 afterEach(async () => board.stop());
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(condition()).toBe(true);
+}
 
 async function rawExec(wire: Wire): Promise<void> {
   wire.write('\r\x03\x03\x01');
@@ -48,12 +53,12 @@ it('gives each port a pty that serialport opens, across unplug and replug', asyn
   await rawExec(new Wire(serial as unknown as Duplex));
   await new Promise((resolve) => serial.close(resolve));
 
+  // The device node goes away shortly after the cable, as on a real host, and comes back.
   await board.faults.unplug();
+  await until(() => !existsSync(paths.repl));
   await expect(open()).rejects.toThrow();
   await board.faults.replug();
-  for (let i = 0; i < 100 && !(await import('node:fs')).existsSync(paths.repl); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await until(() => existsSync(paths.repl));
   serial = await open();
   await rawExec(new Wire(serial as unknown as Duplex));
   await new Promise((resolve) => serial.close(resolve));
