@@ -27,9 +27,17 @@ def _c(name, *args):
     raise kind
 
 
+def _cdiv(a, b, op):
+    if b == 0:
+        raise ZeroDivisionError('division by zero' if op == '//' else 'modulo by zero')
+    q = abs(a) // abs(b)
+    q = q if (a < 0) == (b < 0) else -q
+    return q if op == '//' else a - q * b
+
+
 class _Ordered:
-    # Values with an integer identity (Node, ProbePad) compare with ints and with their own kind;
-    # each subclass says which operands it accepts in _other() (None: not comparable).
+    # Values with an integer identity (Node, ProbePad) compare and count like ints with ints and
+    # with their own kind; each subclass says which operands it accepts in _other() (None: not).
     def __eq__(self, o):
         v = self._other(o)
         return NotImplemented if v is None else self._v == v
@@ -53,3 +61,61 @@ class _Ordered:
     def __ge__(self, o):
         v = self._other(o)
         return _unsupported('__ge__', self, o) if v is None else self._v >= v
+
+    def __add__(self, o):
+        v = self._other(o)
+        return _unsupported('__add__', self, o) if v is None else self._v + v
+
+    def __sub__(self, o):
+        v = self._other(o)
+        return _unsupported('__sub__', self, o) if v is None else self._v - v
+
+    def __mul__(self, o):
+        v = self._other(o)
+        return _unsupported('__mul__', self, o) if v is None else self._v * v
+
+    def __floordiv__(self, o):
+        v = self._other(o)
+        return _unsupported('__floordiv__', self, o) if v is None else _cdiv(self._v, v, '//')
+
+    def __mod__(self, o):
+        v = self._other(o)
+        return _unsupported('__mod__', self, o) if v is None else _cdiv(self._v, v, '%')
+
+
+class _Flag:
+    # A two-valued firmware type (GPIODirection, ConnectionState): prints _names[v], int() is
+    # _ints[v]; equal to its own kind, to a bool of the same truth, or to its int() value.
+    def __init__(self, v):
+        self._v = bool(v)
+
+    def __str__(self):
+        return self._names[self._v]
+
+    def __repr__(self):
+        return self._names[self._v]
+
+    def __bool__(self):
+        return self._v
+
+    def __int__(self):
+        return self._ints[self._v]
+
+    def __float__(self):
+        return float(self._ints[self._v])
+
+    def __hash__(self):
+        return hash(self._v)
+
+    def __eq__(self, o):
+        if type(o) is type(self):
+            return self._v == o._v
+        if type(o) is bool:
+            return self._v == o
+        if isinstance(o, int):
+            return self._ints[self._v] == o
+        return NotImplemented
+
+    def __ne__(self, o):
+        r = self.__eq__(o)
+        return r if r is NotImplemented else not r

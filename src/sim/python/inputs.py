@@ -2,14 +2,6 @@
 # types of spec 6.1. Blocking reads wait inside the firmware, where Ctrl-C ends them.
 
 
-def _pad_div(a, b, op):
-    if b == 0:
-        raise ZeroDivisionError('division by zero' if op == '//' else 'modulo by zero')
-    q = abs(a) // abs(b)
-    q = q if (a < 0) == (b < 0) else -q
-    return q if op == '//' else a - q * b
-
-
 class ProbePad(_Ordered):
     # Prints 1..60 or the pad's name (NANO_D13, TOP_RAIL, LOGO_PAD_TOP, NO_PAD); true unless NO_PAD;
     # compares and counts like an int; ProbePad + str concatenates the name. As in the firmware, only
@@ -46,24 +38,8 @@ class ProbePad(_Ordered):
     def __add__(self, o):
         if isinstance(o, str):
             return self._n + o
-        v = self._other(o)
-        return _unsupported('__add__', self, o) if v is None else self._v + v
+        return _Ordered.__add__(self, o)
 
-    def __sub__(self, o):
-        v = self._other(o)
-        return _unsupported('__sub__', self, o) if v is None else self._v - v
-
-    def __mul__(self, o):
-        v = self._other(o)
-        return _unsupported('__mul__', self, o) if v is None else self._v * v
-
-    def __floordiv__(self, o):
-        v = self._other(o)
-        return _unsupported('__floordiv__', self, o) if v is None else _pad_div(self._v, v, '//')
-
-    def __mod__(self, o):
-        v = self._other(o)
-        return _unsupported('__mod__', self, o) if v is None else _pad_div(self._v, v, '%')
 
 
 class ProbeButton:

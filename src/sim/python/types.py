@@ -119,41 +119,9 @@ def _state(v):
 
 # ---- GPIODirection: INPUT / OUTPUT (int() uses the firmware convention OUTPUT=0, INPUT=1) ------
 
-class GPIODirection:
-    __slots__ = ('_v',)
-
-    def __init__(self, v):
-        self._v = bool(v)
-
-    def __str__(self):
-        return 'OUTPUT' if self._v else 'INPUT'
-
-    __repr__ = __str__
-
-    def __bool__(self):
-        return self._v
-
-    def __int__(self):
-        return 0 if self._v else 1
-
-    def __float__(self):
-        return 0.0 if self._v else 1.0
-
-    def __hash__(self):
-        return hash(self._v)
-
-    def __eq__(self, o):
-        if type(o) is _GPIODirection:
-            return self._v == o._v
-        if type(o) is bool:
-            return self._v == o
-        if isinstance(o, int):
-            return (0 if self._v else 1) == o
-        return NotImplemented
-
-    def __ne__(self, o):
-        r = self.__eq__(o)
-        return r if r is NotImplemented else not r
+class GPIODirection(_Flag):
+    _names = ('INPUT', 'OUTPUT')
+    _ints = (1, 0)
 
 
 # ---- GPIOPull: PULLUP / PULLDOWN / NO_PULL / BUS_KEEPER --------------------------------------
@@ -195,52 +163,12 @@ class GPIOPull:
 
 # ---- ConnectionState: CONNECTED / DISCONNECTED -----------------------------------------------
 
-class ConnectionState:
-    __slots__ = ('_v',)
-
-    def __init__(self, v):
-        self._v = bool(v)
-
-    def __str__(self):
-        return 'CONNECTED' if self._v else 'DISCONNECTED'
-
-    __repr__ = __str__
-
-    def __bool__(self):
-        return self._v
-
-    def __int__(self):
-        return 1 if self._v else 0
-
-    def __float__(self):
-        return 1.0 if self._v else 0.0
-
-    def __hash__(self):
-        return hash(self._v)
-
-    def __eq__(self, o):
-        if type(o) is _ConnectionState:
-            return self._v == o._v
-        if type(o) is bool:
-            return self._v == o
-        if isinstance(o, int):
-            return (1 if self._v else 0) == o
-        return NotImplemented
-
-    def __ne__(self, o):
-        r = self.__eq__(o)
-        return r if r is NotImplemented else not r
+class ConnectionState(_Flag):
+    _names = ('DISCONNECTED', 'CONNECTED')
+    _ints = (0, 1)
 
 
 # ---- node: prints its first alias (NANO_D13, RP_GPIO_1), compares and counts like an int -------
-
-def _cdiv(a, b, op):
-    if b == 0:
-        raise ZeroDivisionError('division by zero' if op == '//' else 'modulo by zero')
-    q = abs(a) // abs(b)
-    q = q if (a < 0) == (b < 0) else -q
-    return q if op == '//' else a - q * b
-
 
 class node(_Ordered):
     __slots__ = ('_v',)
@@ -280,25 +208,6 @@ class node(_Ordered):
             return o
         return None
 
-    def __add__(self, o):
-        v = self._other(o)
-        return _unsupported('__add__', self, o) if v is None else self._v + v
-
-    def __sub__(self, o):
-        v = self._other(o)
-        return _unsupported('__sub__', self, o) if v is None else self._v - v
-
-    def __mul__(self, o):
-        v = self._other(o)
-        return _unsupported('__mul__', self, o) if v is None else self._v * v
-
-    def __floordiv__(self, o):
-        v = self._other(o)
-        return _unsupported('__floordiv__', self, o) if v is None else _cdiv(self._v, v, '//')
-
-    def __mod__(self, o):
-        v = self._other(o)
-        return _unsupported('__mod__', self, o) if v is None else _cdiv(self._v, v, '%')
 
 
 _Node = node
