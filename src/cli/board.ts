@@ -21,7 +21,12 @@ export interface OpenBoard {
   close(): Promise<void>;
 }
 
-export async function openBoard(device: string): Promise<OpenBoard> {
+export interface OpenBoardOptions {
+  /** Prime the tools' helper namespace (`_jlt`) on the board. Default true; `selftest` runs without. */
+  toolsHelper?: boolean;
+}
+
+export async function openBoard(device: string, options: OpenBoardOptions = {}): Promise<OpenBoard> {
   let sim: SimBoard | undefined;
   const simFactory: SimFactory = async ({ partsFile }) => {
     // Loaded only for the virtual board, so a real board's server starts faster.
@@ -45,7 +50,7 @@ export async function openBoard(device: string): Promise<OpenBoard> {
         },
       ));
   const session = new DeviceSession(link);
-  const client = createBoardClient(session, boardHelper);
+  const client = createBoardClient(session, options.toolsHelper === false ? undefined : boardHelper);
   return {
     client,
     session,

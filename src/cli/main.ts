@@ -81,6 +81,32 @@ program
     await runSimCommand(options, process.stdout);
   });
 
+program
+  .command('selftest')
+  .description(
+    'check a board against the firmware probes (each: code, the expected output, the firmware source line); exit 0 when all pass',
+  )
+  .option('--device <url>', 'board: serial path, auto, auto:<usb-location>, tcp://host:port, sim', 'auto')
+  .option(
+    '--destructive',
+    'also run probes that change wiring, supplies, pins, files or slots (each undoes its change)',
+  )
+  .option('--fresh', 'the board was just powered on: also check the defaults before first use')
+  .option('--only <prefix...>', 'only probes whose id starts with one of these (e.g. files slots.switch)')
+  .option('--json', 'print a JSON report (attach it to a bug report)')
+  .action(
+    async (options: {
+      device: string;
+      destructive?: boolean;
+      fresh?: boolean;
+      only?: string[];
+      json?: boolean;
+    }) => {
+      const { runSelftest } = await import('./selftest.js');
+      process.exitCode = await runSelftest(options, process.stdout);
+    },
+  );
+
 program.addCommand(tokensCommand());
 
 program.parseAsync().catch((error: unknown) => {

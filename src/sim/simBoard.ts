@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel, type TransferListItem, Worker } from 'node:worker_threads';
 import { resolveNode } from '../board/nodes.js';
@@ -272,9 +272,11 @@ export class SimBoard extends EventEmitter<Events> {
   }
 
   private saveFlashFolder(dir: string, changes: Array<[string, Uint8Array | null]>): void {
+    // Compared as absolute paths: `--fs ./flash` must save as `--fs /abs/flash` does.
+    const root = resolve(dir);
     for (const [path, data] of changes) {
-      const target = join(dir, ...path.split('/').filter(Boolean));
-      if (!target.startsWith(dir)) continue;
+      const target = resolve(root, ...path.split('/').filter(Boolean));
+      if (!target.startsWith(root + sep)) continue;
       if (data === null) rmSync(target, { recursive: true, force: true });
       else if (path.endsWith('/')) mkdirSync(target, { recursive: true });
       else {

@@ -44,6 +44,7 @@ sys.path.pop(0)
 if '/python_scripts/lib' not in sys.path:
     sys.path.append('/python_scripts/lib')
 import os, math, gc
+jumperless._run_boot()
 from jumperless import *
 `;
 

@@ -6,7 +6,13 @@
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { BackchannelPort } from './backchannelPort.js';
-import { createFirmware, type FirmwareHost, type InputEvent, PyError } from './firmware/index.js';
+import {
+  createFirmware,
+  type FirmwareHost,
+  type InputEvent,
+  PyError,
+  SERVICE_INTERVAL_MS,
+} from './firmware/index.js';
 import { FlashTracker, virtualFs } from './flashSync.js';
 import { MainPort } from './mainPort.js';
 import { ReplPort } from './replPort.js';
@@ -162,15 +168,16 @@ function crlf(text: string): Uint8Array {
   return new TextEncoder().encode(text.replace(/\r?\n/g, '\r\n'));
 }
 
-parentPort?.on('message', (message: ToWorker) => {
-  if (message.t !== 'bytes') return;
+/**
+ * One turn of the board's main loop: `work` (bytes from a port, or nothing), then the flash synced
+ * and the output released. While it runs the worker is busy, as core 0 is while a script runs.
+ */
+function mainLoopTurn(work: () => void): void {
   Atomics.store(control, CONTROL.busy, 1);
   heldOutput = [];
   try {
     host.pollInputs();
-    if (message.port === 'repl') repl.feed(message.data);
-    else if (message.port === 'main') mainPort.feed(message.data);
-    else if (message.port === 'backchannel') backchannel.feed(message.data);
+    work();
   } catch (error) {
     // The firmware must outlive any bug of ours; say what happened on the main port, as the board
     // prints its debug lines there.
@@ -185,7 +192,19 @@ parentPort?.on('message', (message: ToWorker) => {
   const held = heldOutput;
   heldOutput = undefined;
   for (const message of held) post(message);
+}
+
+parentPort?.on('message', (message: ToWorker) => {
+  if (message.t !== 'bytes') return;
+  mainLoopTurn(() => {
+    if (message.port === 'repl') repl.feed(message.data);
+    else if (message.port === 'main') mainPort.feed(message.data);
+    else if (message.port === 'backchannel') backchannel.feed(message.data);
+  });
 });
+
+// The main loop's idle services (autosave and the like) run between messages, never during a script.
+setInterval(() => mainLoopTurn(() => firmware.functions._service?.()), SERVICE_INTERVAL_MS).unref();
 
 if (vm.bootError) send('main', crlf(`[sim] the jumperless module failed to load:\n${vm.bootError}`));
 if (init.announceBoot) repl.bootBanner();

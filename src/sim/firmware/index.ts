@@ -38,23 +38,32 @@ export interface Firmware {
 }
 
 /**
- * Merges the groups' tables. A name defined twice is a bug, except `_boot` (run once the VM is up):
- * every group may have one, and they run in group order.
+ * Hooks every group may have, run in group order: `_boot` once the VM is up, `_service` whenever the
+ * board's main loop is idle (no script running; the worker calls it every SERVICE_INTERVAL_MS).
  */
+const HOOKS = ['_boot', '_service'] as const;
+
+/** How often the idle main loop runs its services (the firmware's loop is much faster; this is enough). */
+export const SERVICE_INTERVAL_MS = 50;
+
+/** Merges the groups' tables. A name defined twice is a bug, except the HOOKS. */
 export function mergeGroups(groups: readonly FirmwareFunctions[]): FirmwareFunctions {
   const functions: FirmwareFunctions = {};
-  const boots: NonNullable<FirmwareFunctions[string]>[] = [];
+  const hooks = new Map<string, NonNullable<FirmwareFunctions[string]>[]>(HOOKS.map((h) => [h, []]));
   for (const group of groups) {
     for (const [name, fn] of Object.entries(group)) {
-      if (name === '_boot') boots.push(fn);
+      const hook = hooks.get(name);
+      if (hook) hook.push(fn);
       else if (name in functions) throw new Error(`firmware function ${name} is defined by two groups`);
       else functions[name] = fn;
     }
   }
-  functions._boot = () => {
-    for (const boot of boots) boot();
-    return null;
-  };
+  for (const [name, fns] of hooks) {
+    functions[name] = () => {
+      for (const fn of fns) fn();
+      return null;
+    };
+  }
   return functions;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createFakeGpioState, fakeGpioFunctions } from './fakeGpio.js';
 import { createHardware } from './hardware.js';
 import { HELP_SECTIONS } from './help.js';
 import { createInputs } from './inputs.js';
@@ -11,11 +12,12 @@ function setup(volts: Record<number, number> = {}) {
   const inputs = createInputs(host, createHardware({ host }));
   host.apply = inputs.applyInput;
   const state = createMiscState();
-  const fns = miscFunctions(state, {
-    host,
-    inputs: inputs.state,
-    lookup: (name) => (name === 'get_node_voltage' ? (node) => volts[node as number] ?? null : undefined),
-  });
+  const fns = {
+    ...miscFunctions(state, { host, inputs: inputs.state }),
+    ...fakeGpioFunctions(createFakeGpioState(), (name) =>
+      name === 'get_node_voltage' ? (node) => volts[node as number] ?? null : undefined,
+    ),
+  };
   const call = (name: string, ...args: unknown[]) => fns[name]?.(...(args as never[]));
   return { host, state, call, volts };
 }

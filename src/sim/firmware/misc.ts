@@ -1,13 +1,12 @@
 /**
  * Miscellaneous firmware calls (spec §6.14): Arduino reset, apps, the core-2 pause flag, raw
- * crosspoint writes, terminal colours, service kicks, fake GPIO pins and the help text.
+ * crosspoint writes, terminal colours, service kicks and the help text.
  */
-import { isBridgeable } from '../../board/nodes.js';
 import { asInt, asNum, truthy } from './args.js';
 import { HELP_SECTIONS, helpIndex, helpSection, NODES_HELP, UNKNOWN_SECTION } from './help.js';
 import type { InputState } from './inputs.js';
 import { WHEEL_HELD, WHEEL_IDLE } from './inputs.js';
-import { type FirmwareFn, type FirmwareFunctions, type FirmwareHost, type Json, PyError } from './types.js';
+import { type FirmwareFunctions, type FirmwareHost, type Json, PyError } from './types.js';
 
 /** The main loop's services, in registration order (`get_service_index` answers with the position). */
 export const SERVICES: readonly string[] = [
@@ -26,15 +25,6 @@ export const SERVICES: readonly string[] = [
   'Clickwheel',
 ];
 
-export interface FakeGpio {
-  /** 0 input, 1 output. */
-  mode: 0 | 1;
-  thresholdHigh: number;
-  thresholdLow: number;
-  /** The level last read (inputs, for hysteresis) or written (outputs). */
-  value: 0 | 1;
-}
-
 export interface MiscState {
   /** `pause_core2`: the core that refreshes LEDs and routing is held (wavegen and others read this). */
   core2Paused: boolean;
@@ -43,9 +33,6 @@ export interface MiscState {
   rawCrosspoints: Set<string>;
   /** `cycle_term_color` hue in degrees. */
   hue: number;
-  fakeGpio: Map<number, FakeGpio>;
-  /** Node pairs held apart by a FakeGpioDisconnect block. */
-  heldApart: Set<string>;
   /** The app `run_app` is running, if any. */
   app: string | undefined;
 }
@@ -56,8 +43,6 @@ export function createMiscState(): MiscState {
     arduinoResets: 0,
     rawCrosspoints: new Set(),
     hue: 0,
-    fakeGpio: new Map(),
-    heldApart: new Set(),
     app: undefined,
   };
 }
@@ -103,22 +88,10 @@ const serviceIndex = (name: string): number =>
 export interface MiscDeps {
   host: FirmwareHost;
   inputs: InputState;
-  /** Another group's firmware function, for the voltage a fake GPIO input sees. */
-  lookup: (name: string) => FirmwareFn | undefined;
 }
 
 export function miscFunctions(state: MiscState, deps: MiscDeps): FirmwareFunctions {
   const { host, inputs } = deps;
-
-  const nodeVolts = (node: number): number | undefined => {
-    const fn = deps.lookup('get_node_voltage');
-    try {
-      const v = fn?.(node);
-      return typeof v === 'number' ? v : undefined;
-    } catch {
-      return undefined;
-    }
-  };
 
   return {
     arduino_reset: () => {
@@ -174,43 +147,6 @@ export function miscFunctions(state: MiscState, deps: MiscDeps): FirmwareFunctio
       return i >= 0 && i < SERVICES.length;
     },
     get_service_index: (name) => serviceIndex(asStr(name)),
-    /** FakeGpioPin(...): false when the node cannot take a fake GPIO (not a routable node). */
-    fake_gpio_config: (node, mode, thresholdHigh, thresholdLow) => {
-      const n = asInt(node);
-      if (!isBridgeable(n)) return false;
-      state.fakeGpio.set(n, {
-        mode: asInt(mode) === 0 ? 0 : 1,
-        thresholdHigh: asNum(thresholdHigh ?? 2.0),
-        thresholdLow: asNum(thresholdLow ?? 0.8),
-        value: 0,
-      });
-      return true;
-    },
-    fake_gpio_read: (node) => {
-      const pin = state.fakeGpio.get(asInt(node));
-      if (!pin) return 0;
-      if (pin.mode === 0) {
-        const v = nodeVolts(asInt(node)) ?? 0;
-        if (v >= pin.thresholdHigh) pin.value = 1;
-        else if (v <= pin.thresholdLow) pin.value = 0;
-      }
-      return pin.value;
-    },
-    // Fake GPIO outputs are disabled in the documented firmware: the level is remembered, nothing
-    // is driven.
-    fake_gpio_write: (node, value) => {
-      const pin = state.fakeGpio.get(asInt(node));
-      if (pin) pin.value = asInt(value) ? 1 : 0;
-      return null;
-    },
-    fake_gpio_disconnect: (a, b) => {
-      state.heldApart.add(`${asInt(a)},${asInt(b)}`);
-      return true;
-    },
-    fake_gpio_reconnect: (a, b) => {
-      state.heldApart.delete(`${asInt(a)},${asInt(b)}`);
-      return true;
-    },
     /** help(): the whole text with a colour change before each section, as the firmware prints it. */
     help_text: (section) => {
       const color = () => {

@@ -3,6 +3,7 @@
  * for index.ts: their function tables, their input handler, and the overlay view `hardware` exposes
  * to get_state/set_state.
  */
+import { createFakeGpioState, fakeGpioFunctions } from './fakeGpio.js';
 import { createFiles, seedFlash } from './files.js';
 import type { Hardware } from './hardware.js';
 import { createInputs } from './inputs.js';
@@ -40,7 +41,8 @@ export function uiGroups(
       oledFunctions(createOledState(), fs),
       overlayFunctions(overlays),
       files.functions,
-      miscFunctions(createMiscState(), { host: env.host, inputs: inputs.state, lookup }),
+      miscFunctions(createMiscState(), { host: env.host, inputs: inputs.state }),
+      fakeGpioFunctions(createFakeGpioState(), lookup),
     ],
     applyInput: inputs.applyInput,
   };

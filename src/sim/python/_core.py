@@ -3,6 +3,15 @@
 import json as _json
 import _fw
 
+# Set-up the VM runs after importing this module, at boot and after every soft reset (vm.ts): each
+# group may append a function that puts its parts in place (builtins, sys.modules...).
+_BOOT = []
+
+
+def _run_boot():
+    for f in _BOOT:
+        f()
+
 _ERRORS = {
     'ValueError': ValueError,
     'TypeError': TypeError,
