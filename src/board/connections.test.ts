@@ -40,6 +40,13 @@ describe('connect outcomes', () => {
     [5, 142],
     [5, 118],
     [5, 69],
+    [5, -1],
+    // On the id ranges but on no V5 crossbar lane (FileParsing.cpp:2016-2070).
+    [5, 84],
+    [5, 103],
+    [5, 104],
+    [5, 105],
+    [5, 115],
   ])('refuses invalid node %i-%i and stores nothing', (a, b) => {
     const c = new Connections();
     expect(c.connect(a, b)).toEqual({ status: 'refused', reason: 'invalid_node' });
@@ -136,8 +143,8 @@ describe('connect outcomes', () => {
   });
 });
 
-describe('duplicates', () => {
-  it('-1 adds one to an existing bridge, up to 8', () => {
+describe('duplicates (States.cpp:609-647)', () => {
+  it('any negative count adds one to an existing bridge, with no upper limit', () => {
     const c = new Connections();
     c.connect(1, 2);
     expect(c.connect(2, 1)).toEqual({
@@ -145,21 +152,21 @@ describe('duplicates', () => {
       previous: 2,
       bridge: { node1: 1, node2: 2, duplicates: 3, net: 6 },
     });
-    for (let i = 0; i < 10; i++) c.connect(1, 2);
-    expect(c.bridge(0)?.duplicates).toBe(8);
+    for (let i = 0; i < 10; i++) c.connect(1, 2, -5);
+    expect(c.bridge(0)?.duplicates).toBe(13);
     expect(c.bridgeCount).toBe(1);
   });
 
-  it('N sets the count, limited to 0..8', () => {
+  it('a count >= 0 is stored as it is; a negative one gives a new bridge stack_paths', () => {
     const c = new Connections();
     expect(c.connect(1, 2, 5).status).toBe('added');
     expect(c.bridge(0)?.duplicates).toBe(5);
     c.connect(1, 2, 0);
     expect(c.bridge(0)?.duplicates).toBe(0);
     c.connect(1, 2, 42);
-    expect(c.bridge(0)?.duplicates).toBe(8);
+    expect(c.bridge(0)?.duplicates).toBe(42);
     c.connect(3, 4, -7);
-    expect(c.bridge(1)?.duplicates).toBe(0);
+    expect(c.bridge(1)?.duplicates).toBe(2);
   });
 
   it('uses the configured stack_paths for new bridges', () => {
@@ -201,16 +208,27 @@ describe('disconnect', () => {
 });
 
 describe('clear', () => {
-  it('keeps only the probe-power bridge BUFFER_IN-DAC0', () => {
+  it('removes every bridge, the probe-power bridge BUFFER_IN-DAC0 too (States.cpp:720)', () => {
     const c = new Connections();
+    c.connect(BUFFER_IN, DAC0, 0);
     c.connect(1, 2);
     c.connect(GND, 7);
     c.clear();
-    expect(c.bridges()).toEqual([{ node1: BUFFER_IN, node2: DAC0, duplicates: 1, net: 4 }]);
-    expect(c.net(4)?.nodes).toEqual([DAC0, BUFFER_IN]);
-    expect(c.getNumNets()).toBe(6);
-    c.clear({ keepProbePower: false });
     expect(c.bridgeCount).toBe(0);
+    expect(c.net(4)?.nodes).toEqual([DAC0]);
+    expect(c.getNumNets()).toBe(6);
+  });
+
+  it('keeps custom names whose first node is still in a net (a special net), drops the others', () => {
+    const c = new Connections();
+    c.connect(1, 2);
+    c.setNetName(1, 'ground');
+    c.setNetName(6, 'pair');
+    c.setNetName(40, 'spare');
+    c.clear();
+    expect(c.netName(1)).toBe('ground');
+    expect(c.netName(6)).toBe(' ');
+    expect(c.netName(40)).toBe('spare');
   });
 });
 
@@ -227,9 +245,11 @@ describe('nets and numbering', () => {
     ]);
     expect(c.netInfo(0)).toBeUndefined();
     expect(c.netInfo(6)).toBeUndefined();
-    expect(c.netName(0)).toBe('Net 0');
-    expect(c.netName(59)).toBe('Net 59');
+    // MatrixState.cpp:619-656: net 0 is "Empty Net", unused nets are named with one space.
+    expect(c.netName(0)).toBe('Empty Net');
+    expect(c.netName(59)).toBe(' ');
     expect(c.netName(60)).toBeUndefined();
+    expect(c.netName(-1)).toBeUndefined();
   });
 
   it('numbers user nets by their earliest bridge and renumbers on merge and split', () => {
@@ -294,8 +314,9 @@ describe('nets and numbering', () => {
     const c = new Connections();
     const pairs: [number, number][] = [];
     for (let r = 1; r < 60; r += 2) pairs.push([r, r + 1]); // 30 nets
-    for (let d = 70; d < 92; d += 2) pairs.push([d, d + 1]); // 11 more
-    pairs.push([92, 93], [110, 111], [112, 113], [114, 115], [131, 132], [133, 134], [135, 136]);
+    for (let d = 70; d < 92; d += 2) if (d !== 84) pairs.push([d, d + 1]); // 10 more (84 is not routable)
+    pairs.push([116, 117]);
+    pairs.push([92, 93], [110, 111], [112, 113], [108, 109], [131, 132], [133, 134], [135, 136]);
     pairs.push([137, 138], [150, 151], [152, 153], [154, 155], [156, 157], [158, 159], [160, 161]);
     for (const [a, b] of pairs) c.connect(a, b);
     expect(userNets(c).length).toBe(54);
@@ -328,13 +349,40 @@ describe('net names and colours', () => {
     expect(c.netName(6)).toBe('Net 6');
   });
 
-  it('refuses looks for unallocated nets and resets with null', () => {
+  it('stores a name for a net that does not exist, by number, until a net takes that number', () => {
     const c = new Connections();
-    expect(c.setNetName(6, 'x')).toBe(false);
+    expect(c.setNetName(6, 'later')).toBe(true);
+    expect(c.netName(6)).toBe('later');
+    c.connect(1, 2);
+    // The entry gets the new net's first node and now follows it.
+    expect(c.netName(6)).toBe('later');
+    c.connect(3, 4);
+    c.disconnect(1, 2);
+    // Its first node left every net, so the name went with it; {3,4} is net 6 now.
+    expect(c.netName(6)).toBe('Net 6');
+    expect(c.netName(7)).toBe(' ');
+    expect(c.setNetName(60, 'x')).toBe(false);
+    expect(c.setNetName(-1, 'x')).toBe(false);
+  });
+
+  it('cuts names to 31 characters and resets with null or an empty name', () => {
+    const c = new Connections();
     expect(c.setNetName(1, 'Ground')).toBe(true);
     expect(c.net(1)?.name).toBe('Ground');
     c.setNetName(1, null);
     expect(c.net(1)?.name).toBe('GND');
+    c.setNetName(1, 'x'.repeat(40));
+    expect(c.netName(1)).toBe('x'.repeat(31));
+    c.setNetName(1, '');
+    expect(c.netName(1)).toBe('GND');
+  });
+
+  it('keeps a colour by number on an unused net', () => {
+    const c = new Connections();
+    expect(c.setNetColor(30, { rgb: 0x123456, name: 'x' })).toBe(true);
+    expect(c.customColor(30)).toEqual({ rgb: 0x123456, name: 'x' });
+    c.setNetColor(30, null);
+    expect(c.customColor(30)).toBeUndefined();
   });
 
   it('clone is independent', () => {

@@ -3,25 +3,31 @@
  *
  * Nets are recomputed from scratch after every change, as the firmware does on each refresh: bridges
  * are taken in list order and joined by union-find. A bridge that would join two of the five special
- * nets (GND, Top Rail, Bottom Rail, DAC 0, DAC 1) stays stored but unrouted (`net = -1`), so whether a
- * bridge is routed can depend on the bridges before it. Each special net's do-not-intersect list is
- * exactly the other four special nodes [F `MatrixState.cpp`], so "never merge two special nets" covers it.
+ * nets (GND, Top Rail, Bottom Rail, DAC 0, DAC 1) stays stored but unrouted (`net = -1`): the firmware
+ * never adds it to a net, so it has no path at all (NetManager.cpp:456-465, searchExistingNets only
+ * combines two nets when one of them is a user net). Whether a bridge is routed can therefore depend on
+ * the bridges before it.
+ *
+ * Custom net names and colours follow the firmware's DisplayState (States.cpp:300-495): they are kept
+ * by net NUMBER together with the first node the net had when they were set, and after every rebuild
+ * they follow that node to its new net number, or vanish once it is in no net. A name set on a net
+ * that does not exist has no node: it stays on that number.
  *
  * Numbering (our documented choice): nets 1-5 are the specials; user nets are numbered from 6 in the
  * order of their earliest routed bridge in the list. A net's nodes are listed in order of first
  * appearance over routed bridges (node1 before node2), after the special node for nets 1-5.
  */
-import { type Color, namedColor, SPECIAL_NET_COLORS, USER_NET_PALETTE } from './colors.js';
-import { DEFAULT_STACK_PATHS, MAX_BRIDGES, MAX_DUPLICATE, MAX_NETS, MAX_NODES_PER_NET } from './limits.js';
+import { type Color, firmwareColorName, namedColor, SPECIAL_NET_COLORS, USER_NET_PALETTE } from './colors.js';
+import { DEFAULT_STACK_PATHS, MAX_BRIDGES, MAX_NETS, MAX_NODES_PER_NET } from './limits.js';
 import {
   ADC0,
   ADC4,
   ADC7,
   BOTTOM_RAIL,
-  BUFFER_IN,
   BUFFER_OUT,
   DAC0,
   DAC1,
+  EMPTY_NET,
   FAKE_GP_IN_0,
   GND,
   GPIO_1,
@@ -146,29 +152,33 @@ interface StoredBridge {
   unrouted?: UnroutedReason;
 }
 
-interface NetLook {
-  name?: string;
-  color?: Color;
+/** A DisplayState entry: a custom name or colour, by net number, anchored to the net's first node. */
+interface Custom<T> {
+  net: number;
+  /** `nets[net].nodes[0]` when it was set, 0 when that net did not exist. */
+  firstNode: number;
+  value: T;
 }
+
+/** States.cpp:336-347: set_net_name keeps at most 31 characters. */
+export const NET_NAME_MAX = 31;
 
 export interface ConnectionsOptions {
   /** `[routing] stack_paths`: duplicates a new bridge gets when asked for -1. */
   readonly stackPaths?: number;
 }
 
-const clampDup = (n: number): number => Math.min(MAX_DUPLICATE, Math.max(0, Math.trunc(n)));
-
 export class Connections {
   readonly stackPaths: number;
   private list: StoredBridge[] = [];
   private netList: { nodes: number[] }[] = [];
   private nodeNet = new Map<number, number>();
-  /** Custom names/colours, keyed by a node of the net so they follow it through renumbering. */
-  private looks = new Map<number, NetLook>();
+  private names: Custom<string>[] = [];
+  private colors: Custom<Color>[] = [];
   private changes = 0;
 
   constructor(options: ConnectionsOptions = {}) {
-    this.stackPaths = clampDup(options.stackPaths ?? DEFAULT_STACK_PATHS);
+    this.stackPaths = Math.trunc(options.stackPaths ?? DEFAULT_STACK_PATHS);
     this.rebuild();
   }
 
@@ -178,17 +188,18 @@ export class Connections {
   }
 
   /**
-   * `connect(n1, n2, duplicates)`. -1 gives a new bridge `stackPaths` duplicates and adds one to an
-   * existing bridge; any other value sets the count, limited to 0..8 (§6.3).
+   * `connect(n1, n2, duplicates)` as States.cpp:591-662 stores it. A negative count gives a new bridge
+   * `stackPaths` and adds one to an existing bridge; any other value is stored as it is (no limit).
    */
   connect(a: number, b: number, duplicates = -1): ConnectOutcome {
     if (!isBridgeable(a) || !isBridgeable(b)) return { status: 'refused', reason: 'invalid_node' };
     if (a === b) return { status: 'refused', reason: 'same_node' };
     if (isForbiddenPair(a, b)) return { status: 'refused', reason: 'forbidden_pair' };
+    const count = Math.trunc(duplicates);
     const existing = this.find(a, b);
     if (existing) {
       const previous = existing.duplicates;
-      existing.duplicates = duplicates === -1 ? clampDup(previous + 1) : clampDup(duplicates);
+      existing.duplicates = count < 0 ? previous + 1 : count;
       this.touch();
       return { status: 'updated', bridge: this.view(existing), previous };
     }
@@ -196,7 +207,7 @@ export class Connections {
     const stored: StoredBridge = {
       node1: a,
       node2: b,
-      duplicates: duplicates === -1 ? this.stackPaths : clampDup(duplicates),
+      duplicates: count < 0 ? this.stackPaths : count,
       net: -1,
     };
     this.list.push(stored);
@@ -223,14 +234,12 @@ export class Connections {
   }
 
   /**
-   * `nodes_clear()`: drops every bridge and custom net look, then re-adds the probe-power bridge
-   * BUFFER_IN-DAC0 (§6.3) unless `keepProbePower` is false.
+   * `nodes_clear()`: drops every bridge, the probe-power bridge BUFFER_IN-DAC0 included (States.cpp:720
+   * re-adds only locked connections, which are off by default). Custom names and colours are not wiped:
+   * the rebuild drops those whose first node left every net (States.cpp:379), so a name on GND stays.
    */
-  clear(options: { keepProbePower?: boolean } = {}): void {
+  clear(): void {
     this.list = [];
-    this.looks.clear();
-    if (options.keepProbePower ?? true)
-      this.list.push({ node1: BUFFER_IN, node2: DAC0, duplicates: 1, net: -1 });
     this.touch();
   }
 
@@ -278,27 +287,41 @@ export class Connections {
     return 1 + this.netList.length;
   }
 
-  /** `get_net_name(n)`: undefined only outside 0..59. Unallocated nets still have their default name. */
+  /**
+   * `get_net_name(n)` (JumperlessMicroPythonAPI.cpp:752): the custom name on that number, else the
+   * net's own name: `Empty Net` (0), the special names (1-5), `Net N` for an allocated user net and a
+   * single space for an unused one (MatrixState.cpp:652-656). Undefined outside 0..59.
+   */
   netName(index: number): string | undefined {
     if (!Number.isInteger(index) || index < 0 || index >= MAX_NETS) return undefined;
-    const nodes = this.netList[index - 1]?.nodes;
-    return (nodes && this.lookOf(nodes)?.name) ?? defaultNetName(index);
+    return this.customName(index) ?? this.ownName(index);
   }
 
-  /** `set_net_name(n, name | null)`. False when the net is not allocated. */
+  /** The custom name on net `index`, if any. */
+  customName(index: number): string | undefined {
+    return this.names.find((c) => c.net === index)?.value;
+  }
+
+  /**
+   * `set_net_name(n, name | null)` (States.cpp:72-82, 327-352): any 0..59, allocated or not; the name
+   * is cut to 31 characters; null or '' removes it. False only outside 0..59.
+   */
   setNetName(index: number, name: string | null): boolean {
-    return this.setLook(index, (look) => {
-      if (name === null) delete look.name;
-      else look.name = name;
-    });
+    return this.setCustom(
+      this.names,
+      index,
+      name === null || name === '' ? null : name.slice(0, NET_NAME_MAX),
+    );
   }
 
-  /** `set_net_color(n, ...)` once the caller has parsed the colour (`parseColor`). */
+  /** `set_net_color(n, ...)` once the caller has worked out the stored colour. False outside 0..59. */
   setNetColor(index: number, color: Color | null): boolean {
-    return this.setLook(index, (look) => {
-      if (color === null) delete look.color;
-      else look.color = color;
-    });
+    return this.setCustom(this.colors, index, color);
+  }
+
+  /** The custom colour on net `index`, if any (it need not be an allocated net). */
+  customColor(index: number): Color | undefined {
+    return this.colors.find((c) => c.net === index)?.value;
   }
 
   /** `get_net_info(n)`, or undefined outside 1..getNumNets()-1. */
@@ -318,7 +341,8 @@ export class Connections {
   clone(): Connections {
     const c = new Connections({ stackPaths: this.stackPaths });
     c.list = this.list.map((b) => ({ ...b }));
-    c.looks = new Map([...this.looks].map(([k, v]) => [k, { ...v }]));
+    c.names = this.names.map((x) => ({ ...x }));
+    c.colors = this.colors.map((x) => ({ ...x }));
     c.changes = this.changes;
     c.rebuild();
     return c;
@@ -343,42 +367,69 @@ export class Connections {
     this.rebuild();
   }
 
-  private lookOf(nodes: readonly number[]): NetLook | undefined {
-    for (const n of nodes) {
-      const look = this.looks.get(n);
-      if (look) return look;
-    }
-    return undefined;
+  /** The net's own name, ignoring custom names. */
+  private ownName(index: number): string {
+    if (index === 0) return 'Empty Net';
+    if (index <= 5) return SPECIAL_NET_NAMES[index - 1] as string;
+    return (this.netList[index - 1]?.nodes.length ?? 0) > 0 ? `Net ${index}` : ' ';
   }
 
-  private setLook(index: number, edit: (look: NetLook) => void): boolean {
-    const nodes = this.netList[index - 1]?.nodes;
-    if (!nodes || nodes.length === 0) return false;
-    const anchor = nodes.find((n) => this.looks.has(n)) ?? (nodes[0] as number);
-    const look = this.looks.get(anchor) ?? {};
-    edit(look);
-    if (look.name === undefined && look.color === undefined) this.looks.delete(anchor);
-    else this.looks.set(anchor, look);
+  private setCustom<T>(list: Custom<T>[], index: number, value: T | null): boolean {
+    if (!Number.isInteger(index) || index < 0 || index >= MAX_NETS) return false;
+    const at = list.findIndex((c) => c.net === index);
+    if (value === null) {
+      if (at >= 0) list.splice(at, 1);
+    } else {
+      // States.cpp:329-332: the anchor is the net's first node now (net 0 holds EMPTY_NET).
+      const firstNode = index === 0 ? EMPTY_NET : (this.netList[index - 1]?.nodes[0] ?? 0);
+      const entry = list[at];
+      if (entry) {
+        entry.value = value;
+        entry.firstNode = firstNode;
+      } else list.push({ net: index, firstNode, value });
+    }
     this.changes++;
     return true;
   }
 
+  /** States.cpp:379 reconcileAfterRebuild, for one list. */
+  private reconcile<T>(list: Custom<T>[]): Custom<T>[] {
+    const kept: Custom<T>[] = [];
+    for (const c of list) {
+      if (c.firstNode <= 0) {
+        const first = this.netList[c.net - 1]?.nodes[0];
+        if (c.net >= 1 && first !== undefined) c.firstNode = first;
+        kept.push(c);
+        continue;
+      }
+      const now = this.nodeNet.get(c.firstNode);
+      if (now === undefined) continue;
+      c.net = now;
+      kept.push(c);
+    }
+    // An unanchored entry gives way to an anchored one on the same number.
+    return kept.filter(
+      (c) => c.firstNode !== 0 || !kept.some((d) => d !== c && d.net === c.net && d.firstNode > 0),
+    );
+  }
+
   private netView(index: number, nodes: readonly number[]): Net {
-    const look = this.lookOf(nodes);
     const color =
-      look?.color ??
+      this.customColor(index) ??
       namedColor(
         index <= 5
           ? (SPECIAL_NET_COLORS[index - 1] ?? 'white')
           : (USER_NET_PALETTE[(index - 6) % USER_NET_PALETTE.length] ?? 'white'),
       );
+    const custom = this.customColor(index) !== undefined;
     return {
       index,
-      name: look?.name ?? defaultNetName(index),
+      name: this.customName(index) ?? this.ownName(index),
       nodes,
       ...classifyNet(nodes),
       color: color.rgb,
-      colorName: color.name,
+      // get_net_color_name names a computed colour with colorToName (JumperlessMicroPythonAPI.cpp:815).
+      colorName: custom ? color.name : firmwareColorName(color.rgb),
     };
   }
 
@@ -457,8 +508,8 @@ export class Connections {
     nets.forEach((n, i) => {
       for (const node of n.nodes) this.nodeNet.set(node, i + 1);
     });
-    // Forget looks whose anchor node left every net, so a later net does not inherit them.
-    for (const anchor of [...this.looks.keys()]) if (!this.nodeNet.has(anchor)) this.looks.delete(anchor);
+    this.names = this.reconcile(this.names);
+    this.colors = this.reconcile(this.colors);
   }
 }
 

@@ -49,18 +49,29 @@ export const PATH_OHMS = 80;
 /** §6.7: `gpio_*` pins: 1-8 GPIO, 9 UART TX, 10 UART RX. PWM only on 1-8. */
 export const GPIO_PINS: Range = { min: 1, max: 10 };
 export const PWM_PINS: Range = { min: 1, max: 8 };
-export const PWM_FREQ_HZ: Range = { min: 0.001, max: 62_500_000 };
+/**
+ * What `pwm()` really starts: the module accepts 0.0009 Hz, but setupPWM refuses below 0.01 Hz
+ * (Peripherals.cpp:2775, `PWM setup failed`).
+ */
+export const PWM_FREQ_HZ: Range = { min: 0.01, max: 62_500_000 };
 export const PWM_DUTY: Range = { min: 0, max: 1 };
 /** §6.7: the firmware default frequency (the docs say 1000). */
 export const PWM_DEFAULT_FREQ_HZ = 1;
-/** Below this a timer-driven slow PWM is used. */
+/** Below this a timer drives the pin as a plain SIO output ("slow PWM", Peripherals.cpp:2780). */
 export const PWM_SLOW_BELOW_HZ = 10;
+/** GPIO_1/2, 3/4, 5/6, 7/8 share one PWM slice: frequency and enable are per pair. */
+export const pwmSlicePartner = (pin: number): number => (pin % 2 === 1 ? pin + 1 : pin - 1);
 export const GPIO_LOGIC_VOLTS = 3.3;
 
 /** §6.8 WaveGen. */
 export const WAVEGEN_FREQ_HZ: Range = { min: 0.0001, max: 10_000 };
 export const WAVEGEN_AMPLITUDE_VPP: Range = { min: 0, max: 16 };
+/**
+ * What `wavegen_start` applies to every parameter never set since boot (JumperlessMicroPythonAPI.cpp:270-292).
+ */
 export const WAVEGEN_DEFAULTS = { output: 1, freq: 100, wave: 0, amplitude: 3.3, offset: 1.65 } as const;
+/** What the getters report before anything is set: the WaveGen constructor (WaveGen.cpp:20-27). */
+export const WAVEGEN_POWER_ON = { output: 0, freq: 1000, wave: 0, amplitude: 2, offset: 0 } as const;
 
 /** §6.12: overlay canvas, rows 1-10 by columns 1-30. */
 export const OVERLAY_ROWS = 10;
@@ -77,3 +88,5 @@ export const SLOTS: Range = { min: 0, max: 7 };
 
 /** §6.13: `read()` returns at most this much per call. */
 export const FILE_READ_CHUNK = 8192;
+/** FatFS FF_MAX_LFN (lib/FatFS/src/ffconf.h:116-117): characters in one file or folder name. */
+export const FILE_NAME_MAX = 64;

@@ -164,13 +164,17 @@ describe('resolveNode', () => {
   });
 });
 
-describe('bridgeable set (§6.3)', () => {
+describe('bridgeable set (FileParsing.cpp:2033-2070)', () => {
   it.each([1, 60, 70, 93, 100, 117, 131, 140, 150, 181])('%i is bridgeable', (id) => {
     expect(isBridgeable(id)).toBe(true);
   });
-  it.each([0, 61, 69, 94, 99, 118, 126, 130, 141, 142, 149, 182, -1, 1.5])('%s is not', (id) => {
-    expect(isBridgeable(id)).toBe(false);
-  });
+  // 84, 103-105 and 115 are in the id ranges but on no V5 crossbar lane.
+  it.each([0, 61, 69, 84, 94, 99, 103, 104, 105, 115, 118, 126, 130, 141, 142, 149, 182, -1, 1.5])(
+    '%s is not',
+    (id) => {
+      expect(isBridgeable(id)).toBe(false);
+    },
+  );
   it('agrees with the table', () => {
     for (const n of ALL_NODES) expect(n.bridgeable).toBe(isBridgeable(n.id));
   });
@@ -192,7 +196,8 @@ describe('node info', () => {
 
 describe('probe pads', () => {
   it('prints pads like ProbePad', () => {
-    expect(padName(12)).toBe('12');
+    // modjumperless.c:561, 721: the pad table names rows PAD_1..PAD_60 before the numeric fallback.
+    expect(padName(12)).toBe('PAD_12');
     expect(padName(NO_PAD)).toBe('NO_PAD');
     expect(padName(83)).toBe('NANO_D13');
     expect(padName(TOP_RAIL)).toBe('TOP_RAIL');

@@ -5,7 +5,8 @@
  *   `NANO_D13`, not `D13`; `RP_GPIO_1`, not `GPIO_1`.
  * - `shortName` is the name used in net listings, `get_net_nodes` and the state JSON (§6.2, §7).
  * - `yamlName` is the name the slot YAML writes for bridges (§7: `BUFFER_IN`, `DAC0`, `NANO_D5`).
- * - `bridgeable` is the routable set accepted by `connect` (§6.3).
+ * - `bridgeable` is the set `connect` stores: the firmware's id ranges minus the ids the V5 crossbar
+ *   has no lane for (see BRIDGEABLE_RANGES).
  */
 
 export type NodeKind = 'row' | 'nano' | 'special' | 'gpio' | 'uart' | 'pad' | 'fake_gpio';
@@ -83,7 +84,7 @@ export const gpioNode = (pin: number): number => GPIO_1 + pin - 1;
 /** The five special nodes whose nets always exist and never merge (§6.9, §8.3). */
 export const SPECIAL_NET_NODES: readonly number[] = [GND, TOP_RAIL, BOTTOM_RAIL, DAC0, DAC1];
 
-// Spec §6.3: the ids `connect` accepts.
+// FileParsing.cpp:2033-2070 (isNodeValid): the id ranges `connect` accepts...
 const BRIDGEABLE_RANGES: readonly (readonly [number, number])[] = [
   [1, 60],
   [70, 93],
@@ -92,7 +93,13 @@ const BRIDGEABLE_RANGES: readonly (readonly [number, number])[] = [
   [150, 181],
 ];
 
-const inRanges = (id: number): boolean => BRIDGEABLE_RANGES.some(([lo, hi]) => id >= lo && id <= hi);
+// ...except ids that are in no lane of the V5 crossbar maps (FileParsing.cpp:2016 isNodeOnBoard,
+// boards/v5/board_v5.cpp:21-34): NANO_RESET, the 3V3 / TOP_RAIL_GND / 5V supplies, and ADC7 (the
+// probe's own ADC). addConnection refuses them silently (States.cpp:591-599).
+const NOT_ON_V5_CROSSBAR = new Set<number>([NANO_RESET, SUPPLY_3V3, TOP_RAIL_GND, SUPPLY_5V, ADC7]);
+
+const inRanges = (id: number): boolean =>
+  BRIDGEABLE_RANGES.some(([lo, hi]) => id >= lo && id <= hi) && !NOT_ON_V5_CROSSBAR.has(id);
 
 const table = new Map<number, NodeInfo>();
 const byName = new Map<string, number>();
@@ -251,7 +258,7 @@ export const shortName = (id: number): string => table.get(id)?.shortName ?? Str
 /** Name used for bridges in slot YAML; unknown ids as their number. */
 export const yamlName = (id: number): string => table.get(id)?.yamlName ?? String(id);
 
-/** Spec §6.3: 1-60, 70-93, 100-117, 131-140, 150-181. */
+/** 1-60, 70-93, 100-117, 131-140, 150-181, minus 84, 103-105 and 115 (not on the V5 crossbar). */
 export const isBridgeable = (id: number): boolean => Number.isInteger(id) && inRanges(id);
 
 /**
@@ -310,10 +317,14 @@ for (let d = 0; d <= 13; d++) padAliases.set(`D${d}_PAD`, nanoD(d));
 for (let a = 0; a <= 7; a++) padAliases.set(`A${a}_PAD`, nanoA(a));
 for (let r = 1; r <= 60; r++) padAliases.set(`PAD_${r}`, r);
 
-/** What a `ProbePad` prints: `1`..`60`, `NANO_D13`, `TOP_RAIL`, `LOGO_PAD_TOP`, `NO_PAD`, else `UNKNOWN_PAD`. */
+/**
+ * What a `ProbePad` prints: `PAD_1`..`PAD_60`, `NANO_D13`, `TOP_RAIL`, `LOGO_PAD_TOP`, `NO_PAD`, else
+ * `UNKNOWN_PAD`. modjumperless.c:721-735 searches its pad table first, and that table starts with
+ * PAD_1..PAD_60, so its "plain number" branch for rows is never reached.
+ */
 export function padName(pad: number): string {
   if (pad === NO_PAD) return 'NO_PAD';
-  if (pad >= 1 && pad <= 60) return String(pad);
+  if (pad >= 1 && pad <= 60) return `PAD_${pad}`;
   return PAD_IDS.has(pad) ? printName(pad) : 'UNKNOWN_PAD';
 }
 

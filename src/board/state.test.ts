@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Connections } from './connections.js';
-import { GND, GPIO_1, TOP_RAIL } from './nodes.js';
+import { BUFFER_IN, DAC0, GND, GPIO_1, TOP_RAIL } from './nodes.js';
 import { buildState, float3, formatState, parseState } from './state.js';
 
 function sample() {
   const c = new Connections();
-  c.clear();
+  c.connect(BUFFER_IN, DAC0, 0);
   c.connect(GND, 21);
   c.connect(TOP_RAIL, 23);
   c.connect(1, 5);
@@ -140,15 +140,19 @@ describe('formatState', () => {
     expect(float3(Number.NaN)).toBe('null');
   });
 
-  it('reads ADC nets, with a 30 mV deadband, and escapes names', () => {
+  it('reads ADC nets, with a 30 mV deadband, and escapes names as the firmware does', () => {
     const c = new Connections();
     c.connect(110, 7);
     c.connect(111, 8);
-    c.setNetName(6, 'say "hi"\\');
+    c.setNetName(6, 'say "hi"\nnow');
     const st = buildState(c, { power: { topRail: 0, bottomRail: 0, dac0: 0, dac1: 0 }, adc: [1.5, 0.02] });
     expect(st.nets[5]).toMatchObject({ special: 'ADC', voltage: 1.5 });
     expect(st.nets[6]).toMatchObject({ special: 'ADC', voltage: 0 });
-    expect(JSON.parse(formatState(st)).nets[5].name).toBe('say "hi"\\');
+    expect(JSON.parse(formatState(st)).nets[5].name).toBe('say "hi"\nnow');
+    // JsonState.cpp:30-35 escapes only `"`, newline and CR: a backslash breaks the document.
+    c.setNetName(6, 'a\\z');
+    const text = formatState(buildState(c, { power: { topRail: 0, bottomRail: 0, dac0: 0, dac1: 0 } }));
+    expect(text).toContain('"name": "a\\z"');
   });
 });
 

@@ -3,9 +3,10 @@
  * `Connections` plus plain values owned by the simulator, the firmware's exact pretty-printing, and a
  * strict parser for what `set_state` accepts.
  *
- * Deliberate differences from the firmware printer, both only for inputs the firmware would turn into
- * invalid JSON: strings are escaped with JSON rules (it escapes only `"`, `\n`, `\r`), and a non-finite
- * number prints as `null` (it prints `nan`/`inf`).
+ * Names go out as the firmware writes them, invalid JSON included: a net name escapes only `"`,
+ * `\n` and `\r` (JsonState.cpp:30-35), an overlay name nothing at all (GraphicOverlays.cpp:485-487),
+ * so the tools refuse names that would break the document. One deliberate difference: a non-finite
+ * number prints as `null` (the firmware prints `nan`/`inf`).
  */
 
 import { hex6 } from './colors.js';
@@ -107,6 +108,9 @@ const READING_LOGIC: Record<GpioReading, number> = { low: 0, high: 1, float: 2, 
 // §7 firmware detail: ADC and fake-input voltages within +-30 mV print as zero.
 const deadband = (v: number): number => (v > -0.03 && v < 0.03 ? 0 : v);
 
+/** JsonState.cpp:111-116: nodes from NANO_D0 (70) up print their short name, the rest their number. */
+const stateNodeName = (id: number): string => (id >= 70 ? shortName(id) : String(id));
+
 /** Assemble the §7 document from the connections and the simulator's live values. */
 export function buildState(conns: Connections, inputs: StateInputs): BoardState {
   const { power } = inputs;
@@ -116,7 +120,7 @@ export function buildState(conns: Connections, inputs: StateInputs): BoardState 
     const base = {
       index: net.index,
       name: net.name.trim(),
-      nodes: net.nodes.map(shortName),
+      nodes: net.nodes.map(stateNodeName),
       special: net.special,
     };
     const ch = net.channel ?? 0;
@@ -173,6 +177,11 @@ export function float3(x: number): string {
 }
 
 const str = (s: string): string => JSON.stringify(s);
+/** JsonState.cpp:30-35 escapes `"`, newline and CR only: a backslash or another control byte goes out raw. */
+const netName = (s: string): string =>
+  `"${s.replace(/["\n\r]/g, (c) => (c === '"' ? '\\"' : c === '\n' ? '\\n' : '\\r'))}"`;
+/** GraphicOverlays.cpp:485-487 writes an overlay's name between quotes as it is. */
+const rawName = (s: string): string => `"${s}"`;
 const int = (n: number): string => (Number.isFinite(n) ? String(Math.trunc(n)) : 'null');
 
 /** The firmware's exact layout: 2-space indents, 3-decimal floats, inline node and colour lists. */
@@ -190,7 +199,7 @@ export function formatState(state: BoardState): string {
     .map((n) => {
       let s = '    {\n';
       s += `      "index": ${int(n.index)},\n`;
-      s += `      "name": ${str(n.name)},\n`;
+      s += `      "name": ${netName(n.name)},\n`;
       s += `      "nodes": [${n.nodes.map(str).join(', ')}],\n`;
       s += `      "special": ${str(n.special)}`;
       if (n.voltage !== undefined) s += `,\n      "voltage": ${float3(n.voltage)}`;
@@ -218,7 +227,7 @@ export function formatState(state: BoardState): string {
   out += state.overlays
     .map(
       (o) =>
-        `\n    {"name":${str(o.name)},"row":${int(o.row)},"col":${int(o.col)},"width":${int(o.width)},` +
+        `\n    {"name":${rawName(o.name)},"row":${int(o.row)},"col":${int(o.col)},"width":${int(o.width)},` +
         `"height":${int(o.height)},"colors":[${o.colors.map(str).join(',')}]}`,
     )
     .join(',');

@@ -76,6 +76,7 @@ program
   .option('--pty <dir>', 'also make a pseudo-terminal per port in this folder (needs socat)')
   .option('--fs <dir>', 'keep the board flash in this folder')
   .option('--noise-seed <n>', 'add seeded measurement noise')
+  .option('--psram', 'a board with PSRAM fitted: a heap of about 6 MB instead of 96000 bytes')
   .action(async (options) => {
     const { runSimCommand } = await import('./simCommand.js');
     await runSimCommand(options, process.stdout);

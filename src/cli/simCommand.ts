@@ -10,6 +10,8 @@ export interface SimCommandOptions {
   pty?: string;
   fs?: string;
   noiseSeed?: string;
+  /** A board with PSRAM: a heap of about 6.2 MB instead of 96000 bytes (`--psram`). */
+  psram?: boolean;
 }
 
 const ROLES: Record<PortName, string> = {
@@ -35,10 +37,13 @@ export async function runSimCommand(options: SimCommandOptions, out: NodeJS.Writ
     ...(partsFileText === undefined ? {} : { partsFileText }),
     ...(options.fs ? { fsDir: options.fs } : {}),
     ...(options.noiseSeed ? { noiseSeed: Number(options.noiseSeed) } : {}),
+    ...(options.psram ? { psram: true } : {}),
   });
   const tcp = await board.serveTcp({ basePort: options.tcp ? Number(options.tcp) : 0 });
   const pty = options.pty ? await board.servePty(options.pty) : undefined;
-  out.write('Virtual Jumperless V5 (firmware 5.7.0.13) is running.\n');
+  out.write(
+    `Virtual Jumperless V5 (firmware 5.7.0.13${options.psram ? ', with PSRAM' : ', no PSRAM: 96000-byte heap'}) is running.\n`,
+  );
   for (const name of PORT_NAMES) {
     const where = [`tcp://127.0.0.1:${tcp[name]}`, pty?.[name]].filter(Boolean).join('  ');
     out.write(`  ${ROLES[name].padEnd(24)} ${where}\n`);

@@ -7,11 +7,15 @@ import { DeviceError } from './errors.js';
 
 export const HELPER_NAME = '_jlh';
 /** Bump when HELPER_SOURCE changes, so a board primed by an older version gets the new one. */
-export const HELPER_VERSION = 1;
+export const HELPER_VERSION = 2;
 /** Starts the result line; a control char no program prints by accident. */
 export const RESULT_MARKER = '\x1ejlh:';
 
-/** Python source; only printable ASCII (the marker is written as an escape). */
+/**
+ * Python source; only printable ASCII (the marker is written as an escape). `fw()` lists the
+ * firmware's names through `__import__`: the `jumperless` global is gone after any soft reset
+ * (JumperlessMicroPythonAPI.cpp:1403-1407, Python_Proper.cpp:2530-2536), the module is not.
+ */
 export const HELPER_SOURCE = `import json as _jlj, sys as _jls
 class _jlh:
     V = ${HELPER_VERSION}
@@ -20,7 +24,16 @@ class _jlh:
     def info():
         i = _jls.implementation
         return {'micropython': '.'.join(str(x) for x in i.version[:3]), 'machine': getattr(i, '_machine', ''), 'platform': _jls.platform}
+    def fw():
+        return [n for n in dir(__import__('jumperless')) if not n.startswith('_')]
 `;
+
+/**
+ * Puts the firmware's names back in the globals, as every boot and soft reset does
+ * (JumperlessMicroPythonAPI.cpp:1407): the helpers call them bare, and user code may have deleted
+ * or rebound one.
+ */
+export const RESTORE_FIRMWARE_GLOBALS = 'from jumperless import *';
 
 /** Prints 1 when the current helper is loaded, 0 otherwise. */
 export const HELPER_CHECK = `print(1 if getattr(globals().get('${HELPER_NAME}'), 'V', 0) == ${HELPER_VERSION} else 0)`;
@@ -47,7 +60,11 @@ export function parseMarked(stdout: string): unknown {
   }
 }
 
-/** True when a Python error says a helper namespace is gone (the board was reset behind our back). */
-export function isMissingHelper(type: string, message: string, names: readonly string[]): boolean {
-  return type === 'NameError' && names.some((name) => message.includes(`'${name}'`));
+/**
+ * True when a helper job failed because a global it relies on is gone: a helper namespace or one of
+ * its module aliases (the board was reset behind our back, or user code deleted it), or a firmware
+ * name the helpers call bare. Helper code runs no user code, so any NameError in it means this.
+ */
+export function isMissingHelper(type: string): boolean {
+  return type === 'NameError';
 }

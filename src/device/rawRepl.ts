@@ -19,7 +19,7 @@ export const MAX_OUTPUT_BYTES = 1024 * 1024;
 export type Expectation =
   /** Nothing: bytes are stray (late echoes, garbage) and dropped. */
   | 'idle'
-  /** The raw-REPL header, after `\r\x03\x03\x01`. Anything before it is ignored. */
+  /** The raw-REPL header, after a Ctrl-C and `\x03\x01` (ReplDriver.enterRaw). Anything before it is ignored. */
   | 'prompt'
   /** `OK` after code + Ctrl-D, then stdout/stderr. Stray bytes before `OK` are tolerated. */
   | 'exec'
@@ -322,6 +322,11 @@ export function encodeExec(code: string): Buffer {
   return encodeCode(code, true);
 }
 
-/** Stops whatever runs, clears the input line, enters raw mode (works from friendly or raw mode). */
-export const ENTER_RAW = Buffer.from('\r\x03\x03\x01', 'latin1');
+/**
+ * Sent after a lone Ctrl-C (see ReplDriver.enterRaw): stops what may still run, clears the input
+ * line, enters raw mode, from friendly or raw mode.
+ */
+export const ENTER_RAW = Buffer.from('\x03\x01', 'latin1');
+/** The same through friendly mode (Ctrl-B), which prints the banner with the versions (spec §3.2). */
+export const ENTER_RAW_WITH_BANNER = Buffer.from('\x03\x02\x01', 'latin1');
 export const PASTE_REQUEST = Buffer.from('\x05A\x01', 'latin1');

@@ -12,6 +12,7 @@ import {
   CTRL_C,
   CTRL_D,
   ENTER_RAW,
+  ENTER_RAW_WITH_BANNER,
   PASTE_REQUEST,
   RawReplDecoder,
   type ReplEvent,
@@ -38,9 +39,14 @@ const MAX_QUEUED_EVENTS = 10_000;
 /** Between resends of the raw-mode request while a board reboots or drains old output. */
 const ENTER_RAW_RETRY_MS = 300;
 const RAW_REQUEST = Buffer.of(CTRL_A);
+const INTERRUPT = Buffer.of(CTRL_C);
 const RESULT: readonly Kind[] = ['result'];
-/** Ctrl-B first: friendly mode reprints the banner with the versions (spec §3.2), then raw mode. */
-const ENTER_RAW_WITH_BANNER = Buffer.from('\r\x03\x03\x02\x01', 'latin1');
+/**
+ * After the lone Ctrl-C that starts enterRaw: time for a running script to take it and print its
+ * traceback. The board polls every millisecond and swallows a second interrupt byte within 20 ms
+ * (Python_Proper.cpp:528, 621-624), so the next Ctrl-C must come later than that.
+ */
+export const INTERRUPT_SETTLE_MS = 100;
 
 export class ReplDriver {
   private readonly decoder: RawReplDecoder;
@@ -53,7 +59,6 @@ export class ReplDriver {
   private readonly unsubscribe: Array<() => void>;
   /** undefined = not tried yet on this connection. */
   private pasteSupported: boolean | undefined;
-  private interruptSent = false;
   /** The device acknowledged the current exec with `OK` (or a raw-paste acceptance). */
   started = false;
   private syncCounter = 0;
@@ -84,19 +89,23 @@ export class ReplDriver {
   }
 
   /**
-   * Stops whatever runs (`\r\x03\x03`), asks for raw mode (`\x01`) and waits for the header.
-   * With `banner`, passes through friendly mode (Ctrl-B) so the board prints its banner.
+   * Stops whatever runs, asks for raw mode (`\x01`) and waits for the header. The firmware notices
+   * an interrupt only when it is the first byte waiting (Python_Proper.cpp:507-548), so the first
+   * Ctrl-C goes alone; a second one, with the raw-mode request, follows once the first had time to
+   * work. With `banner`, passes through friendly mode (Ctrl-B) so the board prints its banner.
    * Until `timeoutMs` it resends only `\x01`: a script that survived two Ctrl-Cs will not stop
    * for more, and what is left to catch is the prompt of a board that comes back from a reset.
    */
   async enterRaw(timeoutMs: number, options: { banner?: boolean } = {}): Promise<void> {
     this.begin();
     const deadline = Date.now() + timeoutMs;
+    this.decoder.expect('prompt');
+    this.link.write(INTERRUPT);
+    await sleep(Math.min(INTERRUPT_SETTLE_MS, timeoutMs));
     for (let attempt = 0; ; attempt++) {
       this.decoder.expect('prompt');
       if (attempt > 0) this.link.write(RAW_REQUEST);
-      else if (options.banner) this.link.write(ENTER_RAW_WITH_BANNER);
-      else this.link.write(ENTER_RAW);
+      else this.link.write(options.banner ? ENTER_RAW_WITH_BANNER : ENTER_RAW);
       const left = deadline - Date.now();
       const event = await this.nextWithin(['prompt'], Math.min(left, ENTER_RAW_RETRY_MS));
       if (event) return;
@@ -145,8 +154,7 @@ export class ReplDriver {
 
   /** Ctrl-C: interrupts running code (or a raw paste); the exec then completes with KeyboardInterrupt. */
   interrupt(): void {
-    this.interruptSent = true;
-    this.link.write(Buffer.of(CTRL_C));
+    this.link.write(INTERRUPT);
   }
 
   /** Gives up on the current operation: its promise rejects with `reason`; later bytes are stray. */
@@ -194,7 +202,7 @@ export class ReplDriver {
     const window = Math.max(1, reply.window);
     let room = window;
     let sent = 0;
-    while (sent < code.length) {
+    for (;;) {
       // Take grants already queued without waiting; wait only when out of room.
       while (room === 0 || this.has(['pasteWindow', 'pasteAbort'])) {
         const event = await this.next(['pasteWindow', 'pasteAbort']);
@@ -202,24 +210,30 @@ export class ReplDriver {
         room += window;
       }
       const size = Math.min(room, code.length - sent);
-      this.link.write(code.subarray(sent, sent + size));
-      sent += size;
-      room -= size;
+      if (sent + size < code.length) {
+        this.link.write(code.subarray(sent, sent + size));
+        sent += size;
+        room -= size;
+        continue;
+      }
+      // The end of data travels with the last chunk: a lone \x04 arriving while the board waits for
+      // data could be taken by its interrupt poller for a soft-reset request (Python_Proper.cpp:514-523,
+      // polled from mphalport.c:148).
+      this.decoder.expect('pasteEnd');
+      this.link.write(Buffer.concat([code.subarray(sent), EOT]));
+      break;
     }
-    // The device may have ended the paste early (its \x04 already switched the decoder to output).
-    if (this.has(['pasteAbort'])) {
-      await this.next(['pasteAbort']);
-      return this.afterPasteAbort();
-    }
-    this.decoder.expect('pasteEnd');
-    this.link.write(Buffer.of(CTRL_D));
     await this.next(['pasteDone', 'pasteAbort']);
     return this.result(await this.next(['result']));
   }
 
-  /** The device ended a raw paste: acknowledge (unless our Ctrl-C caused it), then read the output. */
+  /**
+   * The device ended a raw paste (a compile error, or our Ctrl-C): its reader then waits for one
+   * more 0x03 or 0x04 before it frames the error (pyexec.c:280-292). Send 0x03: on an idle line it
+   * only clears the input, where a 0x04 would soft-reset the board.
+   */
   private async afterPasteAbort(): Promise<ExecOutcome> {
-    if (!this.interruptSent) this.link.write(Buffer.of(CTRL_D));
+    this.link.write(INTERRUPT);
     return this.result(await this.next(['result']));
   }
 
@@ -258,7 +272,6 @@ export class ReplDriver {
     this.failure = undefined;
     this.events.length = 0;
     this.started = false;
-    this.interruptSent = false;
     if (!this.link.isOpen) this.failure = new DeviceError('disconnected', `${this.link.id} is not open`);
   }
 
@@ -294,4 +307,10 @@ export class ReplDriver {
       clearTimeout(timer);
     }
   }
+}
+
+const EOT = Buffer.of(CTRL_D);
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }

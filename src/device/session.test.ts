@@ -6,6 +6,7 @@ import { Duplex } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimBoard } from '../sim/index.js';
 import { DeviceError } from './errors.js';
+import { HELPER_VERSION } from './helper.js';
 import { type DeviceLink, streamLink } from './link.js';
 import { pyLiteral } from './pyLiteral.js';
 import { DeviceSession, type SessionEvent } from './session.js';
@@ -51,7 +52,7 @@ describe('session recovery', () => {
     const error = await failure(session.exec('while True:\n    pass', { timeoutMs: 200 }));
     expect(error).toMatchObject({ code: 'timeout', details: { recovery: 'board-reset' } });
     expect(await session.call('"kept" in globals()')).toBe(false);
-    expect(await session.call('_jlh.V')).toBe(1);
+    expect(await session.call('_jlh.V')).toBe(HELPER_VERSION);
     expect(session.health().recoveries['board-reset']).toBe(1);
   });
 
@@ -267,6 +268,42 @@ describe('session ownership and lifecycle', () => {
     await board.faults.reboot();
     await delay(100);
     expect(await session.call('_jlt.double(4)')).toBe(8);
+  });
+
+  it.each(['import sys\nsys.exit()', 'raise SystemExit(3)', 'import machine\nmachine.soft_reset()'])(
+    'completes a job that soft-resets the board (%s), says so, and primes the helpers again',
+    async (code) => {
+      const session = open();
+      session.addHelper({ name: '_jlt', source: 'class _jlt:\n    def double(x):\n        return 2 * x\n' });
+      await session.exec('kept = 1');
+      const events: SessionEvent[] = [];
+      session.onEvent((event) => events.push(event));
+      const result = await session.exec(`print('bye')\n${code}`);
+      expect(result).toMatchObject({ stdout: 'bye\n', softReset: { helpersReprimed: true } });
+      expect(events).toContainEqual({ type: 'reset', kind: 'softReboot' });
+      expect(await session.call('"kept" in globals()')).toBe(false);
+      expect(await session.call('_jlt.double(4)')).toBe(8);
+      expect(await session.call("['jumperless' in globals(), len(_jlh.fw()) > 100]")).toEqual([false, true]);
+      expect(session.health().resets).toBe(1);
+    },
+  );
+
+  it('puts back a firmware name or a helper global that user code deleted, and retries the call', async () => {
+    const session = open();
+    session.addHelper({
+      name: '_jlt',
+      source: 'class _jlt:\n    def nodes():\n        return get_num_bridges() >= 0\n',
+    });
+    expect(await session.call('_jlt.nodes()')).toBe(true);
+    await session.exec('del get_num_bridges\ndel _jlj');
+    expect(await session.call('_jlt.nodes()')).toBe(true);
+    await session.exec('del _jlt');
+    expect(await session.call('_jlt.nodes()')).toBe(true);
+    // A NameError that re-priming cannot cure is reported, after one retry.
+    expect(await failure(session.call('_jl_no_such_name'))).toMatchObject({
+      code: 'python_error',
+      details: { type: 'NameError' },
+    });
   });
 
   it('refuses a helper with control bytes', () => {

@@ -16,6 +16,7 @@ import {
   HELPER_SOURCE,
   isMissingHelper,
   parseMarked,
+  RESTORE_FIRMWARE_GLOBALS,
 } from './helper.js';
 import type { DeviceLink } from './link.js';
 import { parsePythonError } from './pythonError.js';
@@ -62,6 +63,11 @@ export interface ExecResult {
   truncated: boolean;
   /** Run time on the board plus the round trip, in ms. */
   durationMs: number;
+  /**
+   * The code ended by soft-resetting the board (SystemExit: sys.exit(), machine.soft_reset()):
+   * every Python global is gone, the hardware state is kept. The session then re-primed its helpers.
+   */
+  softReset?: { helpersReprimed: boolean };
 }
 
 /** A helper namespace kept in the board's RAM next to `_jlh` and re-sent after any reset. */
@@ -112,6 +118,10 @@ export class DeviceSession {
   private needsRaw = false;
   private needsSync = false;
   private primed = false;
+  /** Before the next prime, put the firmware's names back in the globals (a helper hit a NameError). */
+  private restoreGlobals = false;
+  /** A `soft reboot` came while the running job, already acknowledged, ran: the job caused it. */
+  private softResetInJob = false;
   private pendingHelpers: HelperModule[] = [];
   private strayAtSync = 0;
   private wakeReconnect: (() => void) | undefined;
@@ -344,30 +354,63 @@ export class DeviceSession {
       if (job.signal?.aborted) throw canceledError(job, 'before it started');
       const started = performance.now();
       let outcome = await this.runOnce(job);
-      if (job.usesHelper && outcome.stderr && this.helperWasLost(outcome.stderr)) {
-        // The board lost our namespace without us seeing a reset: prime and try once more.
+      if (job.usesHelper && outcome.stderr && this.helperWasLost(outcome.stderr) && !this.softResetInJob) {
+        // A global the helpers rely on is gone without us seeing a reset (user code deleted it, or a
+        // reset we missed): put the firmware's names and our helpers back, and try once more.
         this.primed = false;
+        this.restoreGlobals = true;
+        this.pendingHelpers = [...this.helpers];
         await this.prepare();
         outcome = await this.runOnce(job);
       }
       const durationMs = performance.now() - started;
       this.latency.add(durationMs);
       this.lastGood = { at: Date.now(), ms: durationMs };
-      if (outcome.stderr) throw pythonError(outcome);
-      this.settle(job, { stdout: outcome.stdout, stderr: '', truncated: outcome.truncated, durationMs });
+      const softReset = this.softResetInJob
+        ? { helpersReprimed: await this.reprimeAfterSoftReset() }
+        : undefined;
+      if (softReset && job.usesHelper) {
+        throw new DeviceError(
+          'protocol',
+          `the board soft-reset while job "${summary(job)}" ran, so its result is lost; the helpers were ${softReset.helpersReprimed ? '' : 'not '}re-primed`,
+          { reset: 'soft', interrupted: summary(job), helpersReprimed: softReset.helpersReprimed },
+        );
+      }
+      if (outcome.stderr) throw pythonError(outcome, softReset);
+      this.settle(job, {
+        stdout: outcome.stdout,
+        stderr: '',
+        truncated: outcome.truncated,
+        durationMs,
+        ...(softReset ? { softReset } : {}),
+      });
     } catch (error) {
       this.settle(job, asDeviceError(error, 'protocol', `job "${summary(job)}" failed`));
     }
   }
 
   private helperWasLost(stderr: string): boolean {
-    const { type, message } = parsePythonError(stderr);
-    return isMissingHelper(type, message, [HELPER_NAME, ...this.helpers.map((h) => h.name)]);
+    return isMissingHelper(parsePythonError(stderr).type);
+  }
+
+  /**
+   * After a job soft-reset the board: resync and prime the helpers now, so the job's result can say
+   * the board is ready again. False when that failed (the link is then being reopened).
+   */
+  private async reprimeAfterSoftReset(): Promise<boolean> {
+    this.softResetInJob = false;
+    try {
+      await this.prepare();
+      return this.primed;
+    } catch {
+      return false;
+    }
   }
 
   /** Runs the job's code once under its deadline; on overrun interrupts and recovers, then throws. */
   private async runOnce(job: Job, retried = false): Promise<ExecOutcome> {
     const started = performance.now();
+    this.softResetInJob = false;
     const exec = this.driver.exec(job.request);
     exec.catch(() => {}); // abandoned during recovery: the rejection is expected
     // A raw REPL says OK as soon as it has the code; silence means it is not in raw mode at all.
@@ -542,9 +585,15 @@ export class DeviceSession {
   }
 
   private async prime(): Promise<void> {
+    // A repair re-sends everything: the check only sees `_jlh`, not the globals its source binds.
+    const repair = this.restoreGlobals;
+    if (repair) {
+      await this.bounded(RESTORE_FIRMWARE_GLOBALS, true);
+      this.restoreGlobals = false;
+    }
     if (!this.primed) {
-      const check = await this.bounded(HELPER_CHECK);
-      if (check.stdout.trim() !== '1') {
+      const present = !repair && (await this.bounded(HELPER_CHECK)).stdout.trim() === '1';
+      if (!present) {
         await this.bounded(HELPER_SOURCE, true);
         this.pendingHelpers = [...this.helpers];
       }
@@ -698,6 +747,12 @@ export class DeviceSession {
     if (this.current !== 'ready') return;
     this.stats.resets++;
     this.emit({ type: 'reset', kind: event.kind });
+    if (this.running && event.kind === 'softReboot' && this.driver.started) {
+      // The running code soft-reset the board (SystemExit in a raw-REPL exec): the reply still ends
+      // at the raw prompt that follows `soft reboot`, so the job completes; runJob re-primes.
+      this.softResetInJob = true;
+      return;
+    }
     if (this.running) {
       this.driver.abandon(
         new DeviceError('disconnected', `${this.link.id} reset while job "${summary(this.running)}" ran`, {
@@ -744,13 +799,14 @@ function summary(job: Job): string {
   return lines.length > 1 ? `${short} (+${lines.length - 1} lines)` : short;
 }
 
-function pythonError(outcome: ExecOutcome): DeviceError {
+function pythonError(outcome: ExecOutcome, softReset?: ExecResult['softReset']): DeviceError {
   const info = parsePythonError(outcome.stderr);
   return new DeviceError('python_error', `${info.type}: ${info.message}`.replace(/: $/, ''), {
     type: info.type,
     pythonMessage: info.message,
     traceback: info.traceback,
     stdout: outcome.stdout,
+    ...(softReset ? { softReset } : {}),
   });
 }
 

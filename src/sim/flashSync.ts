@@ -1,7 +1,10 @@
 import type { EmscriptenFs } from '@micropython/micropython-webassembly-pyscript/micropython.mjs';
 import type { VirtualFs } from './firmware/types.js';
 
-/** Folders of the WebAssembly runtime that are not part of the board's flash. */
+/**
+ * Folders of the WebAssembly runtime that are not part of the board's flash (the VM keeps its own
+ * module sources in /tmp/.jumperless): the board's listings, lookups and the synced copy skip them.
+ */
 const RUNTIME_DIRS = new Set(['/dev', '/proc', '/tmp', '/home']);
 
 /** The VM's filesystem as the firmware's VirtualFs (spec §6.13: one FAT volume mounted at `/`). */
@@ -60,7 +63,7 @@ export class FlashTracker {
     }
     for (const path of this.known.keys()) if (!seen.has(path)) changes.push([path, null]);
     this.known = seen;
-    return changes.filter(([, data]) => data === null || true);
+    return changes;
   }
 
   private walk(dir: string, seen: Map<string, Signature>): void {

@@ -23,6 +23,8 @@ declare module '@micropython/micropython-webassembly-pyscript/micropython.mjs' {
     FS: EmscriptenFs;
     registerJsModule(name: string, module: Record<string, unknown>): void;
     runPython(code: string): unknown;
+    /** A proxy of an imported Python module (its functions callable from JS). */
+    pyimport(name: string): unknown;
     replInit(): void;
     /** Returns non-zero when the REPL asks for a soft reset. */
     replProcessChar(chr: number): number;

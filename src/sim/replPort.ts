@@ -1,15 +1,28 @@
 /**
  * CDC2, the MicroPython REPL port (spec §3.2), in front of MicroPython's own event-driven REPL:
  * adds what the WebAssembly build lacks or does differently -- raw-paste mode, LF-only program output,
- * the firmware's banner, and the soft-reset replies.
+ * the firmware's banner, the friendly-mode byte filter, and the soft-reset replies.
  */
+import { BOARD_IDENTITY, NAME_AND_VERSION } from './vmRuntime.js';
 
-export const FIRMWARE_BANNER =
-  'MicroPython v1.28.0-dirty on 2026-06-01; jumperless-v5 v5.7.0.13 with rp2350b\r\nType "help()" for more information.\r\n';
+export const FIRMWARE_BANNER = `${NAME_AND_VERSION}; ${BOARD_IDENTITY.machine}\r\nType "help()" for more information.\r\n`;
 const VM_BANNER_LINE = /MicroPython v[^\r\n]*\r\nType "help\(\)" for more information\.\r\n/;
 const RAW_HEADER = 'raw REPL; CTRL-B to exit\r\n>';
 /** Raw-paste flow-control window (bytes), as upstream derives it from its stdin buffer. */
 export const RAW_PASTE_WINDOW = 128;
+/**
+ * jl_soft_reboot spends at least 15 ms in delay(1) calls between the exec's end and `soft reboot`
+ * (JumperlessMicroPythonAPI.cpp:1354-1357, 1431-1434), so the host sees separate transfers.
+ */
+export const SOFT_REBOOT_GAP_MS = 15;
+/** `soft reboot\r\n` and the header are two flushed writes (MpRemoteService.cpp:277-280, 361-388). */
+const HEADER_GAP_MS = 1;
+
+/**
+ * Control bytes the friendly REPL is given (MpRemoteService.cpp:174-190); any other C0 byte is
+ * dropped while not in raw mode (0x0E, 0x0F, 0x11, 0x13 from terminals' handshakes).
+ */
+const FRIENDLY_CONTROLS = new Set([0x01, 0x02, 0x03, 0x04, 0x05, 0x08, 0x09, 0x0a, 0x0d, 0x1b]);
 
 export interface ReplEngine {
   /** Feeds one byte to the VM's REPL; true when the VM asks for a soft reset. */
@@ -20,9 +33,16 @@ export interface ReplEngine {
   softReset(): void;
   /** Called when code is about to run, after `OK` went out: the host must see it now. */
   beforeRun?(): void;
+  /** Sends what was written so far to the host now, as its own transfer. */
+  publish?(): void;
+  /** Waits, serving nothing, as the firmware's delay() calls do. */
+  pause?(ms: number): void;
+  /** True (once) when Ctrl-D arrived while the last exec ran: the firmware soft-resets after it. */
+  takeResetRequest?(): boolean;
 }
 
-type Mode = 'friendly' | 'raw' | 'paste';
+/** `closing`: a raw paste was interrupted and the board waits for 0x03/0x04 (pyexec.c:280-292). */
+type Mode = 'friendly' | 'raw' | 'paste' | 'closing';
 
 export class ReplPort {
   private mode: Mode = 'friendly';
@@ -31,8 +51,8 @@ export class ReplPort {
   private paste: number[] = [];
   private pasteSinceAck = 0;
   private carriageHeld = false;
-  /** `OK` already went out for the running exec: drop the VM's own. */
-  private okSent = false;
+  /** The VM's own `OK` for the running exec is still to come: drop it (ours went out, or none is due). */
+  private dropVmOk = false;
   private resetting = false;
 
   constructor(
@@ -52,17 +72,17 @@ export class ReplPort {
   }
 
   private feedByte(byte: number): void {
-    if (this.mode === 'paste') {
-      this.feedPaste(byte);
-      return;
-    }
+    if (this.mode === 'paste') return this.feedPaste(byte);
+    if (this.mode === 'closing') return this.feedClosing(byte);
+    if (this.mode === 'friendly' && byte < 0x20 && !FRIENDLY_CONTROLS.has(byte)) return;
     if (this.mode === 'raw' && this.rawLineEmpty && this.detectPasteRequest(byte)) return;
 
     const wasMode = this.mode;
-    if (wasMode === 'raw' && byte === 0x04 && !this.rawLineEmpty) {
+    const runs = wasMode === 'raw' && byte === 0x04 && !this.rawLineEmpty;
+    if (runs) {
       // The board says OK before it runs the code; the VM only shows it once it returns.
       this.emit('OK');
-      this.okSent = true;
+      this.dropVmOk = true;
       this.engine.beforeRun?.();
     }
     if (byte === 0x01) this.mode = 'raw';
@@ -71,17 +91,33 @@ export class ReplPort {
     const reset = this.engine.feed(byte);
     const output = this.engine.takeOutput();
     if (this.mode === 'raw') this.rawLineEmpty = byte === 0x04 || byte === 0x03 || byte === 0x01;
+    if (runs && this.engine.takeResetRequest?.()) return this.afterCtrlDWhileRunning(output, reset);
     if (reset) {
-      this.emit(output);
+      // sys.exit() in an exec: `OK`, stdout, \x04\x04 and no prompt (pyexec.c:156-159, 402-404);
+      // Ctrl-D on an empty line: the VM's own `OK\r\n` (pyexec.c:392-399).
+      this.emit(runs ? this.programText(output) : output);
       this.softReset(wasMode);
       return;
     }
     if (output.length === 0) return;
     let text = new TextDecoder('latin1').decode(output);
     if (byte === 0x02) text = text.replace(VM_BANNER_LINE, FIRMWARE_BANNER);
-    else if (wasMode === 'raw' && byte === 0x04) text = this.programText(output);
+    else if (runs) text = this.programText(output);
     else if (wasMode === 'friendly' && byte === 0x0d) text = friendlyResult(text);
     this.emit(latin1(text));
+  }
+
+  /**
+   * Ctrl-D while a script ran. The firmware schedules the SystemExit *type* (Python_Proper.cpp:514-523),
+   * which pyexec does not take for a SystemExit (pyexec.c:166): it prints the object's repr as the
+   * exception and the prompt, then the still-pending reset runs (MpRemoteService.cpp:266-281). The
+   * bytes are inferred from the source (the board may instead crash on it).
+   */
+  private afterCtrlDWhileRunning(output: Uint8Array, vmExited: boolean): void {
+    let text = this.programText(output);
+    if (vmExited) text = text.replace(/\x04\x04$/, "\x04<class 'SystemExit'>\n\x04>");
+    this.emit(latin1(text));
+    this.softReset('raw');
   }
 
   /** `\x05A\x01` while the raw line is empty asks for raw-paste mode. */
@@ -114,11 +150,12 @@ export class ReplPort {
       this.runPasted();
       return;
     }
-    if (byte === 0x03) {
-      // The firmware reads 0x03 in stdin as a keyboard interrupt: abandon the paste.
-      this.mode = 'raw';
+    if (byte === 0x03 || byte === 0x11) {
+      // The board's stdin read takes both as a keyboard interrupt (mphalport.c:125-135), raised while
+      // the source is parsed; the reader's close then says \x04 and waits for 0x03/0x04.
       this.paste = [];
-      this.emit(new TextEncoder().encode('\x04'));
+      this.mode = 'closing';
+      this.emit(Uint8Array.of(0x04));
       return;
     }
     this.paste.push(byte);
@@ -129,18 +166,35 @@ export class ReplPort {
     }
   }
 
-  private runPasted(): void {
-    // The VM has no raw-paste of its own: run the code through its raw REPL and drop the `OK`.
-    const code = this.paste.filter((b) => b > 0x03 || b === 0x00);
-    this.paste = [];
-    for (const b of code) this.engine.feed(b);
-    this.engine.feed(0x04);
-    const text = new TextDecoder('latin1').decode(this.engine.takeOutput());
-    this.emit(latin1(lfOnly(text.startsWith('OK') ? text.slice(2) : text)));
+  /** After an interrupted paste: anything but 0x03/0x04 is swallowed; then the exception is framed. */
+  private feedClosing(byte: number): void {
+    if (byte !== 0x03 && byte !== 0x04) return;
+    this.mode = 'raw';
     this.rawLineEmpty = true;
+    this.emit('\x04KeyboardInterrupt: \n\x04>');
+  }
+
+  private runPasted(): void {
+    // The VM has no raw-paste of its own: run the code through its raw REPL and drop its `OK`. The
+    // board's stdin turns LF into CR (mphalport.c:141-143); the lexer reads a CR as a line end, so
+    // only CRLF inside a triple-quoted string changes (two line ends). Bytes 0x01-0x03 would be raw-REPL
+    // commands to the VM: they are left out.
+    const code = this.paste.filter((b) => b > 0x03 || b === 0x00).map((b) => (b === 0x0a ? 0x0d : b));
+    this.paste = [];
+    this.dropVmOk = true;
+    for (const b of code) this.engine.feed(b);
+    const reset = this.engine.feed(0x04);
+    const output = this.engine.takeOutput();
+    this.rawLineEmpty = true;
+    if (this.engine.takeResetRequest?.()) return this.afterCtrlDWhileRunning(output, reset);
+    this.emit(this.programText(output));
+    if (reset) this.softReset('raw');
   }
 
   private softReset(mode: Mode): void {
+    // What came before goes out first; the board then spends a while re-initialising.
+    this.engine.publish?.();
+    const started = performance.now();
     // What the VM prints while it re-initialises is not what the board prints: hold it back.
     this.resetting = true;
     try {
@@ -150,15 +204,23 @@ export class ReplPort {
       this.resetting = false;
     }
     this.engine.takeOutput();
-    if (mode === 'raw') this.emit(latin1(`soft reboot\r\n${RAW_HEADER}`));
+    this.dropVmOk = false;
+    this.carriageHeld = false;
     this.rawLineEmpty = true;
+    // Nothing is printed after a soft reset in friendly mode, not even a prompt (MpRemoteService.cpp:278).
+    if (mode !== 'raw') return;
+    this.engine.pause?.(SOFT_REBOOT_GAP_MS - (performance.now() - started));
+    this.emit('soft reboot\r\n');
+    this.engine.publish?.();
+    this.engine.pause?.(HEADER_GAP_MS);
+    this.emit(RAW_HEADER);
   }
 
   private programText(bytes: Uint8Array): string {
     let text = new TextDecoder('latin1').decode(bytes);
-    if (this.okSent && text.startsWith('OK')) {
+    if (this.dropVmOk && text.startsWith('OK')) {
       text = text.slice(2);
-      this.okSent = false;
+      this.dropVmOk = false;
     }
     if (this.carriageHeld) text = `\r${text}`;
     this.carriageHeld = text.endsWith('\r');

@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FIRMWARE_BANNER } from './replPort.js';
+import { FIRMWARE_BANNER, SOFT_REBOOT_GAP_MS } from './replPort.js';
 import { SimBoard } from './simBoard.js';
 import { Wire } from './testWire.js';
+import { BOARD_HEAP_BYTES, PSRAM_HEAP_BYTES } from './vmRuntime.js';
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A second interrupt byte within 20 ms of one is swallowed (Python_Proper.cpp:528): wait longer. */
+const DEBOUNCE_MS = 30;
+const RAW_HEADER = 'raw REPL; CTRL-B to exit\r\n>';
 
 let board: SimBoard;
 let repl: Wire;
@@ -106,6 +112,7 @@ describe('CDC2 raw REPL', () => {
     // A loop that only calls quick module functions notices Ctrl-C at every call.
     repl.write('print("loop")\nwhile True:\n    overlay_count()\n\x04');
     await repl.until('loop\n');
+    await delay(DEBOUNCE_MS);
     repl.write('\x03');
     expect(await repl.until(/\x04>$/)).toContain('KeyboardInterrupt');
     expect(await repl.exec('x = 3\nprint(x)')).toEqual(['3\n', '']);
@@ -118,7 +125,122 @@ describe('CDC2 raw REPL', () => {
     expect(await repl.until('>')).toBe('OK\r\nsoft reboot\r\nraw REPL; CTRL-B to exit\r\n>');
     const [, stderr] = await repl.exec('print(x)');
     expect(stderr).toContain("NameError: name 'x' isn't defined");
-    expect(await repl.exec('print(jumperless.__name__)')).toEqual(['jumperless\n', '']);
+    // As on the board, the `jumperless` global does not come back; the module and its names do.
+    expect((await repl.exec('print(jumperless.__name__)'))[1]).toContain("NameError: name 'jumperless'");
+    expect(await repl.exec("import jumperless\nprint(jumperless.__name__, 'connect' in globals())")).toEqual([
+      'jumperless True\n',
+      '',
+    ]);
+  });
+
+  it('frames sys.exit() with one OK and sends the reset reply in separate writes, as the board does', async () => {
+    await enterRaw();
+    const chunks: Array<{ text: string; at: number }> = [];
+    board
+      .port('repl')
+      .on('data', (data: Buffer) => chunks.push({ text: data.toString('latin1'), at: Date.now() }));
+    repl.write("print('bye')\nimport sys\nsys.exit()\x04");
+    expect(await repl.until(RAW_HEADER)).toBe(`OKbye\n\x04\x04soft reboot\r\n${RAW_HEADER}`);
+    const reboot = chunks.findIndex((c) => c.text.startsWith('soft reboot'));
+    expect(
+      chunks
+        .slice(0, reboot)
+        .map((c) => c.text)
+        .join(''),
+    ).toBe('OKbye\n\x04\x04');
+    expect(chunks[reboot]?.text).toBe('soft reboot\r\n');
+    expect(
+      chunks
+        .slice(reboot + 1)
+        .map((c) => c.text)
+        .join(''),
+    ).toBe(RAW_HEADER);
+    expect((chunks[reboot]?.at ?? 0) - (chunks[reboot - 1]?.at ?? 0)).toBeGreaterThanOrEqual(
+      SOFT_REBOOT_GAP_MS - 2,
+    );
+  });
+
+  it('drops REPL bytes that were sent before a soft reset had drained the input', async () => {
+    await enterRaw();
+    repl.write('\x04');
+    repl.write("print('lost')\x04");
+    expect(await repl.until(RAW_HEADER)).toBe(`OK\r\nsoft reboot\r\n${RAW_HEADER}`);
+    await delay(100);
+    expect(repl.text).toBe('');
+    expect(await repl.exec("print('kept')")).toEqual(['kept\n', '']);
+  });
+
+  it('aborts a running script on Ctrl-D and soft-resets (bytes inferred from the firmware)', async () => {
+    await enterRaw();
+    await repl.exec('x = 1');
+    repl.write("import time\nprint('start')\ntime.sleep(30)\x04");
+    await repl.until('start\n');
+    repl.write('\x04');
+    expect(await repl.until(RAW_HEADER)).toBe(`\x04<class 'SystemExit'>\n\x04>soft reboot\r\n${RAW_HEADER}`);
+    expect((await repl.exec('print(x)'))[1]).toContain('NameError');
+  });
+
+  it('takes a control byte as an interrupt only when it is the first byte waiting', async () => {
+    await enterRaw();
+    repl.write("import time\ntime.sleep(0.5)\nprint('done')\x04");
+    await repl.until('OK');
+    repl.write('\r\x03');
+    // The script ends normally; then the REPL gets CR (added to the line) and Ctrl-C (clears it).
+    expect(await repl.until('\x04>')).toBe('done\n\x04\x04>');
+    expect(await repl.exec("print('clean')")).toEqual(['clean\n', '']);
+    repl.write('time.sleep(30)\x04');
+    await repl.until('OK');
+    repl.write('\x11');
+    expect(await repl.until('\x04>')).toContain('KeyboardInterrupt: \n');
+  });
+
+  it('waits for one more Ctrl-C after a raw paste is interrupted', async () => {
+    await enterRaw();
+    repl.write('\x05A\x01');
+    await repl.until(/R\x01..\x01/s);
+    repl.write('x = 1\x03');
+    expect(await repl.until('\x04')).toBe('\x04');
+    await delay(100);
+    expect(repl.text).toBe('');
+    repl.write('\x03');
+    expect(await repl.until('>')).toBe('\x04KeyboardInterrupt: \n\x04>');
+    expect(await repl.exec("print('next')")).toEqual(['next\n', '']);
+  });
+
+  it('drops stray control bytes in friendly mode, keeps them as data in raw mode', async () => {
+    repl.write('\x02');
+    await repl.until('>>> ');
+    repl.write('\x0e\x0f\x13\x11print(5)\r');
+    expect(await repl.until('>>> ')).toBe('print(5)\r\n5\n>>> ');
+    await enterRaw();
+    const [, stderr] = await repl.exec('\x0eprint(5)');
+    expect(stderr).toContain('SyntaxError');
+  });
+
+  it("answers as the firmware's sys, gc and machine, and reboots on machine.reset()", async () => {
+    await enterRaw();
+    expect(
+      await repl.exec(
+        'import sys, gc, machine\nprint(sys.platform, len(sys.implementation), hasattr(sys.stdout, "flush"))\nprint(gc.mem_free() + gc.mem_alloc(), machine.reset_cause())',
+      ),
+    ).toEqual([`jumperless-rp2350 3 False\n${BOARD_HEAP_BYTES} 1\n`, '']);
+    const rebooted = new Promise<void>((resolve) => board.once('reboot', () => resolve()));
+    repl.write('machine.reset()\x04');
+    await rebooted;
+    repl = new Wire(board.port('repl'));
+    await enterRaw();
+    expect(await repl.exec('import machine\nprint(machine.reset_cause())')).toEqual(['3\n', '']);
+  });
+
+  it('reports a bigger heap for a board with PSRAM', async () => {
+    await board.stop();
+    board = await SimBoard.start({ psram: true });
+    repl = new Wire(board.port('repl'));
+    await enterRaw();
+    expect(await repl.exec('import gc\nprint(gc.mem_free() + gc.mem_alloc())')).toEqual([
+      `${PSRAM_HEAP_BYTES}\n`,
+      '',
+    ]);
   });
 
   it('reboots (simulated watchdog) when a pure-Python loop ignores Ctrl-C', async () => {

@@ -9,7 +9,15 @@ import { PtyExposure, TcpExposure } from './exposure.js';
 import type { InputEvent } from './firmware/types.js';
 import { parsePartsFile } from './parts.js';
 import { SimPort } from './simPort.js';
-import { CONTROL, type FromWorker, PORT_NAMES, type PortName, type WorkerInit } from './workerProtocol.js';
+import { BOARD_HEAP_BYTES, PSRAM_HEAP_BYTES } from './vmRuntime.js';
+import {
+  CONTROL,
+  type FromWorker,
+  INTERRUPT,
+  PORT_NAMES,
+  type PortName,
+  type WorkerInit,
+} from './workerProtocol.js';
 
 export interface SimBoardOptions {
   /** Text of a parts file (see src/sim/parts.ts). */
@@ -23,11 +31,17 @@ export interface SimBoardOptions {
    * calls the firmware cannot be interrupted inside the WebAssembly VM; see README).
    */
   watchdogMs?: number;
+  /**
+   * A board with PSRAM: the firmware adds most of the chip to the GC heap, so gc reports about
+   * 6.2 MB instead of 96000 bytes (see PSRAM_HEAP_BYTES). Default false.
+   */
+  psram?: boolean;
 }
 
 type Events = { unplug: []; replug: []; reboot: []; ready: [] };
 
-const INTERRUPT_BYTES = new Set([0x03, 0x11]);
+/** A second interrupt byte this soon after one is swallowed (Python_Proper.cpp:528). */
+const INTERRUPT_DEBOUNCE_MS = 20;
 
 /**
  * The virtual Jumperless V5: a VM worker ("core 0") behind four USB serial ports, with fault
@@ -47,6 +61,9 @@ export class SimBoard extends EventEmitter<Events> {
   private stopped = false;
   private tcp: TcpExposure | undefined;
   private pty: PtyExposure | undefined;
+  /** Per port: the main-loop turn during which bytes were queued behind a running script. */
+  private readonly queuedDuringTurn = new Map<PortName, number>();
+  private lastInterruptAt = 0;
 
   private constructor(private readonly options: SimBoardOptions) {
     super();
@@ -118,9 +135,9 @@ export class SimBoard extends EventEmitter<Events> {
     this.wakeWorker();
   }
 
-  async reboot(): Promise<void> {
+  async reboot(cause: WorkerInit['resetCause'] = 'power'): Promise<void> {
     await this.powerOff();
-    await this.powerOn(true);
+    await this.powerOn(true, cause);
     this.emit('reboot');
   }
 
@@ -163,8 +180,12 @@ export class SimBoard extends EventEmitter<Events> {
     this.ports.clear();
   }
 
-  private async powerOn(announceBoot: boolean): Promise<void> {
+  private async powerOn(
+    announceBoot: boolean,
+    resetCause: WorkerInit['resetCause'] = 'power',
+  ): Promise<void> {
     this.control = new Int32Array(new SharedArrayBuffer(16));
+    this.queuedDuringTurn.clear();
     const channel = new MessageChannel();
     this.inputPort = channel.port1;
     const init: WorkerInit = {
@@ -172,6 +193,8 @@ export class SimBoard extends EventEmitter<Events> {
       inputPort: channel.port2,
       files: [...this.flash.entries()],
       announceBoot,
+      heapBytes: this.options.psram ? PSRAM_HEAP_BYTES : BOARD_HEAP_BYTES,
+      resetCause,
       ...(this.options.partsFileText === undefined ? {} : { partsFileText: this.options.partsFileText }),
       ...(this.options.noiseSeed === undefined ? {} : { noiseSeed: this.options.noiseSeed }),
     };
@@ -212,19 +235,48 @@ export class SimBoard extends EventEmitter<Events> {
     if (!this.isPlugged || this.hung || !this.worker) return;
     let bytes: Uint8Array = data;
     if ((name === 'repl' || name === 'main') && Atomics.load(this.control, CONTROL.busy) === 1) {
-      if (bytes.some((b) => INTERRUPT_BYTES.has(b))) {
-        Atomics.store(this.control, CONTROL.interrupt, 1);
-        this.wakeWorker();
-        this.armWatchdog();
-        bytes = bytes.filter((b) => !INTERRUPT_BYTES.has(b));
-      }
+      bytes = this.takeControlBytes(name, bytes);
     }
-    if (bytes.length > 0) this.worker.postMessage({ t: 'bytes', port: name, data: bytes });
+    if (bytes.length > 0) this.worker.postMessage({ t: 'bytes', port: name, data: bytes, at: Date.now() });
+  }
+
+  /**
+   * While a script runs the firmware peeks at the first byte waiting on CDC0 and on CDC2
+   * (Python_Proper.cpp:507-548, 635-642) and consumes it when it is 0x03 or 0x11 (KeyboardInterrupt,
+   * on either port) or 0x04 (SystemExit, then a soft reset; here on CDC2 only). A control byte behind
+   * other bytes is never seen: those wait for the REPL, which only reads once the script has ended.
+   */
+  private takeControlBytes(name: PortName, bytes: Uint8Array): Uint8Array {
+    const turn = Atomics.load(this.control, CONTROL.turn);
+    if (this.queuedDuringTurn.get(name) === turn) return bytes;
+    let taken = 0;
+    for (; taken < bytes.length; taken++) {
+      const byte = bytes[taken];
+      if (byte === 0x03 || byte === 0x11) this.interrupt(INTERRUPT.keyboard);
+      else if (byte === 0x04 && name === 'repl') this.interrupt(INTERRUPT.softReset);
+      else break;
+    }
+    if (taken < bytes.length) this.queuedDuringTurn.set(name, turn);
+    return bytes.subarray(taken);
+  }
+
+  private interrupt(kind: number): void {
+    const now = Date.now();
+    const bounce = now - this.lastInterruptAt <= INTERRUPT_DEBOUNCE_MS;
+    this.lastInterruptAt = now;
+    if (kind === INTERRUPT.keyboard && bounce) return;
+    Atomics.or(this.control, CONTROL.interrupt, kind);
+    this.wakeWorker();
+    this.armWatchdog();
   }
 
   private fromWorker(message: FromWorker): void {
     if (message.t === 'out') {
       if (!this.hung) this.ports.get(message.port)?.deliver(message.data);
+    } else if (message.t === 'reboot') {
+      this.reboot(message.cause).catch((error: unknown) =>
+        process.stderr.write(`[sim] reboot failed: ${String(error)}\n`),
+      );
     } else if (message.t === 'fs') {
       for (const [path, data] of message.changes) {
         if (data === null) this.flash.delete(path);
@@ -246,8 +298,8 @@ export class SimBoard extends EventEmitter<Events> {
     const control = this.control;
     this.watchdog = setTimeout(() => {
       this.watchdog = undefined;
-      if (control === this.control && Atomics.load(control, CONTROL.interrupt) === 1) {
-        this.reboot().catch((error: unknown) =>
+      if (control === this.control && Atomics.load(control, CONTROL.interrupt) !== 0) {
+        this.reboot('watchdog').catch((error: unknown) =>
           process.stderr.write(`[sim] reboot failed: ${String(error)}\n`),
         );
       }

@@ -5,6 +5,21 @@ import {
   type MicroPython,
 } from '@micropython/micropython-webassembly-pyscript/micropython.mjs';
 import { type FirmwareFunctions, type Json, PyError } from './firmware/index.js';
+import {
+  BOARD_HEAP_BYTES,
+  BOOT_GLOBALS,
+  BOOT_PY,
+  CLEAR_VM,
+  gcModule,
+  MACHINE_MODULE,
+  MODULE_DIR,
+  MODULE_RESIDENT_BYTES,
+  RESET_GLOBALS,
+  RUNTIME_MODULE,
+  RUNTIME_SETUP,
+  SYS_MODULE,
+  TIME_MODULE,
+} from './vmRuntime.js';
 
 /** The `jumperless` module's Python half: `_core.py` first, then the groups in name order. */
 function moduleSource(): string {
@@ -17,85 +32,72 @@ function moduleSource(): string {
 
 let cachedSource: string | undefined;
 
-/** Where the module sources live inside the VM: outside the board's flash (see flashSync.ts). */
-const MODULE_DIR = '/tmp/.jumperless';
-
-/** `time` with sleeps that Ctrl-C can interrupt (the VM's own sleep busy-waits). */
-const TIME_MODULE = `
-from utime import *
-import jumperless as _jl
-def sleep_ms(ms):
-    _jl._c('_sleep_ms', ms)
-def sleep(seconds):
-    sleep_ms(seconds * 1000)
-def sleep_us(us):
-    sleep_ms(us / 1000)
-`;
-
-/**
- * Runs once per VM (boot and soft reset), as the firmware does (spec §3.1): builds the `jumperless`
- * module from source, swaps `time` for one whose sleeps are interruptible, imports the globals.
- */
-const PRELUDE = `
-import sys
-sys.path.insert(0, '${MODULE_DIR}')
-import jumperless, time
-sys.path.pop(0)
-if '/python_scripts/lib' not in sys.path:
-    sys.path.append('/python_scripts/lib')
-import os, math, gc
-jumperless._run_boot()
-from jumperless import *
-`;
-
-const SOFT_RESET = `
-def _soft_reset():
-    import sys, gc
-    for name in list(sys.modules):
-        if name not in ('_fw',):
-            del sys.modules[name]
-    g = globals()
-    for name in list(g):
-        if name != '__name__':
-            del g[name]
-    gc.collect()
-_soft_reset()
-`;
-
 export interface VmOptions {
   functions: FirmwareFunctions;
-  /** Receives every byte the VM writes to stdout/stderr. */
+  /** Receives every byte the VM writes to stdout/stderr (our own module's traceback frames removed). */
   onOutput: (bytes: Uint8Array) => void;
   /** Called at the top of every firmware call: flush pending output, check for Ctrl-C. */
   beforeCall: () => void;
+  /** The board's GC heap as `gc` reports it; default BOARD_HEAP_BYTES (no PSRAM). */
+  heapBytes?: number;
+}
+
+/**
+ * The VM's first heap area: the board's heap plus what our module keeps resident, with room for
+ * the allocation tables (gc.c:146-191: 1 table byte per 4 blocks of 16, 1 finaliser bit per block).
+ * The WebAssembly build grows its heap when this fills (split heap), so it never raises
+ * MemoryError where the board would; this only makes collections come when they would on the board.
+ */
+function vmHeapSize(boardBytes: number): number {
+  return Math.ceil(((boardBytes + MODULE_RESIDENT_BYTES) * 524) / 512) + 256;
 }
 
 /** One MicroPython instance with the `jumperless` module loaded. */
 export class Vm {
   /** Traceback of a failed module import at boot: the board still comes up, as a broken one would. */
   bootError: string | undefined;
+  /** Heap bytes our runtime (module and stand-ins) held after the last boot; see MODULE_RESIDENT_BYTES. */
+  residentBytes = 0;
 
-  private constructor(readonly mp: MicroPython) {}
+  private constructor(
+    readonly mp: MicroPython,
+    private readonly vmGc: { collect(): void; mem_alloc(): number },
+  ) {}
 
+  /** Loads MicroPython and our module files; `boot()` then runs the firmware's power-on set-up. */
   static async create(options: VmOptions): Promise<Vm> {
+    const frames = new OwnFrameFilter(options.onOutput);
     const mp = await loadMicroPython({
-      heapsize: 1024 * 1024,
+      heapsize: vmHeapSize(options.heapBytes ?? BOARD_HEAP_BYTES),
       linebuffer: false,
-      stdout: options.onOutput,
-      stderr: options.onOutput,
+      stdout: (bytes) => frames.push(bytes),
+      stderr: (bytes) => frames.push(bytes),
     });
     cachedSource ??= moduleSource();
-    const source = cachedSource;
     mp.FS.mkdirTree(MODULE_DIR);
-    mp.FS.writeFile(`${MODULE_DIR}/jumperless.py`, source);
+    mp.FS.writeFile(`${MODULE_DIR}/jumperless.py`, cachedSource);
     mp.FS.writeFile(`${MODULE_DIR}/time.py`, TIME_MODULE);
+    mp.FS.writeFile(
+      `${MODULE_DIR}/_jl_gc.py`,
+      gcModule(options.heapBytes ?? BOARD_HEAP_BYTES, MODULE_RESIDENT_BYTES),
+    );
+    mp.FS.writeFile(`${MODULE_DIR}/_jl_sys.py`, SYS_MODULE);
+    mp.FS.writeFile(`${MODULE_DIR}/_jl_machine.py`, MACHINE_MODULE);
+    mp.FS.writeFile(`${MODULE_DIR}/_jl_runtime.py`, RUNTIME_MODULE);
     mp.registerJsModule('_fw', {
       call: (name: string, argsJson: string) => callFirmware(options, name, argsJson),
     });
     mp.replInit();
-    const vm = new Vm(mp);
-    vm.bootError = vm.runFile(PRELUDE);
-    return vm;
+    // The VM's own gc, taken before our stand-in replaces it in sys.modules.
+    const vmGc = mp.pyimport('gc') as { collect(): void; mem_alloc(): number };
+    return new Vm(mp, vmGc);
+  }
+
+  /** Power-on: what initMicroPythonProper runs into __main__, then the first boot.py found. */
+  boot(): { bootPyError?: string } {
+    this.bootError = this.runMeasured(RUNTIME_SETUP) ?? this.run(BOOT_GLOBALS);
+    const bootPyError = this.bootError ? undefined : this.runFile(BOOT_PY);
+    return bootPyError ? { bootPyError } : {};
   }
 
   /** Feeds one byte to MicroPython's own event-driven REPL. True when it asks for a soft reset. */
@@ -104,14 +106,14 @@ export class Vm {
   }
 
   /**
-   * Soft reset (spec §3.2): Python state starts afresh, the hardware state (held by the firmware, outside
-   * the VM) is untouched. The WebAssembly heap cannot be recreated synchronously, so the globals and
-   * imported modules are dropped and the prelude runs again.
+   * Soft reset (jl_soft_reboot): Python state starts afresh, the hardware state (held by the
+   * firmware, outside the VM) is untouched. The WebAssembly heap cannot be recreated, so the
+   * globals and imported modules are dropped and the firmware's re-init runs.
    */
   softReset(): void {
     this.mp.replInit();
-    this.mp.runPython(SOFT_RESET);
-    this.bootError = this.runFile(PRELUDE);
+    this.mp.runPython(CLEAR_VM);
+    this.bootError = this.run(RUNTIME_SETUP + RESET_GLOBALS);
   }
 
   /**
@@ -119,6 +121,12 @@ export class Vm {
    * Returns the traceback text of an uncaught exception instead of throwing.
    */
   runFile(code: string): string | undefined {
+    const traceback = this.run(code);
+    return traceback === undefined ? undefined : withoutOwnFrames(traceback);
+  }
+
+  /** Runs code of ours; a traceback keeps every frame (a failure here is a bug of the sim). */
+  private run(code: string): string | undefined {
     try {
       this.mp.runPython(code);
       return undefined;
@@ -126,6 +134,68 @@ export class Vm {
       const text = error instanceof Error ? error.message : String(error);
       return text.endsWith('\n') ? text : `${text}\n`;
     }
+  }
+
+  /** runFile, noting how much heap what it leaves behind takes (our runtime's set-up at boot). */
+  private runMeasured(code: string): string | undefined {
+    this.vmGc.collect();
+    const before = this.vmGc.mem_alloc();
+    const error = this.run(code);
+    this.vmGc.collect();
+    this.residentBytes = this.vmGc.mem_alloc() - before;
+    return error;
+  }
+}
+
+/** A traceback line of a frame in our own module files, which on the board are C and leave none. */
+const OWN_FRAME = `  File "${MODULE_DIR}/`;
+const OWN_FRAME_LINE = new RegExp(`^ {2}File "${MODULE_DIR.replace(/\./g, '\\.')}/[^\\n]*\\n`, 'gm');
+
+export function withoutOwnFrames(text: string): string {
+  return text.replace(OWN_FRAME_LINE, '');
+}
+
+/**
+ * Removes our own module's traceback frames from the VM's output stream, line by line: a line that
+ * starts like one is held until its end shows whether it is one.
+ */
+export class OwnFrameFilter {
+  private held: number[] | undefined;
+  private atLineStart = true;
+
+  constructor(private readonly out: (bytes: Uint8Array) => void) {}
+
+  push(bytes: Uint8Array): void {
+    const pass: number[] = [];
+    for (const byte of bytes) {
+      if (this.held) {
+        this.held.push(byte);
+        if (byte === 0x0a) {
+          if (!this.isOwnFrame(this.held)) pass.push(...this.held);
+          this.held = undefined;
+          this.atLineStart = true;
+        } else if (
+          this.held.length <= OWN_FRAME.length &&
+          OWN_FRAME.charCodeAt(this.held.length - 1) !== byte
+        ) {
+          pass.push(...this.held);
+          this.held = undefined;
+          this.atLineStart = false;
+        }
+        continue;
+      }
+      if (this.atLineStart && byte === OWN_FRAME.charCodeAt(0)) {
+        this.held = [byte];
+        continue;
+      }
+      pass.push(byte);
+      this.atLineStart = byte === 0x0a;
+    }
+    if (pass.length > 0) this.out(Uint8Array.from(pass));
+  }
+
+  private isOwnFrame(line: number[]): boolean {
+    return line.length > OWN_FRAME.length;
   }
 }
 

@@ -17,7 +17,15 @@ import { FlashTracker, virtualFs } from './flashSync.js';
 import { MainPort } from './mainPort.js';
 import { ReplPort } from './replPort.js';
 import { Vm } from './vm.js';
-import { CONTROL, type FromWorker, type PortName, type ToWorker, type WorkerInit } from './workerProtocol.js';
+import {
+  CONTROL,
+  type FromWorker,
+  INTERRUPT,
+  type PortName,
+  RESET_CAUSE,
+  type ToWorker,
+  type WorkerInit,
+} from './workerProtocol.js';
 
 const init = workerData as WorkerInit;
 const control = new Int32Array(init.control);
@@ -51,6 +59,13 @@ function releaseOutput(): void {
 let vmOutput: number[] = [];
 let outputToMain = false;
 let repl: ReplPort | undefined;
+/** A Ctrl-D reached the running script (Python_Proper.cpp:514-523): soft reset once it ends. */
+let resetRequested = false;
+/**
+ * jl_soft_reboot empties CDC2's receive buffer (JumperlessMicroPythonAPI.cpp:1346-1352): REPL bytes
+ * the host sent before that moment are lost.
+ */
+let replDrainedAt = 0;
 
 const host: FirmwareHost = {
   sleep(ms) {
@@ -65,7 +80,13 @@ const host: FirmwareHost = {
     }
   },
   checkInterrupt() {
-    if (Atomics.exchange(control, CONTROL.interrupt, 0) !== 0) throw new PyError('KeyboardInterrupt', '');
+    const pending = Atomics.exchange(control, CONTROL.interrupt, 0);
+    if (pending & INTERRUPT.softReset) {
+      // What the firmware schedules is the SystemExit type; the REPL port frames the result.
+      resetRequested = true;
+      throw new PyError('SystemExit', '');
+    }
+    if (pending & INTERRUPT.keyboard) throw new PyError('KeyboardInterrupt', '');
   },
   pollInputs() {
     for (let message = receiveMessageOnPort(inputPort); message; message = receiveMessageOnPort(inputPort)) {
@@ -92,6 +113,15 @@ firmware.functions._sleep_ms = (ms) => {
   host.sleep(typeof ms === 'number' ? ms : 0);
   return null;
 };
+// machine.reset(): a watchdog reboot (modmachine_jl.inc:50-56). The board thread asks for it and
+// waits to be ended; it never returns to the script.
+firmware.functions._machine_reset = () => {
+  publishNow();
+  post({ t: 'reboot', cause: 'watchdog' });
+  for (;;) Atomics.wait(control, CONTROL.wake, Atomics.load(control, CONTROL.wake), 50);
+};
+firmware.functions._machine_reset_cause = () =>
+  init.resetCause === 'watchdog' ? RESET_CAUSE.watchdog : RESET_CAUSE.powerOn;
 
 function flushVmOutput(): void {
   if (vmOutput.length === 0) return releaseOutput();
@@ -121,22 +151,54 @@ vm = await Vm.create({
     // Every module call is a place where the board notices Ctrl-C (spec §3.3).
     host.checkInterrupt();
   },
+  heapBytes: init.heapBytes,
 });
 vmOutput = []; // the VM's own boot banner: the firmware's went out at power-on, to nobody
 const flash = new FlashTracker(vm.mp.FS);
 flash.load(init.files);
+// The firmware is up (flash mounted, state loaded) before MicroPython starts (main.cpp, then
+// initMicroPythonProper on the first CDC2 service).
 firmware.functions._boot?.();
+const { bootPyError } = vm.boot();
+vmOutput = []; // what MicroPython prints at init goes to a port nobody listens to yet
 flash.changes();
+
+/** Nobody ever notifies it: waiting on it is a plain sleep of the board thread. */
+const idleCell = new Int32Array(new SharedArrayBuffer(4));
+
+/** Sends the held output now, after syncing the flash (so a host that then pulls power finds it). */
+function publishNow(): void {
+  const changes = flash.changes();
+  if (changes.length > 0) post({ t: 'fs', changes });
+  releaseOutput();
+}
 
 repl = new ReplPort(
   {
     feed: (byte) => vm.feedRepl(byte),
     takeOutput,
     softReset: () => {
+      replDrainedAt = Date.now();
+      resetRequested = false;
+      // jl_soft_reboot closes every jfs file before the VM goes (JumperlessMicroPythonAPI.cpp:1368).
+      firmware.functions._jfs_close_all?.();
       vm.softReset();
       vmOutput = [];
     },
-    beforeRun: releaseOutput,
+    beforeRun: () => {
+      resetRequested = false;
+      releaseOutput();
+    },
+    publish: publishNow,
+    pause: (ms) => {
+      if (ms > 0) Atomics.wait(idleCell, 0, 0, ms);
+    },
+    takeResetRequest: () => {
+      const requested =
+        resetRequested || (Atomics.exchange(control, CONTROL.interrupt, 0) & INTERRUPT.softReset) !== 0;
+      resetRequested = false;
+      return requested;
+    },
   },
   (data) => send('repl', data),
 );
@@ -150,6 +212,7 @@ const mainPort = new MainPort({
     try {
       const traceback = vm.runFile(code);
       flushVmOutput();
+      resetRequested = false;
       if (traceback) send('main', crlf(traceback));
       // After every `>` line the firmware closes all jfs files (spec §2.4).
       firmware.functions._jfs_close_all?.();
@@ -173,6 +236,7 @@ function crlf(text: string): Uint8Array {
  * and the output released. While it runs the worker is busy, as core 0 is while a script runs.
  */
 function mainLoopTurn(work: () => void): void {
+  Atomics.add(control, CONTROL.turn, 1);
   Atomics.store(control, CONTROL.busy, 1);
   heldOutput = [];
   try {
@@ -196,10 +260,14 @@ function mainLoopTurn(work: () => void): void {
 
 parentPort?.on('message', (message: ToWorker) => {
   if (message.t !== 'bytes') return;
+  if (message.port === 'repl' && message.at <= replDrainedAt) return;
   mainLoopTurn(() => {
     if (message.port === 'repl') repl.feed(message.data);
-    else if (message.port === 'main') mainPort.feed(message.data);
-    else if (message.port === 'backchannel') backchannel.feed(message.data);
+    else if (message.port === 'main') {
+      // Typing on the main port is user input: the autosave waits for quiet (main.cpp:1084-1091).
+      firmware.hardware.lastUserInput = host.now();
+      mainPort.feed(message.data);
+    } else if (message.port === 'backchannel') backchannel.feed(message.data);
   });
 });
 
@@ -207,5 +275,7 @@ parentPort?.on('message', (message: ToWorker) => {
 setInterval(() => mainLoopTurn(() => firmware.functions._service?.()), SERVICE_INTERVAL_MS).unref();
 
 if (vm.bootError) send('main', crlf(`[sim] the jumperless module failed to load:\n${vm.bootError}`));
+// The board prints this on CDC2 at power-on, before any host listens; shown here so it is not lost.
+if (bootPyError) send('main', crlf(`[sim] boot.py raised:\n${bootPyError}`));
 if (init.announceBoot) repl.bootBanner();
 post({ t: 'ready' });

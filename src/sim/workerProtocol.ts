@@ -6,13 +6,26 @@ export const PORT_NAMES: readonly PortName[] = ['main', 'uart', 'repl', 'backcha
 
 /** Indices into the shared control array. */
 export const CONTROL = {
-  /** Set by the main thread when Ctrl-C (or Ctrl-Q) reaches a busy CDC2 or CDC0. */
+  /** INTERRUPT bits, set by the main thread when a control byte reaches a running script. */
   interrupt: 0,
   /** 1 while the worker runs code (so interrupt bytes are routed through `interrupt`). */
   busy: 1,
   /** Bumped (and notified) when an input event was posted, to wake a sleeping script. */
   wake: 2,
+  /** Bumped at the start of every main-loop turn (tells the main thread a new script started). */
+  turn: 3,
 } as const;
+
+/** What a control byte seen while a script runs asks for (Python_Proper.cpp:514-546). */
+export const INTERRUPT = {
+  /** 0x03 or 0x11: KeyboardInterrupt. */
+  keyboard: 1,
+  /** 0x04: SystemExit now, then a soft reset. */
+  softReset: 2,
+} as const;
+
+/** machine.reset_cause() values (modmachine_jl.inc:11-12). */
+export const RESET_CAUSE = { powerOn: 1, watchdog: 3 } as const;
 
 export interface WorkerInit {
   control: SharedArrayBuffer;
@@ -23,14 +36,21 @@ export interface WorkerInit {
   noiseSeed?: number;
   /** True when a host may be listening at boot: print the banner on CDC2. */
   announceBoot: boolean;
+  /** The GC heap the board reports (96000 without PSRAM). */
+  heapBytes: number;
+  /** Why the board came up: a watchdog reboot (machine.reset, a hung script) or power. */
+  resetCause: 'power' | 'watchdog';
 }
 
-export type ToWorker = { t: 'bytes'; port: PortName; data: Uint8Array };
+/** `at`: when the host wrote the bytes (Date.now()), so a soft reset can drop what came before it. */
+export type ToWorker = { t: 'bytes'; port: PortName; data: Uint8Array; at: number };
 
 export type FromWorker =
   | { t: 'ready' }
   | { t: 'out'; port: PortName; data: Uint8Array }
   /** Changed files since the last sync: bytes, or null when deleted. */
-  | { t: 'fs'; changes: Array<[string, Uint8Array | null]> };
+  | { t: 'fs'; changes: Array<[string, Uint8Array | null]> }
+  /** machine.reset(): reboot the board. */
+  | { t: 'reboot'; cause: 'watchdog' };
 
 export type InputMessage = InputEvent;

@@ -1,12 +1,14 @@
 /**
  * A compact reference of the board's `jumperless` MicroPython module, served as a resource for
- * clients that write Python (python_exec) or want to know what the tools stand on. Facts from
- * shared/spec/jumperless-v5.md §6-§8 (firmware 5.7), in our own words.
+ * clients that write Python (python_exec) or want to know what the tools stand on. Facts from the
+ * firmware source (JumperlOS 5.7.0.13), each backed by a probe in src/board/probes/, in our own words.
  */
 export const API_REFERENCE = `# Jumperless V5: the \`jumperless\` MicroPython module
 
-Every function below is a global in the board's REPL. Voltages are in volts, currents in amperes,
-power in watts. Many calls fail silently: check the effect after changing anything.
+Every function below is a global in the board's REPL (\`from jumperless import *\`; after a soft
+reset the name \`jumperless\` itself is gone: use \`import jumperless\`). Voltages are in volts,
+currents in amperes, power in watts. Many calls fail silently: check the effect after changing
+anything. The heap is 96000 bytes on a board without PSRAM; floats are single precision.
 
 ## Nodes
 - Rows \`1\`-\`60\` (1-30 top half, 31-60 bottom half; each row is a strip of 5 holes).
@@ -15,24 +17,29 @@ power in watts. Many calls fail silently: check the effect after changing anythi
   \`ISENSE_PLUS\`/\`ISENSE_MINUS\` (108/109, a 2 ohm shunt read by INA sensor 0).
 - GPIO: \`GPIO_1\`-\`GPIO_8\` (131-138), \`UART_TX\`/\`UART_RX\` (116/117), \`BUFFER_IN\`/\`BUFFER_OUT\` (139/140).
 - Nano header: \`D0\`-\`D13\` (70-83), \`A0\`-\`A7\` (86-93).
-- Names are case-insensitive strings; integers are NOT validated (an unknown id is dropped silently).
+- Names are case-insensitive strings. A node the V5 has no crosspoint for is refused silently.
+- Node, GPIOState and the other firmware types compare equal only to their own kind:
+  \`D13 == 83\` and \`HIGH == 1\` are False on the board. Use \`int(x) == 83\` or \`str(x)\`; they are
+  not hashable (no dict keys or sets). Truth tests (\`if is_connected(a, b):\`) work.
 
 ## Connections
 - \`connect(a, b)\` adds a bridge; silently ignored for invalid nodes, a == b, forbidden pairs
   (GND, rails and DACs with each other, GPIO/UART/BUFFER_OUT with a rail or DAC) or a full table
   (128 bridges). A bridge that would merge two supply nets is stored but never routed.
-- \`disconnect(a, b)\`; \`disconnect(a, -1)\` removes every bridge of a. \`nodes_clear()\` removes all
-  (the probe power bridge BUFFER_IN-DAC0 comes back).
+- \`disconnect(a, b)\`; \`disconnect(a, -1)\` removes every bridge of a. \`nodes_clear()\` removes all,
+  the probe power bridge BUFFER_IN-DAC0 too (put it back with \`connect(BUFFER_IN, DAC0, 0)\`).
 - \`is_connected(a, b)\`: true only for a direct bridge, not for two nodes in the same net.
-- \`get_num_bridges()\`, \`get_bridge(i) -> (a, b, duplicates)\`, \`get_path_between(a, b)\` (its
-  \`net\` is -1 when the bridge is not routed).
+- \`get_num_bridges()\`, \`get_bridge(i) -> (a, b, duplicates)\`, \`get_path_between(a, b)\`: None when
+  the bridge is in no net (two supply nets are never joined); a path the crossbar could not place
+  keeps its net number but has lanes (\`x\`, \`y\`) of -1.
 
 ## Nets
 - Nets 1-5 always exist: GND, Top Rail, Bottom Rail, DAC 0, DAC 1. User nets start at 6 and
   renumber as wiring changes.
 - \`get_num_nets()\` (valid indices 1..n-1), \`get_net_info(i)\`, \`get_net_name(i)\`,
   \`set_net_name(i, name)\`, \`get_net_color(i) -> 0xRRGGBB\`, \`set_net_color(i, color) -> bool\`.
-- Avoid \`print_nets()\` from scripts: it can wait for input on the main port.
+- Never call \`print_nets()\` from a script: it blocks until the probe button is pressed, and
+  Ctrl-C does not stop it.
 
 ## Supplies and measurement
 - \`dac_set(ch, volts, save=True)\`: ch 0 DAC0, 1 DAC1, 2 TOP_RAIL, 3 BOTTOM_RAIL; keep within +-8 V.
@@ -50,18 +57,28 @@ power in watts. Many calls fail silently: check the effect after changing anythi
 
 ## Slots and state
 - \`get_state()\` returns the board as JSON (power, nets, gpio, overlays);
-  \`set_state(json)\` returns 0 or -1 and reports errors only on the main port.
-- \`nodes_save(slot)\`, \`switch_slot(n)\` (0-7, returns the previous slot), \`CURRENT_SLOT()\`,
-  \`nodes_discard()\`, \`nodes_has_changes()\`.
+  \`set_state(json)\` scans the text rather than parsing it: only quoted node names count, net names
+  are ignored, numbers stop at an exponent; it returns 0 or -1 and reports errors on the main port.
+- \`nodes_save(slot)\` writes /slots/slotN.yaml and makes that slot the active one;
+  \`switch_slot(n)\` only renumbers: the wiring in RAM stays and is saved into slot n by the board's
+  autosave (about a second after the last change). Use the slot_switch tool to load a slot.
+  \`nodes_has_changes()\` and \`nodes_discard()\` only work in the board's own \`p\` REPL.
 
 ## LEDs and OLED
 - \`overlay_set(name, x_col, y_row, height, width, colors)\` (note: height before width) on a
   30-column x 10-row canvas; colours 0xRRGGBB, 0 transparent. \`overlay_clear(name)\`,
-  \`overlay_clear_all()\`, \`overlay_set_pixel(x_col, y_row, color)\`, \`overlay_serialize()\`.
+  \`overlay_clear_all()\`, \`overlay_set_pixel(x_col, y_row, color)\` (takes one of the 8 overlay slots
+  as a full-canvas overlay). \`overlay_serialize()\` is cut at 4095 characters; \`get_state()\`'s
+  overlays section is not.
 - \`oled_print(text)\`, \`oled_clear()\` on the 128x32 display.
+
+## Files
+- \`open()\` and \`jfs.open()\` return the same file object: \`read()\` gives at most 8192 bytes per call,
+  there is no \`readline\` or line iteration; mode 'a' empties the file (append with 'r+' and a seek).
+  Names are case-insensitive (FAT), at most 64 characters.
 
 ## Hazards
 - The board cannot see wires or parts placed by hand: it can still be shorted externally.
 - A script that loops in pure Python can only be stopped with Ctrl-C; blocking probe and button
-  waits need a timeout.
+  waits need a timeout. \`sys.exit()\` soft-resets: Python globals are cleared, wiring stays.
 `;

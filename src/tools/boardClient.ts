@@ -46,8 +46,9 @@ export function createBoardClient(session: DeviceSession, helper?: HelperModule)
     script: (code, options) => session.callScript(code, jobOptions(options)),
     exec: (code, options) => session.exec(code, jobOptions(options)),
     firmwareFunctions(options) {
+      // Through the helper, not a `jumperless` global: that one is gone after any soft reset.
       functions ??= session
-        .call<string[]>("[n for n in dir(jumperless) if not n.startswith('_')]", jobOptions(options))
+        .call<string[]>('_jlh.fw()', jobOptions(options))
         .then((names) => new Set(names))
         .catch((error: unknown) => {
           functions = undefined;

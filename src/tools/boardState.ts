@@ -3,6 +3,7 @@
  * of it: which net a GPIO sits on, what drives that net, whether two nodes share a net.
  */
 import { z } from 'zod';
+import { defaultNetName } from '../board/connections.js';
 import {
   BOTTOM_RAIL,
   BOTTOM_RAIL_GND,
@@ -18,8 +19,11 @@ import {
   shortName,
   TOP_RAIL,
   TOP_RAIL_GND,
+  yamlName,
 } from '../board/nodes.js';
+import { parseFirmwareNodeName } from '../board/slots.js';
 import type { BoardCallOptions, BoardClient } from './boardClient.js';
+import { py } from './py.js';
 import { ToolError } from './tool.js';
 
 const stateNet = z.object({
@@ -144,7 +148,9 @@ export function driveHazards(state: ToolBoardState, pin: number): string[] {
   }
   const self = gpioStateId(pin);
   for (const other of state.gpio) {
-    if (other.pin === self || other.direction !== 'OUTPUT') continue;
+    // A hardware-PWM pin drives its pad whatever the configured direction says (get_state shows
+    // the config direction, JsonState.cpp:260-262, and the pad function).
+    if (other.pin === self || (other.direction !== 'OUTPUT' && other.function !== 'PWM')) continue;
     if (netOfNode(state, gpioStateNode(other.pin))?.index === net.index) {
       hazards.push(`${gpioStateNode(other.pin)} drives the same net as an output`);
     }
@@ -213,4 +219,99 @@ export function mergeGroups(
     merged.set(root, [...(merged.get(root) ?? []), name]);
   }
   return [...merged.values()].map((g) => g.sort());
+}
+
+// ---- set_state node names ----
+
+/**
+ * The text to give `set_state` for a node: a spelling the firmware's parseNodeName reads back as the
+ * same node (States.cpp:2331-2383). Rows are digits; other nodes take their short or long name, but
+ * never one starting with a digit, which reads as a row ("3V3" is row 3, "5V" row 5).
+ */
+export function setStateNodeText(id: number): string | undefined {
+  if (id >= 1 && id <= 60) return String(id);
+  for (const text of [shortName(id), yamlName(id)]) {
+    if (parseFirmwareNodeName(text) === id) return text;
+  }
+  return undefined;
+}
+
+// ---- the RAM state a slot file records, as the API reads it ----
+
+/** Board-side helpers (part of the slots group's `python`): the RAM state and slot files. */
+export const ramPython = `
+def ram():
+    b = [list(get_bridge(i)) for i in range(get_num_bridges())]
+    n = range(get_num_nets())
+    c = [get_net_color(i) for i in n]
+    cn = [get_net_color_name(i) for i in n]
+    return {'slot': CURRENT_SLOT(), 'bridges': b, 'colors': c, 'color_names': cn, 'state': get_state()}
+def slot_text(s):
+    try:
+        f = open('/slots/slotPython.yaml' if s == 99 else '/slots/slot%d.yaml' % s)
+    except OSError:
+        return None
+    try:
+        return f.read()
+    finally:
+        f.close()
+def slot_look(t):
+    r = _jlt.ram()
+    r['file'] = _jlt.slot_text(r['slot'])
+    r['target'] = None if t is None else _jlt.slot_text(t)
+    return r
+`;
+
+const ramReply = z.object({
+  slot: z.number(),
+  bridges: z.array(z.tuple([z.number(), z.number(), z.number()])),
+  colors: z.array(z.number()),
+  color_names: z.array(z.string()),
+  state: z.string(),
+});
+
+/** What the board holds now: its slot number, exact bridges, net colours by number, the state JSON. */
+export interface RamState {
+  readonly slot: number;
+  /** `get_bridge(i)` for every i: node1, node2, duplicates, in list order. */
+  readonly bridges: readonly (readonly [number, number, number])[];
+  /** `get_net_color(n)` for n = 0 .. get_num_nets()-1. */
+  readonly colors: readonly number[];
+  /** `get_net_color_name(n)`: a custom colour's own name (what a slot file writes), else a computed one. */
+  readonly colorNames: readonly string[];
+  readonly state: ToolBoardState;
+  readonly text: string;
+}
+
+export function parseRam(reply: unknown): RamState {
+  const r = ramReply.parse(reply);
+  return {
+    slot: r.slot,
+    bridges: r.bridges,
+    colors: r.colors,
+    colorNames: r.color_names,
+    state: parseStateText(r.state),
+    text: r.state,
+  };
+}
+
+export async function readRam(board: BoardClient, options?: BoardCallOptions): Promise<RamState> {
+  return parseRam(await board.call('_jlt.ram()', options));
+}
+
+/** The slot files of the active slot and of `target`, with the RAM state, in one call. */
+export async function readSlotLook(
+  board: BoardClient,
+  target?: number,
+): Promise<{ ram: RamState; file: string | null; target: string | null }> {
+  const reply = z
+    .object({ file: z.string().nullable(), target: z.string().nullable() })
+    .loose()
+    .parse(await board.call(py`_jlt.slot_look(${target ?? null})`));
+  return { ram: parseRam(reply), file: reply.file, target: reply.target };
+}
+
+/** A net's name when it is a custom one (not its default `GND`, `Net 7`, ...). */
+export function customNetName(net: ToolStateNet): string | undefined {
+  return net.name === defaultNetName(net.index) ? undefined : net.name;
 }

@@ -13,6 +13,7 @@ import {
   nodesClear,
 } from './connections.js';
 import { hostileStrings } from './hostileStrings.js';
+import { routeOf } from './snapshot.js';
 import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { type AnyTool, ToolError } from './tool.js';
 
@@ -46,6 +47,9 @@ function recording(board: BoardClient): { board: BoardClient; sent: string[] } {
 
 /** Runs statements on the board behind the tools' back. */
 const setup = (code: string) => h.session.exec(code);
+/** Makes the simulated router fail (or work again) on one pair, as a full crossbar would. */
+const routeFail = (a: number, b: number, on: boolean) =>
+  setup(`import _fw\n_fw.call('_sim_route_fail', '[${a}, ${b}, ${on ? 'true' : 'false'}]')`);
 const bridgeList = () => h.python<number[][]>('[list(get_bridge(i)) for i in range(get_num_bridges())]');
 
 describe('connect', () => {
@@ -60,6 +64,7 @@ describe('connect', () => {
       added: 2,
       refused: 0,
       unrouted: 0,
+      unverified: 0,
       results: [
         { nodes: ['TOP_RAIL', '10'], status: 'added', net: 2 },
         { nodes: ['10', '20'], status: 'added', net: 2 },
@@ -121,12 +126,29 @@ describe('connect', () => {
     expect(result).toMatchObject({ added: 39, unrouted: 1 });
     expect(await h.python('bool(is_connected(40, 41))')).toBe(true);
     const list = await h.run(bridgesList);
-    expect(list.result).toMatchObject({ count: 41, unrouted: 1 });
+    expect(list.result).toMatchObject({ count: 40, routed: 39, unrouted: 1 });
+  });
+
+  it('reports the same pair twice in one call once, the second as already_connected', async () => {
+    const { result } = await h.run(connect, {
+      pairs: [
+        [1, 2],
+        [2, 1],
+      ],
+    });
+    expect(result).toMatchObject({
+      added: 1,
+      results: [
+        { status: 'added', net: 6 },
+        { status: 'already_connected', net: 6 },
+      ],
+    });
+    expect(await bridgeList()).toEqual([[1, 2, 2]]);
   });
 
   it('reports a full bridge table (128) without sending', async () => {
     await setup(
-      'for r in range(1, 60): connect(r, r + 1)\nfor r in range(1, 59): connect(r, r + 2)\nfor r in range(1, 11): connect(r, r + 3)',
+      'for r in range(1, 60): connect(r, r + 1)\nfor r in range(1, 59): connect(r, r + 2)\nfor r in range(1, 12): connect(r, r + 3)',
     );
     expect(await h.python('get_num_bridges()')).toBe(128);
     const rec = recording(h.client);
@@ -148,20 +170,49 @@ describe('connect', () => {
     expect(rec.sent.some((s) => s.includes('conn_connect'))).toBe(false);
   });
 
-  it('calls a bridge the board left unrouted, where the model saw a free route, crossbar_full', async () => {
-    // The sim routes everything it can; a real board may run out of crossbar paths. Mark the new
-    // bridge unrouted in the board's reply, as that firmware would (path net -1).
-    const board: BoardClient = {
-      ...h.client,
-      call: async (expression, options) => {
-        const reply = await h.client.call<number[][]>(expression, options);
-        if (!expression.startsWith('_jlt.conn_connect')) return reply as never;
-        return reply.map((b) => (b[0] === 7 && b[1] === 8 ? [7, 8, b[2] ?? 0, -1] : b)) as never;
-      },
-    };
-    const { result } = await h.run(connect, { pairs: [[7, 8]] }, { board });
-    expect(result).toMatchObject({ added: 0, unrouted: 1, results: [{ status: 'crossbar_full' }] });
-    expect((result as { results: Array<{ reason: string }> }).results[0]?.reason).toMatch(/crossbar/);
+  it('calls a bridge whose path found no crossbar lanes crossbar_full, though it keeps its net', async () => {
+    // The simulated router never runs out of lanes unless told to; its path then keeps lanes of -1,
+    // as the firmware leaves them (NetsToChipConnections.cpp:4478-4541).
+    await routeFail(7, 8, true);
+    try {
+      const { result } = await h.run(connect, { pairs: [[7, 8]] });
+      expect(result).toMatchObject({
+        added: 0,
+        unrouted: 1,
+        results: [{ status: 'crossbar_full', net: 6 }],
+      });
+      expect((result as { results: Array<{ reason: string }> }).results[0]?.reason).toMatch(/crossbar/);
+      expect((await h.run(bridgesList)).result).toMatchObject({
+        routed: 0,
+        unrouted: 1,
+        bridges: [{ node1: '7', node2: '8', net: 6, routed: false, route: 'no_free_lanes' }],
+      });
+      expect((await h.run(bridgeCheck, { a: 8, b: 7 })).result).toMatchObject({
+        bridged: true,
+        routed: false,
+        route: 'no_free_lanes',
+        net: 6,
+      });
+      await h.python('connect(8, 9)');
+      expect((await h.run(netCheck, { a: 7, b: 9 })).result).toMatchObject({
+        same_net: true,
+        unrouted_bridges: 1,
+      });
+      const again = await h.run(connect, { pairs: [[8, 7]] });
+      expect(again.result).toMatchObject({ results: [{ status: 'already_connected', net: 6 }] });
+    } finally {
+      await routeFail(7, 8, false);
+    }
+  });
+
+  it('does not take a net number for "routed": the same pair reads routed once lanes are free', async () => {
+    await routeFail(7, 8, true);
+    await h.python('connect(7, 8)');
+    await routeFail(7, 8, false);
+    expect((await h.run(bridgeCheck, { a: 7, b: 8 })).result).toMatchObject({
+      routed: true,
+      route: 'routed',
+    });
   });
 
   it('lists a bridge between two supply nets made behind its back as unrouted', async () => {
@@ -178,6 +229,17 @@ describe('connect', () => {
       duplicates: 2,
       net: null,
       routed: false,
+      route: 'not_in_a_net',
+    });
+  });
+
+  it('reads a direct supply-to-supply bridge the firmware allows (GND-DAC0) as stored in no net', async () => {
+    await setup('connect(DAC0, GND)');
+    expect((await h.run(bridgeCheck, { a: 'GND', b: 'DAC0' })).result).toMatchObject({
+      bridged: true,
+      routed: false,
+      route: 'not_in_a_net',
+      net: null,
     });
   });
 
@@ -190,12 +252,40 @@ describe('connect', () => {
       ['NANO_VIN', 3],
       [5, 5],
       ['LOGO_PAD_TOP', 1],
+      // Not on the V5 crossbar: NANO_RESET, the 3V3 supply, the probe's ADC7.
+      ['NANO_RESET', 1],
+      ['3V3', 1],
+      ['PROBE', 1],
+      [84, 1],
     ]) {
       await expect(h.run(connect, { pairs: [bad] }, { board: rec.board })).rejects.toMatchObject({
         code: 'invalid_node',
       });
     }
     expect(rec.sent).toEqual([]);
+  });
+});
+
+describe('telling a routed bridge from a stored one', () => {
+  it('reads the path lanes on the board as couldntFindPath does (hops 0-1, hop 2 when it has a chip)', async () => {
+    const path = (chips: number[], x: number[], y: number[]) =>
+      `_jlt.path_routed({'net': 6, 'chips': ${JSON.stringify(chips)}, 'x': ${JSON.stringify(x)}, 'y': ${JSON.stringify(y)}})`;
+    const none = [-1, -1, -1, -1];
+    expect(await h.python(path([6, 6, -1, -1], [3, 3, ...none], [6, 7, ...none]))).toBe(true);
+    expect(await h.python(path([6, 6, -1, -1], [-1, -1, ...none], [6, 7, ...none]))).toBe(false);
+    expect(await h.python(path([6, 6, -1, -1], [3, 3, ...none], [6, -1, ...none]))).toBe(false);
+    expect(await h.python(path([0, 8, 10, -1], [2, 4, 7, -1, -1, -1], [1, 0, 0, -1, -1, -1]))).toBe(true);
+    expect(await h.python(path([0, 8, 10, -1], [2, 4, -1, -1, -1, -1], [1, 0, 0, -1, -1, -1]))).toBe(false);
+    // A fourth hop is not part of the firmware's test.
+    expect(await h.python(path([0, 8, 10, 11], [2, 4, 7, -1, -1, -1], [1, 0, 0, -1, -1, -1]))).toBe(true);
+  });
+
+  it('maps [net, placed] to a route state; a fake-GPIO bridge without a path cannot be told', () => {
+    expect(routeOf(5, 6, 7, 1)).toBe('routed');
+    expect(routeOf(5, 6, 7, -1)).toBe('no_free_lanes');
+    expect(routeOf(5, 6, 0, 0)).toBe('not_in_a_net');
+    expect(routeOf(150, 6, 0, 0)).toBe('unknown');
+    expect(routeOf(5, 181, 0, 0)).toBe('unknown');
   });
 });
 
@@ -216,13 +306,27 @@ describe('disconnect and clear', () => {
     await expect(h.run(disconnect, {})).rejects.toBeInstanceOf(ToolError);
   });
 
-  it('clears everything but the probe power bridge', async () => {
-    await setup('connect(1, 2); connect(TOP_RAIL, 3)');
+  it('clears everything and puts the probe power bridge back with its count', async () => {
+    await setup('connect(BUF_IN, DAC0, 0); connect(1, 2); connect(TOP_RAIL, 3)');
     const { result } = await h.run(nodesClear);
-    expect(result).toMatchObject({ removed: 2 });
+    expect(result).toMatchObject({ removed: 2, probe_power_restored: true });
     expect((result as { remaining: Array<{ node1: string; node2: string }> }).remaining).toEqual([
-      expect.objectContaining({ node1: 'ROUTABLE_BUFFER_IN', node2: 'DAC0' }),
+      expect.objectContaining({ node1: 'ROUTABLE_BUFFER_IN', node2: 'DAC0', duplicates: 0, route: 'routed' }),
     ]);
+    // One Clear All step in the firmware history; putting probe power back is none.
+    expect(await h.python('history_label(0)')).toBe('Clear All');
+  });
+
+  it('clears the probe power bridge too when asked (as the firmware nodes_clear does)', async () => {
+    await setup('connect(BUF_IN, DAC0, 0); connect(1, 2)');
+    const { result } = await h.run(nodesClear, { keep_probe_power: false });
+    expect(result).toEqual({ removed: 2, probe_power_restored: false, remaining: [] });
+  });
+
+  it('says when a disconnect took the probe power bridge', async () => {
+    await setup('connect(BUF_IN, DAC0, 0); connect(DAC0, 5)');
+    const { result } = await h.run(disconnect, { nodes: ['DAC0'] });
+    expect(result).toMatchObject({ probe_power_removed: true, remaining: 0 });
   });
 });
 
@@ -232,6 +336,8 @@ describe('bridge_check and net_check answer different questions', () => {
     expect((await h.run(bridgeCheck, { a: 10, b: 20 })).result).toMatchObject({
       bridged: true,
       routed: true,
+      route: 'routed',
+      net: 6,
     });
     expect((await h.run(bridgeCheck, { a: 10, b: 30 })).result).toMatchObject({ bridged: false });
     expect((await h.run(netCheck, { a: 10, b: 30 })).result).toMatchObject({
@@ -239,13 +345,18 @@ describe('bridge_check and net_check answer different questions', () => {
       a_net: 6,
       b_net: 6,
       net_name: 'Net 6',
+      unrouted_bridges: 0,
     });
     expect((await h.run(netCheck, { a: 10, b: 40 })).result).toMatchObject({ same_net: false, b_net: null });
   });
 
   it('an unrouted bridge is bridged but not routed, and joins no nets', async () => {
     await setup('connect(5, TOP_RAIL); connect(6, GND); connect(5, 6)');
-    expect((await h.run(bridgeCheck, { a: 5, b: 6 })).result).toMatchObject({ bridged: true, routed: false });
+    expect((await h.run(bridgeCheck, { a: 5, b: 6 })).result).toMatchObject({
+      bridged: true,
+      routed: false,
+      route: 'not_in_a_net',
+    });
     expect((await h.run(netCheck, { a: 5, b: 6 })).result).toMatchObject({
       same_net: false,
       a_net: 2,
@@ -267,7 +378,11 @@ describe('nets', () => {
       volts: 5,
     });
     expect(nets[0]).toMatchObject({ index: 1, name: 'GND', color: expect.stringMatching(/^#[0-9a-f]{6}$/) });
-    expect(nets.find((n) => n.index === 6)).toMatchObject({ name: 'Net 6', nodes: ['13', '14'] });
+    expect(nets.find((n) => n.index === 6)).toMatchObject({
+      name: 'Net 6',
+      nodes: ['13', '14'],
+      unrouted_bridges: 0,
+    });
     await h.python('dac_set(TOP_RAIL, 0.0)');
   });
 
@@ -282,6 +397,34 @@ describe('nets', () => {
     expect(reset.result).toMatchObject({ name: 'Net 6' });
   });
 
+  it('sends a colour name as text (the board dims it) and #rrggbb as an exact value', async () => {
+    await h.python('connect(13, 14)');
+    const rec = recording(h.client);
+    const named = await h.run(netColorSet, { net: 6, color: 'Red' }, { board: rec.board });
+    expect(named.result).toMatchObject({ net: 6, color: '#200000', color_name: 'red' });
+    expect(rec.sent).toContain("_jlt.conn_net_color(6, 'red')");
+    const exact = await h.run(netColorSet, { net: 6, color: '#123456' }, { board: rec.board });
+    expect(exact.result).toMatchObject({ color: '#123456', color_name: 'blue' });
+    expect(rec.sent).toContain('_jlt.conn_net_color(6, 1193046)');
+  });
+
+  it('refuses net names that would break get_state or read back differently', async () => {
+    await h.python('connect(13, 14)');
+    for (const name of [
+      'back\\slash',
+      'a"quote',
+      ' lead',
+      'trail ',
+      'tab\there',
+      'x'.repeat(32),
+      'caf\u00e9',
+    ]) {
+      expect(netNameSet.input.safeParse({ net: 6, name }).success, name).toBe(false);
+    }
+    expect(netNameSet.input.safeParse({ net: 6, name: 'x'.repeat(31) }).success).toBe(true);
+    expect(netNameSet.input.safeParse({ net: 6, name: "it's {ok} [1]" }).success).toBe(true);
+  });
+
   it('refuses a missing net, a node in no net, both or neither target, and bad colours', async () => {
     await expect(h.run(netNameSet, { net: 30, name: 'x' })).rejects.toMatchObject({ code: 'no_net' });
     await expect(h.run(netNameSet, { node: 44, name: 'x' })).rejects.toMatchObject({ code: 'no_net' });
@@ -289,9 +432,9 @@ describe('nets', () => {
     await expect(h.run(netNameSet, { net: 1, node: 1, name: 'x' })).rejects.toMatchObject({
       code: 'invalid_arguments',
     });
-    await expect(h.run(netColorSet, { net: 1, color: 'ultraviolet' })).rejects.toMatchObject({
-      code: 'invalid_color',
-    });
+    for (const color of ['ultraviolet', 'teal', 'ff0000', '#12345']) {
+      await expect(h.run(netColorSet, { net: 1, color })).rejects.toMatchObject({ code: 'invalid_color' });
+    }
   });
 });
 
@@ -357,10 +500,7 @@ describe('hostile strings', () => {
     }
     expect(stored).toBeGreaterThan(30);
     // Nothing ran: the wiring is exactly what the test made.
-    expect(await bridgeList()).toEqual([
-      [139, 106, 1],
-      [13, 14, 2],
-    ]);
+    expect(await bridgeList()).toEqual([[13, 14, 2]]);
   });
 });
 

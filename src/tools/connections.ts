@@ -1,12 +1,14 @@
 /**
  * Bridges and nets (spec §6.3, §6.9). The firmware refuses or half-applies connections silently
  * (§8.3), so `connect` checks each pair against the board model before sending, refuses shorts in
- * code, and reports what the board actually did after reading the bridge list back.
+ * code, and reports what the board actually did after reading the bridge list back. Whether a
+ * bridge is routed is read from its path's crossbar lanes (snapshot.ts), never from its net number.
  */
 import { z } from 'zod';
-import { parseColor } from '../board/colors.js';
-import { type Connections, isForbiddenPair, SPECIAL_NET_NAMES } from '../board/connections.js';
+import { FIRMWARE_COLORS, firmwareParseColor } from '../board/colors.js';
+import { type Connections, isForbiddenPair, NET_NAME_MAX, SPECIAL_NET_NAMES } from '../board/connections.js';
 import { MAX_BRIDGES } from '../board/limits.js';
+import { BUFFER_IN, DAC0, DAC1 } from '../board/nodes.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
 import {
@@ -18,8 +20,11 @@ import {
   type NetView,
   netOf,
   nodeLabel,
+  ROUTE_STATES,
+  type RouteState,
   readBridges,
   readSnapshot,
+  routeOf,
   SNAPSHOT_REQUIRES,
   snapshotPython,
 } from './snapshot.js';
@@ -36,28 +41,42 @@ def conn_disconnect(pairs, nodes):
     for n in nodes:
         disconnect(n, -1)
     return _jlt.snap_bridges()
-def conn_clear():
+def conn_clear(keep_power):
+    power = []
+    for i in range(get_num_bridges()):
+        b = get_bridge(i)
+        if b[0] in (139, 106, 107) and b[1] in (139, 106, 107) and 139 in (b[0], b[1]):
+            power.append([int(b[0]), int(b[1]), int(b[2])])
     nodes_clear()
-    return _jlt.snap_bridges()
+    if keep_power:
+        for b in power:
+            connect(b[0], b[1], b[2])
+    return [_jlt.snap_bridges(), power if keep_power else []]
 def conn_check(a, b):
-    p = get_path_between(a, b)
-    return [bool(is_connected(a, b)), -2 if p is None else int(p['net'])]
+    return [bool(is_connected(a, b))] + _jlt.bridge_route(a, b)
 def conn_net_name(i, name):
     set_net_name(i, name)
     return get_net_name(i)
-def conn_net_color(i, rgb):
-    ok = set_net_color(i, rgb)
+def conn_net_color(i, c):
+    ok = set_net_color(i, c)
     return [bool(ok), int(get_net_color(i)), get_net_color_name(i)]
 `;
 
 const pairArg = z.array(nodeArg).length(2).describe('Two nodes, e.g. ["TOP_RAIL", 10] or [10, 20]');
 
+const routeArg = z
+  .enum(ROUTE_STATES)
+  .describe(
+    'routed (crossbar lanes placed); no_free_lanes (in a net, but the router found no free lanes: nothing connected); not_in_a_net (stored only: it would join two supply nets); unknown (fake-GPIO bridge: the board cannot tell)',
+  );
+
 const bridgeOut = z.object({
   node1: z.string(),
   node2: z.string(),
-  duplicates: z.number().describe('Parallel crossbar paths'),
-  net: z.number().nullable().describe('Net index; null when stored but not routed'),
-  routed: z.boolean(),
+  duplicates: z.number().describe('Extra parallel paths asked for'),
+  net: z.number().nullable().describe('Net the firmware put it in; null when in none'),
+  routed: z.boolean().describe('True only when the board shows its crossbar lanes placed'),
+  route: routeArg,
 });
 
 const toBridgeOut = (b: BridgeView): z.infer<typeof bridgeOut> => ({
@@ -66,6 +85,7 @@ const toBridgeOut = (b: BridgeView): z.infer<typeof bridgeOut> => ({
   duplicates: b.duplicates,
   net: b.net,
   routed: b.routed,
+  route: b.route,
 });
 
 const CONNECT_STATUS = [
@@ -74,6 +94,7 @@ const CONNECT_STATUS = [
   'refused',
   'unrouted',
   'crossbar_full',
+  'stored',
   'table_full',
 ] as const;
 type ConnectStatus = (typeof CONNECT_STATUS)[number];
@@ -81,7 +102,7 @@ type ConnectStatus = (typeof CONNECT_STATUS)[number];
 const pairResult = z.object({
   nodes: z.array(z.string()),
   status: z.enum(CONNECT_STATUS),
-  net: z.number().optional().describe('Net the pair now belongs to (added or already connected)'),
+  net: z.number().optional().describe('Net the pair belongs to (added, already connected, crossbar_full)'),
   reason: z.string().optional(),
 });
 type PairResult = z.infer<typeof pairResult>;
@@ -123,19 +144,59 @@ export function shortReason(model: Connections, a: number, b: number): string | 
     }
   }
   if (netA !== undefined && netB !== undefined && netA <= 5 && netB <= 5) {
-    return `Bridging ${netLabel(model, a)} to ${netLabel(model, b)} would merge ${SPECIAL_NET_NAMES[netA - 1]} and ${SPECIAL_NET_NAMES[netB - 1]}: two supplies must never share a net.`;
+    return `Bridging ${netLabel(model, a)} to ${netLabel(model, b)} would merge ${SPECIAL_NET_NAMES[netA - 1]} and ${SPECIAL_NET_NAMES[netB - 1]}: two supplies must never share a net (the firmware would store it and never route it).`;
   }
   return undefined;
 }
 
+const sameEnds = (x: { node1: number; node2: number }, a: number, b: number): boolean =>
+  (x.node1 === a && x.node2 === b) || (x.node1 === b && x.node2 === a);
+
 const findBridge = (bridges: readonly BridgeView[], a: number, b: number): BridgeView | undefined =>
   bridges.find((x) => sameEnds(x, a, b));
+
+/** The status and reason a stored bridge reports, from its route state. */
+function storedResult(bridge: BridgeView, predicted: string | undefined): Omit<PairResult, 'nodes'> {
+  const net = bridge.net === null ? {} : { net: bridge.net };
+  switch (bridge.route) {
+    case 'routed':
+      return { status: 'added', ...net };
+    case 'no_free_lanes':
+      return {
+        status: 'crossbar_full',
+        ...net,
+        reason:
+          'Stored and in the net, but the crossbar found no free lanes for it, so nothing is connected. Remove other bridges or use other rows.',
+      };
+    case 'not_in_a_net':
+      return { status: 'unrouted', reason: unroutedReason(predicted) };
+    case 'unknown':
+      return {
+        status: 'stored',
+        reason:
+          'Stored; the board does not show whether a bridge to a fake-GPIO node is routed (its path is filed under the node it stands for).',
+      };
+  }
+}
+
+function unroutedReason(predicted: string | undefined): string {
+  switch (predicted) {
+    case 'net_too_big':
+      return 'Stored but not routed: the net would have more than 40 nodes.';
+    case 'too_many_nets':
+      return 'Stored but not routed: the board already has 60 nets.';
+    case 'special_nets':
+      return 'Stored but not routed: it would merge two supply nets.';
+    default:
+      return 'Stored but not routed: the firmware put it in no net.';
+  }
+}
 
 export const connect = defineTool({
   name: 'connect',
   title: 'Connect nodes',
   description:
-    'Bridge one or more pairs of nodes through the crossbar, in order. Shorts (supplies to GND or to each other, GPIO onto a supply) are refused before sending; each pair reports added, already_connected, refused (why), unrouted or crossbar_full (stored but not routed) or table_full.',
+    "Bridge one or more pairs of nodes through the crossbar, in order. Shorts (supplies to GND or to each other, GPIO onto a supply, two supply nets merged) are refused before sending. Each pair reports added (routed), already_connected, refused (why), crossbar_full (stored, no free crossbar lanes: not connected), unrouted (stored, in no net), stored (fake GPIO: routing not visible) or table_full. Each new bridge is one step in the firmware's undo history.",
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -145,26 +206,30 @@ export const connect = defineTool({
   }),
   output: z.object({
     results: z.array(pairResult),
-    added: z.number(),
+    added: z.number().describe('Stored and routed'),
     refused: z.number(),
-    unrouted: z.number(),
+    unrouted: z.number().describe('Stored but not connected (crossbar_full or unrouted)'),
+    unverified: z.number().describe('Stored, routing not visible (fake GPIO)'),
   }),
   handle: async ({ pairs }, { board }) => {
     const resolved = pairs.map(resolvePair);
-    const model = modelOf(await readBridges(board));
+    const before = await readBridges(board);
+    const model = modelOf(before);
     const results: PairResult[] = [];
     const toSend: Array<{ at: number; a: number; b: number; predicted?: string }> = [];
+    const repeats: Array<{ at: number; a: number; b: number }> = [];
     for (const [a, b] of resolved) {
       const nodes = [a.name, b.name];
-      const existing = model.bridges().find((x) => sameEnds(x, a.id, b.id));
+      const existing = findBridge(before, a.id, b.id);
       if (existing) {
-        results.push({
-          nodes,
-          status: 'already_connected',
-          ...(existing.net === -1
-            ? { reason: 'Already stored, but not routed (the firmware left it unrouted).' }
-            : { net: existing.net }),
-        });
+        const { status: _status, ...rest } = storedResult(existing, model.unroutedReason(a.id, b.id));
+        results.push({ nodes, status: 'already_connected', ...rest });
+        continue;
+      }
+      if (model.bridges().some((x) => sameEnds(x, a.id, b.id))) {
+        // The same pair earlier in this call: sent once, reported from the read-back.
+        repeats.push({ at: results.length, a: a.id, b: b.id });
+        results.push({ nodes, status: 'already_connected' });
         continue;
       }
       const unsafe = shortReason(model, a.id, b.id);
@@ -197,46 +262,34 @@ export const connect = defineTool({
         if (!bridge) {
           result.status = 'refused';
           result.reason = 'The firmware did not store this bridge (it refuses silently); check the nodes.';
-        } else if (!bridge.routed) {
-          // The model expected a route: the board found no free crossbar path.
-          result.status = sent.predicted ? 'unrouted' : 'crossbar_full';
-          result.reason = unroutedReason(sent.predicted);
-        } else if (bridge.net !== null) {
-          result.net = bridge.net;
+        } else {
+          Object.assign(result, storedResult(bridge, sent.predicted));
         }
       }
+      for (const repeat of repeats) {
+        const net = findBridge(after, repeat.a, repeat.b)?.net;
+        if (typeof net === 'number') (results[repeat.at] as PairResult).net = net;
+      }
     }
-    const count = (status: ConnectStatus) => results.filter((r) => r.status === status).length;
+    const count = (...statuses: ConnectStatus[]) => results.filter((r) => statuses.includes(r.status)).length;
     return {
       results,
       added: count('added'),
-      refused: count('refused') + count('table_full'),
-      unrouted: count('unrouted') + count('crossbar_full'),
+      refused: count('refused', 'table_full'),
+      unrouted: count('unrouted', 'crossbar_full'),
+      unverified: count('stored'),
     };
   },
 });
 
-const sameEnds = (x: { node1: number; node2: number }, a: number, b: number): boolean =>
-  (x.node1 === a && x.node2 === b) || (x.node1 === b && x.node2 === a);
-
-function unroutedReason(predicted: string | undefined): string {
-  switch (predicted) {
-    case 'net_too_big':
-      return 'Stored but not routed: the net would have more than 40 nodes.';
-    case 'too_many_nets':
-      return 'Stored but not routed: the board already has 60 nets.';
-    case 'special_nets':
-      return 'Stored but not routed: it would merge two supply nets.';
-    default:
-      return 'Stored but not routed: the crossbar found no free path (crossbar full). Remove other bridges or use other rows.';
-  }
-}
+const isProbePower = (b: { node1: number; node2: number }): boolean =>
+  sameEnds(b, BUFFER_IN, DAC0) || sameEnds(b, BUFFER_IN, DAC1);
 
 export const disconnect = defineTool({
   name: 'disconnect',
   title: 'Disconnect nodes',
   description:
-    'Remove bridges: exact pairs, and/or every bridge touching the given nodes. Reports what was removed. Disconnecting DAC0 or BUFFER_IN cuts the probe LEDs power.',
+    "Remove bridges: exact pairs, and/or every bridge touching the given nodes. Reports what was removed. Removing the bridge BUFFER_IN-DAC0 (e.g. nodes: [DAC0]) cuts the probe's power until probe mode is entered again. Each removed bridge is one step in the firmware's undo history.",
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -249,6 +302,7 @@ export const disconnect = defineTool({
     removed: z.array(bridgeOut),
     not_found: z.array(z.array(z.string())).describe('Requested pairs that were not bridged'),
     remaining: z.number().describe('Bridges left on the board'),
+    probe_power_removed: z.boolean().describe('The probe-power bridge BUFFER_IN-DAC0/DAC1 was removed'),
   }),
   handle: async ({ pairs, nodes }, { board }) => {
     if (pairs.length === 0 && nodes.length === 0) {
@@ -275,8 +329,13 @@ export const disconnect = defineTool({
         },
       });
     }
-    const removed = before.filter((b) => !findBridge(after, b.node1, b.node2)).map(toBridgeOut);
-    return { removed, not_found: notFound, remaining: after.length };
+    const removed = before.filter((b) => !findBridge(after, b.node1, b.node2));
+    return {
+      removed: removed.map(toBridgeOut),
+      not_found: notFound,
+      remaining: after.length,
+      probe_power_removed: removed.some(isProbePower),
+    };
   },
 });
 
@@ -284,18 +343,34 @@ export const nodesClear = defineTool({
   name: 'nodes_clear',
   title: 'Clear all connections',
   description:
-    'Remove every bridge on the board (the firmware keeps the probe power bridge BUFFER_IN-DAC0). Loses the wiring of the active slot unless it was saved.',
+    "Remove every bridge on the board. The firmware's nodes_clear also removes the probe-power bridge BUFFER_IN-DAC0, which feeds the probe (the firmware adds it back only when probe mode starts); this tool puts it back at once (keep_probe_power, default true; not an undo step). Custom net names on GND and the rails survive. The clear is one 'Clear All' step in the firmware's undo history; the wiring of the active slot is lost unless it was saved.",
   group: 'connections',
   kind: 'destructive',
   capability: 'jumperless.wire',
-  requires: ['nodes_clear', ...SNAPSHOT_REQUIRES],
-  input: z.object({}),
-  output: z.object({ removed: z.number(), remaining: z.array(bridgeOut) }),
-  handle: async (_args, { board }) => {
+  requires: ['nodes_clear', 'connect', ...SNAPSHOT_REQUIRES],
+  input: z.object({
+    keep_probe_power: z
+      .boolean()
+      .default(true)
+      .describe('Put the probe-power bridge (BUFFER_IN-DAC0) back after clearing, with its old count'),
+  }),
+  output: z.object({
+    removed: z.number(),
+    probe_power_restored: z.boolean(),
+    remaining: z.array(bridgeOut),
+  }),
+  handle: async ({ keep_probe_power }, { board }) => {
     const before = await readBridges(board);
-    const after = bridgeViews(await board.call('_jlt.conn_clear()'));
+    const [rawAfter, restored] = z
+      .tuple([z.unknown(), z.array(z.unknown())])
+      .parse(await board.call(py`_jlt.conn_clear(${keep_probe_power})`));
+    const after = bridgeViews(rawAfter);
     const removed = before.filter((b) => !findBridge(after, b.node1, b.node2)).length;
-    return { removed, remaining: after.map(toBridgeOut) };
+    return {
+      removed,
+      probe_power_restored: restored.length > 0 && after.some(isProbePower),
+      remaining: after.map(toBridgeOut),
+    };
   },
 });
 
@@ -303,19 +378,28 @@ export const bridgesList = defineTool({
   name: 'bridges_list',
   title: 'List bridges',
   description:
-    'List every bridge (node pairs joined through the crossbar) with its net and whether it is actually routed; the firmware keeps unrouted bridges silently.',
+    'List every bridge (node pairs joined through the crossbar) with its net and whether it is really routed: the firmware keeps bridges it could not route without saying so (crossbar lanes full, or two supply nets that must not merge).',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
   requires: [...SNAPSHOT_REQUIRES],
   input: z.object({}),
-  output: z.object({ bridges: z.array(bridgeOut), count: z.number(), unrouted: z.number() }),
+  output: z.object({
+    bridges: z.array(bridgeOut),
+    count: z.number(),
+    routed: z.number(),
+    unrouted: z.number().describe('Stored but not connected (no_free_lanes or not_in_a_net)'),
+    unknown: z.number().describe('Fake-GPIO bridges, whose routing the board does not show'),
+  }),
   handle: async (_args, { board }) => {
     const bridges = await readBridges(board);
+    const count = (...states: RouteState[]) => bridges.filter((b) => states.includes(b.route)).length;
     return {
       bridges: bridges.map(toBridgeOut),
       count: bridges.length,
-      unrouted: bridges.filter((b) => !b.routed).length,
+      routed: count('routed'),
+      unrouted: count('no_free_lanes', 'not_in_a_net'),
+      unknown: count('unknown'),
     };
   },
 });
@@ -329,13 +413,20 @@ const netOut = z.object({
   special: z.string().describe('none, RAIL, DAC, ADC, GPIO, UART_TX, UART_RX or FAKE_GPIO_IN'),
   volts: z.number().optional().describe('Supply setpoint (RAIL, DAC) or last ADC reading (ADC)'),
   logic: z.number().optional().describe('GPIO nets: 0 low, 1 high, 2 floating, 3 unknown'),
+  unrouted_bridges: z
+    .number()
+    .describe('Bridges of this net the crossbar found no lanes for: their nodes may not be joined'),
 });
+
+/** Bridges of `net` whose path found no lanes. */
+const unplacedIn = (snapshot: BoardSnapshot, net: number): number =>
+  snapshot.bridges.filter((b) => b.net === net && b.route === 'no_free_lanes').length;
 
 export const netsList = defineTool({
   name: 'nets_list',
   title: 'List nets',
   description:
-    'List the nets (sets of nodes joined by bridges) with names, colours, members and voltages. Nets 1-5 are GND, Top Rail, Bottom Rail, DAC 0 and DAC 1; user nets start at 6 and renumber as wiring changes.',
+    "List the nets (sets of nodes the firmware joins with bridges) with names, colours, members and voltages, and how many of each net's bridges found no crossbar lanes. Nets 1-5 are GND, Top Rail, Bottom Rail, DAC 0 and DAC 1; user nets start at 6 and renumber as wiring changes.",
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -344,7 +435,12 @@ export const netsList = defineTool({
   output: z.object({ nets: z.array(netOut) }),
   handle: async (_args, { board }) => {
     const snapshot = await readSnapshot(board);
-    return { nets: snapshot.nets.map(({ node_ids: _ids, ...net }) => net) };
+    return {
+      nets: snapshot.nets.map(({ node_ids: _ids, ...net }) => ({
+        ...net,
+        unrouted_bridges: unplacedIn(snapshot, net.index),
+      })),
+    };
   },
 });
 
@@ -352,7 +448,7 @@ export const bridgeCheck = defineTool({
   name: 'bridge_check',
   title: 'Is there a direct bridge',
   description:
-    'Whether a direct bridge joins exactly these two nodes (the firmware is_connected). Two nodes in the same net without a bridge between them answer false: use net_check for that.',
+    'Whether a direct bridge joins exactly these two nodes (the firmware is_connected), and whether the crossbar really routes it. Two nodes in the same net without a bridge between them answer false: use net_check for that.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -362,14 +458,26 @@ export const bridgeCheck = defineTool({
     a: z.string(),
     b: z.string(),
     bridged: z.boolean(),
-    routed: z.boolean().describe('The bridge closes crosspoints (false when stored but unrouted)'),
+    routed: z
+      .boolean()
+      .describe('The bridge has crossbar lanes placed (false when not bridged or not routed)'),
+    route: routeArg.optional().describe('Only when bridged'),
+    net: z.number().nullable(),
   }),
   handle: async ({ a, b }, { board }) => {
     const [x, y] = resolvePair([a, b]);
-    const [bridged, net] = z
-      .tuple([z.boolean(), z.number()])
+    const [bridged, net, placed] = z
+      .tuple([z.boolean(), z.number(), z.number()])
       .parse(await board.call(py`_jlt.conn_check(${x.id}, ${y.id})`));
-    return { a: x.name, b: y.name, bridged, routed: bridged && net >= 1 };
+    const route = routeOf(x.id, y.id, net, placed);
+    return {
+      a: x.name,
+      b: y.name,
+      bridged,
+      routed: bridged && route === 'routed',
+      ...(bridged ? { route } : {}),
+      net: bridged && net >= 1 ? net : null,
+    };
   },
 });
 
@@ -377,7 +485,7 @@ export const netCheck = defineTool({
   name: 'net_check',
   title: 'Do two nodes share a net',
   description:
-    'Whether two nodes are electrically joined through the crossbar (same net, directly or through other bridges). Wires and parts outside the crossbar are invisible to the board.',
+    'Whether the firmware puts two nodes in the same net (joined directly or through other bridges). A net can hold a bridge the crossbar found no lanes for; then the nodes may not be joined and unrouted_bridges says how many. Wires and parts outside the crossbar are invisible to the board.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -390,6 +498,10 @@ export const netCheck = defineTool({
     a_net: z.number().nullable(),
     b_net: z.number().nullable(),
     net_name: z.string().optional(),
+    unrouted_bridges: z
+      .number()
+      .optional()
+      .describe('When same_net: bridges of the net with no crossbar lanes'),
   }),
   handle: async ({ a, b }, { board }) => {
     const x = routableNode(a);
@@ -404,7 +516,7 @@ export const netCheck = defineTool({
       same_net: same,
       a_net: nx?.index ?? null,
       b_net: ny?.index ?? null,
-      ...(same && nx ? { net_name: nx.name } : {}),
+      ...(same && nx ? { net_name: nx.name, unrouted_bridges: unplacedIn(snapshot, nx.index) } : {}),
     };
   },
 });
@@ -441,14 +553,22 @@ async function targetNet(
   return { snapshot, net };
 }
 
-/** Printable ASCII only: the name is shown on the OLED, in listings and in slot files. */
-const NET_NAME = /^[\x20-\x7e]{0,31}$/;
+/**
+ * A name the board keeps intact and every later get_state() can carry: printable ASCII without `\`
+ * and `"`, no space at either end, up to 31 characters (the firmware keeps 31). get_state escapes
+ * only `"`, newline and CR (JsonState.cpp:30-35), so a backslash makes every later get_state() invalid
+ * JSON; set_state's parser splits on quotes; and the JSON trims names (JsonState.cpp:100), so a name
+ * with an outer space would read differently there and in get_net_name.
+ */
+export function validNetName(name: string): boolean {
+  return /^[\x20-\x7e]*$/.test(name) && !/[\\"]/.test(name) && name === name.trim();
+}
 
 export const netNameSet = defineTool({
   name: 'net_name_set',
   title: 'Name a net',
   description:
-    'Give a net a name (printable ASCII, up to 31 characters; empty restores the default "Net N"). Pick the net by a member node or by index.',
+    'Give a net a name (printable ASCII without \\ and ", up to 31 characters, no space at either end; empty restores the default "Net N"). Pick the net by a member node or by index. The firmware keeps the name with the net\'s first node: it follows that node when nets renumber and is dropped when that node leaves every net.',
   group: 'connections',
   kind: 'write',
   capability: 'jumperless.wire',
@@ -457,8 +577,8 @@ export const netNameSet = defineTool({
     ...netTarget,
     name: z
       .string()
-      .max(31)
-      .regex(NET_NAME, 'printable ASCII only')
+      .max(NET_NAME_MAX)
+      .refine(validNetName, 'printable ASCII without \\ or ", no space at either end')
       .describe('New name; empty for the default'),
   }),
   output: z.object({ net: z.number(), name: z.string(), previous_name: z.string() }),
@@ -477,11 +597,26 @@ export const netNameSet = defineTool({
   },
 });
 
+const PALETTE = FIRMWARE_COLORS.map((c) => c.name);
+const HEX_COLOR = /^(?:#|0x)([0-9a-f]{6})$/i;
+
+/** What to send for a colour and what the board will store: a palette name, or an exact RGB. */
+function colorRequest(text: string): { send: string | number; rgb: number } | undefined {
+  const hex = HEX_COLOR.exec(text.trim());
+  if (hex?.[1]) {
+    // Sent as an int: stored exactly. As text the firmware would dim it and misread '#' (States.cpp:2418).
+    const rgb = Number.parseInt(hex[1], 16);
+    return { send: rgb, rgb };
+  }
+  const name = text.trim().toLowerCase();
+  const rgb = PALETTE.includes(name) ? firmwareParseColor(name) : undefined;
+  return rgb === undefined ? undefined : { send: name, rgb };
+}
+
 export const netColorSet = defineTool({
   name: 'net_color_set',
   title: 'Colour a net',
-  description:
-    "Set a net's LED colour: a name (red, orange, yellow, green, cyan, blue, violet, magenta, pink, white...) or #rrggbb. Pick the net by a member node or by index.",
+  description: `Set a net's LED colour: #rrggbb (stored exactly) or a firmware colour name (${PALETTE.join(', ')}), which the board dims for its LEDs (red gives #200000). Pick the net by a member node or by index. The colour stays with the net's first node, like a name.`,
   group: 'connections',
   kind: 'write',
   capability: 'jumperless.wire',
@@ -494,15 +629,20 @@ export const netColorSet = defineTool({
     previous_color: z.string(),
   }),
   handle: async (args, { board }) => {
-    const parsed = parseColor(args.color);
-    if (!parsed.ok) throw new ToolError('invalid_color', parsed.error);
+    const request = colorRequest(args.color);
+    if (!request) {
+      throw new ToolError(
+        'invalid_color',
+        `Unknown colour ${JSON.stringify(args.color)}: use #rrggbb or one of ${PALETTE.join(', ')}.`,
+      );
+    }
     const { net } = await targetNet(board, args);
     const [ok, rgb, name] = z
       .tuple([z.boolean(), z.number(), z.string()])
-      .parse(await board.call(py`_jlt.conn_net_color(${net.index}, ${parsed.color.rgb})`));
-    if (!ok || rgb !== parsed.color.rgb) {
+      .parse(await board.call(py`_jlt.conn_net_color(${net.index}, ${request.send})`));
+    if (!ok || rgb !== request.rgb) {
       throw new ToolError('not_applied', `Net ${net.index} reads back colour ${colorHex(rgb)}.`, {
-        details: { requested: colorHex(parsed.color.rgb), actual: colorHex(rgb) },
+        details: { requested: colorHex(request.rgb), actual: colorHex(rgb) },
       });
     }
     return { net: net.index, color: colorHex(rgb), color_name: name, previous_color: net.color };

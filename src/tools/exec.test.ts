@@ -24,7 +24,26 @@ describe('python_exec', () => {
       stderr: '',
       error: null,
       truncated: false,
+      soft_reset: false,
+      note: null,
     });
+  });
+
+  it('says when the code soft-reset the board, and the next call finds its globals gone', async () => {
+    await h.run(pythonExec, { code: 'y = 5' });
+    const { result } = await h.run(pythonExec, {
+      code: "print('bye')\nimport machine\nmachine.soft_reset()",
+    });
+    expect(result).toMatchObject({ ok: true, stdout: 'bye\n', soft_reset: true, error: null });
+    expect(result.note).toMatch(/soft-reset the board.*re-primed/);
+    const next = await h.run(pythonExec, { code: 'print(y)' });
+    expect(next.result).toMatchObject({ ok: false, error: { type: 'NameError' }, soft_reset: false });
+  });
+
+  it('explains a MemoryError', async () => {
+    const { result } = await h.run(pythonExec, { code: "raise MemoryError('memory allocation failed')" });
+    expect(result).toMatchObject({ ok: false, error: { type: 'MemoryError' } });
+    expect(result.note).toMatch(/ran out of heap/);
   });
 
   it('returns an exception as a result, with the traceback and what was printed before it', async () => {

@@ -1,20 +1,44 @@
 /**
  * `python_exec`: the one tool whose input is code, by design (DESIGN.md §4 "Trust"): hidden from
  * lists, gated by `jumperless.exec`, and run exactly as given. A Python exception is a normal
- * result here (the traceback is what the caller wants to see), not a tool failure.
+ * result here (the traceback is what the caller wants to see), not a tool failure; so is code that
+ * soft-resets the board (SystemExit), which the result says.
  */
 import { z } from 'zod';
 import { isDeviceError } from '../device/errors.js';
+import type { ExecResult } from '../device/session.js';
 import { defineTool, ToolError } from './tool.js';
 
+/**
+ * The size a board with PSRAM compiles without trouble. Without PSRAM the 96 KB heap (probe
+ * repl.heap_total) holds the firmware's globals and the server's helpers too, and the bytecode alone
+ * takes about 0.9 bytes per byte of source (measured on the sim), so code beyond about 16 KB fails
+ * there with MemoryError: the description says so, and a MemoryError result says what to do.
+ */
 export const CODE_MAX_CHARS = 64 * 1024;
 const MAX_TIMEOUT_S = 60;
+
+/**
+ * What a soft reset does (JumperlessMicroPythonAPI.cpp:1336-1436): a new VM, so every global is
+ * gone; the firmware's names come back, the hardware state is untouched.
+ */
+function softResetNote(reset: NonNullable<ExecResult['softReset']>): string {
+  return (
+    'The code soft-reset the board (SystemExit, e.g. sys.exit() or machine.soft_reset()): every Python global ' +
+    'it or earlier calls made is gone, the firmware functions are back, and connections, supplies and GPIO are ' +
+    `unchanged. ${reset.helpersReprimed ? "The server's helpers were re-primed." : 'The server could not re-prime its helpers yet; the next call does.'}`
+  );
+}
+
+const MEMORY_NOTE =
+  "The board ran out of heap (96 KB on a board without PSRAM, shared with the server's helpers): send " +
+  'smaller pieces (globals persist between calls), or free memory (del big objects, then gc.collect()).';
 
 export const pythonExec = defineTool({
   name: 'python_exec',
   title: 'Run MicroPython on the board',
   description:
-    "Run MicroPython code on the board's REPL as given and return stdout, stderr and the exception if one was raised. It can do anything the board can: drive supplies, rewire, delete files.",
+    "Run MicroPython code on the board's REPL as given and return stdout, stderr and the exception if one was raised. It can do anything the board can: drive supplies, rewire, delete files. Globals persist between calls until the board soft-resets: code that raises SystemExit (sys.exit(), machine.soft_reset()) does that, and the result says so (soft_reset). The code is compiled on the board: without PSRAM about 16 KB of source is the most that fits (MemoryError beyond).",
   group: 'exec',
   kind: 'destructive',
   capability: 'jumperless.exec',
@@ -37,6 +61,10 @@ export const pythonExec = defineTool({
     error: z.object({ type: z.string(), message: z.string() }).nullable(),
     truncated: z.boolean(),
     duration_ms: z.number(),
+    /** The code ended by soft-resetting the board. */
+    soft_reset: z.boolean(),
+    /** What the caller should know about the board's state after this call, if anything. */
+    note: z.string().nullable(),
   }),
   handle: async ({ code, timeout_seconds }, { board }) => {
     const started = Date.now();
@@ -49,6 +77,8 @@ export const pythonExec = defineTool({
         error: null,
         truncated: result.truncated,
         duration_ms: Math.round(result.durationMs * 1000) / 1000,
+        soft_reset: result.softReset !== undefined,
+        note: result.softReset ? softResetNote(result.softReset) : null,
       };
     } catch (error) {
       if (isDeviceError(error, 'python_error')) {
@@ -57,6 +87,7 @@ export const pythonExec = defineTool({
           pythonMessage?: string;
           traceback?: string;
           stdout?: string;
+          softReset?: ExecResult['softReset'];
         };
         return {
           ok: false,
@@ -65,6 +96,12 @@ export const pythonExec = defineTool({
           error: { type: details.type ?? 'Error', message: details.pythonMessage ?? '' },
           truncated: false,
           duration_ms: Date.now() - started,
+          soft_reset: details.softReset !== undefined,
+          note: details.softReset
+            ? softResetNote(details.softReset)
+            : details.type === 'MemoryError'
+              ? MEMORY_NOTE
+              : null,
         };
       }
       if (isDeviceError(error, 'invalid_code')) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPath, fileDelete, fileList, fileRead, fileWrite } from './files.js';
+import { checkPath, fileDelete, fileList, fileRead, fileWrite, TRANSFER_CHUNK_BYTES } from './files.js';
 import { hostileStrings } from './hostileStrings.js';
 import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { ToolError } from './tool.js';
@@ -11,11 +11,13 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 const refusal = (code: string) => expect.objectContaining({ code });
+/** Runs statements on the board (exec returns None). */
+const run = (code: string) => h.python(`exec(${JSON.stringify(code)})`);
 
 describe('file tools', () => {
   it('lists a directory with kinds, sizes and free space', async () => {
     const { result } = await h.run(fileList);
-    expect(result.path).toBe('/');
+    expect(result).toMatchObject({ path: '/', truncated: false });
     expect(result.entries).toEqual(
       expect.arrayContaining([
         { name: 'slots', kind: 'dir', size_bytes: 0 },
@@ -47,24 +49,50 @@ describe('file tools', () => {
     );
     const replaced = await h.run(fileWrite, { path: '/python_scripts/t.py', content: 'ab', overwrite: true });
     expect(replaced.result).toMatchObject({ size_bytes: 2, replaced: true });
-    const appended = await h.run(fileWrite, { path: '/python_scripts/t.py', content: 'cd', append: true });
-    expect(appended.result).toMatchObject({ size_bytes: 4, replaced: false });
-    expect((await h.run(fileRead, { path: '/python_scripts/t.py' })).result.content).toBe('abcd');
+    const empty = await h.run(fileWrite, { path: '/python_scripts/e.txt', content: '' });
+    expect(empty.result).toMatchObject({ size_bytes: 0, written_bytes: 0 });
   });
 
-  it('writes and reads binary as base64, in chunks, with offsets', async () => {
-    const bytes = Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 7) % 256));
-    const { result } = await h.run(fileWrite, {
-      path: '/images/blob.bin',
-      content: bytes.toString('base64'),
-      encoding: 'base64',
+  it("appends without mode 'a', which truncates on the board", async () => {
+    await h.run(fileWrite, { path: '/app.txt', content: 'ab' });
+    // The board's own 'a' empties the file first (FatFS.h:184-201); the sim does the same.
+    await run(
+      "f = open('/app2.txt', 'w'); f.write('ab'); f.close(); f = open('/app2.txt', 'a'); f.write('c'); f.close()",
+    );
+    expect(await h.python("fs_read('/app2.txt')")).toBe('c');
+    const appended = await h.run(fileWrite, { path: '/app.txt', content: 'cd', append: true });
+    expect(appended.result).toMatchObject({ size_bytes: 4, written_bytes: 2, replaced: false });
+    expect((await h.run(fileRead, { path: '/app.txt' })).result.content).toBe('abcd');
+    const fresh = await h.run(fileWrite, { path: '/app3.txt', content: 'new', append: true });
+    expect(fresh.result).toMatchObject({ size_bytes: 3 });
+  });
+
+  it('moves 100 KB both ways in bounded jobs that fit the board heap', async () => {
+    const bytes = Buffer.from(Array.from({ length: 100 * 1024 }, (_, i) => (i * 7 + (i >> 8)) % 256));
+    let jobs = 0;
+    const counting = {
+      ...h.client,
+      call: <T>(expression: string, options?: object) => {
+        jobs++;
+        return h.client.call<T>(expression, options);
+      },
+    };
+    const wrote = await h.run(
+      fileWrite,
+      { path: '/images/big.bin', content: bytes.toString('base64'), encoding: 'base64' },
+      { board: counting },
+    );
+    expect(wrote.result).toMatchObject({ size_bytes: bytes.length, written_bytes: bytes.length });
+    expect(jobs).toBeGreaterThanOrEqual(Math.ceil(bytes.length / TRANSFER_CHUNK_BYTES));
+    expect(wrote.progress.at(-1)).toBe(bytes.length);
+    const read = await h.run<{ content: string }>(fileRead, {
+      path: '/images/big.bin',
+      max_bytes: 128 * 1024,
     });
-    expect(result).toMatchObject({ size_bytes: 20_000 });
-    const all = await h.run<{ content: string }>(fileRead, { path: '/images/blob.bin', max_bytes: 65536 });
-    expect(all.result).toMatchObject({ encoding: 'base64', read_bytes: 20_000, truncated: false });
-    expect(Buffer.from(all.result.content, 'base64').equals(bytes)).toBe(true);
+    expect(read.result).toMatchObject({ encoding: 'base64', read_bytes: bytes.length, truncated: false });
+    expect(Buffer.from(read.result.content, 'base64').equals(bytes)).toBe(true);
     const part = await h.run<{ content: string }>(fileRead, {
-      path: '/images/blob.bin',
+      path: '/images/big.bin',
       offset_bytes: 10_000,
       max_bytes: 100,
     });
@@ -73,6 +101,84 @@ describe('file tools', () => {
     await expect(
       h.run(fileWrite, { path: '/x.bin', content: 'not base64!', encoding: 'base64' }),
     ).rejects.toEqual(refusal('bad_content'));
+  });
+
+  it('finds names in any case: a case variant cannot bypass the overwrite guard', async () => {
+    await h.run(fileWrite, { path: '/python_scripts/Case.txt', content: 'original' });
+    await expect(h.run(fileWrite, { path: '/PYTHON_SCRIPTS/CASE.TXT', content: 'clobber' })).rejects.toEqual(
+      refusal('exists'),
+    );
+    expect(await h.python("fs_read('/python_scripts/Case.txt')")).toBe('original');
+    expect((await h.run(fileRead, { path: '/python_scripts/case.txt' })).result.content).toBe('original');
+    const replaced = await h.run(fileWrite, {
+      path: '/python_scripts/CASE.txt',
+      content: 'new',
+      overwrite: true,
+    });
+    expect(replaced.result).toMatchObject({ replaced: true, size_bytes: 3 });
+    // FAT keeps the name the file was made with.
+    const names = (await h.run<{ entries: { name: string }[] }>(fileList, { path: '/python_scripts' })).result
+      .entries;
+    expect(names.map((e) => e.name)).toContain('Case.txt');
+    await h.run(fileDelete, { path: '/Python_Scripts/case.TXT' });
+    expect(await h.python("fs_exists('/python_scripts/Case.txt')")).toBe(false);
+  });
+
+  it('guards files the listing never shows: hidden names', async () => {
+    await run("f = open('/.secret', 'w'); f.write('keep'); f.close()");
+    const root = (await h.run<{ entries: { name: string }[] }>(fileList)).result.entries;
+    expect(root.map((e) => e.name)).not.toContain('.secret');
+    await expect(h.run(fileWrite, { path: '/.secret', content: 'x' })).rejects.toEqual(refusal('exists'));
+    expect((await h.run(fileRead, { path: '/.secret' })).result.content).toBe('keep');
+  });
+
+  it('lists names with commas as one entry, reports a cut listing, and refuses to make comma names', async () => {
+    await run("import os\nos.mkdir('/lst')\nfs_write('/lst/a,b.txt', 'xyz')\nos.mkdir('/lst/c,d')");
+    const listed = await h.run<{ entries: unknown[]; truncated: boolean }>(fileList, { path: '/lst' });
+    expect(listed.result.entries).toEqual([
+      { name: 'a,b.txt', kind: 'file', size_bytes: 3 },
+      { name: 'c,d', kind: 'dir', size_bytes: 0 },
+    ]);
+    expect(listed.result.truncated).toBe(false);
+    await expect(h.run(fileWrite, { path: '/lst/e,f.txt', content: 'x' })).rejects.toEqual(
+      refusal('bad_path'),
+    );
+    await run("os.mkdir('/many')\nfor i in range(60):\n    fs_write('/many/%02d%s' % (i, 'n' * 38), str(i))");
+    const many = await h.run<{ entries: { name: string; size_bytes: number }[]; truncated: boolean }>(
+      fileList,
+      {
+        path: '/many',
+      },
+    );
+    expect(many.result.truncated).toBe(true);
+    expect(many.result.entries.length).toBeGreaterThan(40);
+    expect(many.result.entries.length).toBeLessThan(60);
+    for (const entry of many.result.entries) expect(entry.name).toMatch(/^\d\dn{38}$/);
+    // Past the cut a file is still found for the overwrite guard.
+    await expect(h.run(fileWrite, { path: `/many/59${'n'.repeat(38)}`, content: 'x' })).rejects.toEqual(
+      refusal('exists'),
+    );
+  });
+
+  it('says so when the board cannot list a folder holding a name that is not UTF-8', async () => {
+    await run("import os\nos.mkdir('/odd')\nf = jfs.open(b'/odd/caf\\x82.txt', 'w'); f.close()");
+    await expect(h.run(fileList, { path: '/odd' })).rejects.toEqual(refusal('unreadable'));
+    await run("jfs.remove(b'/odd/caf\\x82.txt')");
+  });
+
+  it('writes land even when a script holds the 4 tracked files open (it flushes before close)', async () => {
+    await h.run(fileList);
+    // In one job, as on the board: 4 files held open, then a 5th handle, which close() does not flush.
+    const holding = (then: string) =>
+      h.python(
+        `(lambda held: [${then}, [f.close() for f in held]][0])([open('/held%d.txt' % i, 'w') for i in range(4)])`,
+      );
+    await holding("(lambda f: (f.write('gone'), f.close()))(open('/lost.txt', 'w'))");
+    expect(await h.python("fs_read('/lost.txt')")).toBe('');
+    expect(
+      await holding(`_jlt.file_put('/kept.txt', True, 0, '${Buffer.from('still here').toString('hex')}')`),
+    ).toBe(10);
+    expect(await h.python("fs_read('/kept.txt')")).toBe('still here');
   });
 
   it('refuses reading directories and missing files, and writing where no directory is', async () => {
@@ -114,12 +220,14 @@ describe('file tools', () => {
       '/a*',
       '/ a',
       '/a.',
+      `/${'x'.repeat(64)}`,
       `/${'x'.repeat(300)}`,
     ]) {
       expect(() => checkPath(bad), bad).toThrow(ToolError);
     }
     expect(checkPath('/python_scripts/lib/')).toBe('/python_scripts/lib');
     expect(checkPath('/my file.txt')).toBe('/my file.txt');
+    expect(checkPath(`/${'x'.repeat(63)}`)).toBe(`/${'x'.repeat(63)}`);
   });
 
   it('round-trips every hostile string as content, and refuses or takes it literally as a path', async () => {

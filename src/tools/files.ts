@@ -1,92 +1,123 @@
 /**
- * The board's flash filesystem (spec §6.13) through `jfs`. Contents travel as hex both ways: exact
- * bytes, any encoding, and only `[0-9a-f]` inside the Python literal. `jfs.stat` means only the size
- * (a directory stats like a file), so whether a path is a directory is read from its parent's listing,
- * where directories end in `/`.
+ * The board's flash filesystem (one FAT volume; lib/FatFS as JumperlOS configures it). Contents
+ * travel as hex both ways (exact bytes, and only `[0-9a-f]` inside the Python literal), at most
+ * TRANSFER_CHUNK_BYTES per board job, and every job opens, works on and closes its own file: no
+ * handle outlives a job, so nothing depends on what the board keeps between jobs.
+ *
+ * What the board does that the tools plan for:
+ * - Names match in any case (FatFS ff.cpp:2075-2092): existence and kind come from `os.stat`, never
+ *   from comparing listed names, so `/CONFIG.TXT` is found as `/config.txt`.
+ * - `os.stat`'s size may come from another entry (JumperlessMicroPythonAPI.cpp:2400-2426); a file's
+ *   size is read with `jfs.stat`, which opens it.
+ * - Listings are one comma-joined C string cut after 1900 characters, without names starting with
+ *   `.` (JumperlessMicroPythonAPI.cpp:2314-2358).
+ * - Mode `a` truncates the file (FatFS.h:184-201 makes it FA_CREATE_ALWAYS): appending opens `r+b`
+ *   and seeks to the end.
+ * - Only 4 open files are tracked; the close() of any other neither flushes nor frees
+ *   (JumperlessMicroPythonAPI.cpp:2468, 2664-2672): every write job flushes before it closes.
  */
 import { z } from 'zod';
-import { FILE_READ_CHUNK } from '../board/limits.js';
+import { FILE_NAME_MAX } from '../board/limits.js';
 import type { BoardClient } from './boardClient.js';
 import { checkText } from './oled.js';
 import { py } from './py.js';
 import { defineTool, ToolError } from './tool.js';
 
+/**
+ * Bytes one board job reads or writes: 8 KB of hex plus the JSON result line, small next to the
+ * 96 KB heap of a board without PSRAM (JumperlessDefines.h:41-42).
+ */
+export const TRANSFER_CHUNK_BYTES = 4096;
+
 /** Python run on the board, inside `_jlt`. */
 export const python = `
-def file_kind(p):
-    import jfs
-    if p == '/':
-        return 'dir'
-    i = p.rindex('/')
-    parent = p[:i] or '/'
-    name = p[i + 1:]
-    if parent != '/' and _jlt.file_kind(parent) != 'dir':
+def file_stat(p):
+    import os, jfs
+    try:
+        m = os.stat(p)[0]
+    except OSError:
         return None
-    for n in jfs.listdir(parent):
-        if n == name:
-            return 'file'
-        if n == name + '/':
-            return 'dir'
-    return None
+    if m & 0x4000:
+        return ['dir', 0]
+    return ['file', jfs.stat(p)[6]]
 def file_list(p):
-    import jfs
-    if _jlt.file_kind(p) != 'dir':
-        return None
+    import os, jfs
+    try:
+        names = [t[0] for t in os.ilistdir(p)]
+    except UnicodeError:
+        return 'unicode'
     base = '' if p == '/' else p
+    cut = len(names) > 0 and names[-1].endswith('...')
+    if cut:
+        names[-1] = names[-1][:-3]
+        if names[-1].endswith('/'):
+            names[-1] = names[-1][:-1]
     out = []
-    for n in jfs.listdir(p):
-        out.append([n, 0 if n.endswith('/') else jfs.stat(base + '/' + n)[6]])
+    i = 0
+    while i < len(names):
+        n = names[i]
+        j = i + 1
+        k = _jlt.file_stat(base + '/' + n)
+        while k is None and j < len(names) and j - i < 8:
+            n = n + ',' + names[j]
+            j += 1
+            k = _jlt.file_stat(base + '/' + n)
+        if k is None:
+            cut = True
+            i += 1
+        else:
+            out.append([n, k[0], k[1]])
+            i = j
     t = jfs.info()
-    return [out, t[0], t[2]]
-def file_read(p, off, n):
+    return [out, cut, t[0], t[2]]
+def file_chunk(p, off, n):
     import jfs, binascii
-    k = _jlt.file_kind(p)
-    if k != 'file':
-        return [k, 0, '']
-    size = jfs.stat(p)[6]
-    n = max(0, min(n, size - off))
-    out = b''
-    if n:
-        f = jfs.open(p, 'rb')
-        try:
-            f.seek(off, 0)
-            while len(out) < n:
-                c = f.read(min(${FILE_READ_CHUNK}, n - len(out)))
-                if not c:
-                    break
-                out += c
-        finally:
-            f.close()
-    return ['file', size, binascii.hexlify(out).decode()]
-def file_open(p, mode):
-    import jfs
-    _jlt.file_close()
-    _jlt.fh = jfs.open(p, mode)
-def file_put(h):
-    import binascii
-    return _jlt.fh.write(binascii.unhexlify(h))
-def file_close():
-    f = getattr(_jlt, 'fh', None)
-    _jlt.fh = None
-    if f is not None:
+    f = jfs.open(p, 'rb')
+    try:
+        size = f.size()
+        data = b''
+        if off < size:
+            f.seek(off)
+            data = f.read(n)
+    finally:
         f.close()
-def file_size(p):
-    import jfs
-    return jfs.stat(p)[6] if _jlt.file_kind(p) == 'file' else None
+    h = binascii.hexlify(data)
+    data = None
+    return [size, h.decode()]
+def file_put(p, first, off, h):
+    import jfs, binascii
+    f = jfs.open(p, 'wb' if first else 'r+b')
+    try:
+        if f.size() != off:
+            return -1
+        if off:
+            f.seek(off)
+        if h:
+            f.write(binascii.unhexlify(h))
+        f.flush()
+        return f.size()
+    finally:
+        f.close()
 def file_remove(p):
     import jfs
     jfs.remove(p)
-    return _jlt.file_kind(p)
+    return _jlt.file_stat(p)
 `;
 
-/** FAT names: no `\ : * ? " < > |`, no control bytes; we also keep to printable ASCII. */
+/**
+ * FAT names: no `\ : * ? " < > |`, no control bytes; we also keep to printable ASCII, as the board
+ * cannot list a folder holding a name that is not UTF-8.
+ */
 const SEGMENT = /^[\x20-\x7e]+$/;
 const FAT_FORBIDDEN = /[\\:*?"<>|]/;
+/**
+ * A 64-character name can be made, but the board lists it with whatever follows its 64-byte name
+ * buffer (FatFSDirImpl::_lfn, FatFS.h:462, is not terminated then): one less keeps listings exact.
+ */
+export const SEGMENT_MAX = FILE_NAME_MAX - 1;
 export const PATH_MAX = 255;
 export const WRITE_MAX_BYTES = 128 * 1024;
-export const READ_MAX_BYTES = 64 * 1024;
-/** Bytes per write job: 16 KB of hex in one snippet, small for the board's heap. */
-const WRITE_CHUNK_BYTES = 8 * 1024;
+export const READ_MAX_BYTES = 128 * 1024;
 
 /** Absolute, printable, no `.`/`..` segments, no FAT-forbidden characters; returns it without a trailing `/`. */
 export function checkPath(path: string): string {
@@ -102,6 +133,7 @@ export function checkPath(path: string): string {
     if (segment === '.' || segment === '..') bad('. and .. segments are not allowed');
     if (!SEGMENT.test(segment)) bad('only printable ASCII characters are allowed');
     if (FAT_FORBIDDEN.test(segment)) bad('FAT names cannot hold \\ : * ? " < > |');
+    if (segment.length > SEGMENT_MAX) bad(`a name on the board holds at most ${SEGMENT_MAX} characters`);
     if (segment !== segment.trim() || segment.endsWith('.'))
       bad('names cannot start or end with a space or end with a dot');
   }
@@ -111,37 +143,62 @@ export function checkPath(path: string): string {
 const pathField = z
   .string()
   .max(PATH_MAX)
-  .describe('Absolute path on the board, e.g. /python_scripts/blink.py');
+  .describe('Absolute path on the board, e.g. /python_scripts/blink.py (names match in any case)');
 
 const notFound = (path: string): ToolError => new ToolError('not_found', `No file or directory at ${path}.`);
+
+const statSchema = z.tuple([z.enum(['file', 'dir']), z.number()]).nullable();
+
+async function fileStat(board: BoardClient, path: string): Promise<z.infer<typeof statSchema>> {
+  return statSchema.parse(await board.call(py`_jlt.file_stat(${path})`));
+}
 
 export const fileList = defineTool({
   name: 'file_list',
   title: 'List a board directory',
-  description: "List a directory on the board's flash (names, kinds, sizes in bytes) and the free space.",
+  description:
+    "List a directory on the board's flash (names, kinds, sizes in bytes) and the free space. The board never lists names starting with a dot, and lists at most about 1900 characters of names per directory: `truncated` says entries are missing.",
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
+  timeoutMs: 30_000,
   input: z.object({ path: pathField.default('/') }),
   output: z.object({
     path: z.string(),
     entries: z.array(z.object({ name: z.string(), kind: z.enum(['file', 'dir']), size_bytes: z.number() })),
+    truncated: z.boolean(),
     total_bytes: z.number(),
     free_bytes: z.number(),
   }),
   handle: async ({ path }, { board }) => {
     const dir = checkPath(path);
+    const kind = await fileStat(board, dir);
+    if (kind?.[0] !== 'dir') throw new ToolError('not_found', `No directory at ${dir}.`);
     const reply = z
-      .tuple([z.array(z.tuple([z.string(), z.number()])), z.number(), z.number()])
-      .nullable()
-      .parse(await board.call(py`_jlt.file_list(${dir})`));
-    if (!reply) throw new ToolError('not_found', `No directory at ${dir}.`);
-    const entries = reply[0].map(([name, size]) =>
-      name.endsWith('/')
-        ? { name: name.slice(0, -1), kind: 'dir' as const, size_bytes: 0 }
-        : { name, kind: 'file' as const, size_bytes: size },
-    );
-    return { path: dir, entries, total_bytes: reply[1], free_bytes: reply[2] };
+      .union([
+        z.literal('unicode'),
+        z.tuple([
+          z.array(z.tuple([z.string(), z.enum(['file', 'dir']), z.number()])),
+          z.boolean(),
+          z.number(),
+          z.number(),
+        ]),
+      ])
+      .parse(await board.call(py`_jlt.file_list(${dir})`, { timeoutMs: 25_000 }));
+    if (reply === 'unicode') {
+      throw new ToolError(
+        'unreadable',
+        `The board cannot list ${dir}: a name in it is not UTF-8 (made by a computer over USB, for example). Exact paths still work with file_read and file_delete.`,
+      );
+    }
+    const [entries, truncated, total, free] = reply;
+    return {
+      path: dir,
+      entries: entries.map(([name, entryKind, size]) => ({ name, kind: entryKind, size_bytes: size })),
+      truncated,
+      total_bytes: total,
+      free_bytes: free,
+    };
   },
 });
 
@@ -152,7 +209,7 @@ export const fileRead = defineTool({
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
-  timeoutMs: 30_000,
+  timeoutMs: 120_000,
   input: z.object({
     path: pathField,
     offset_bytes: z.number().int().min(0).max(0x7fffffff).default(0),
@@ -172,16 +229,29 @@ export const fileRead = defineTool({
     content: z.string(),
     truncated: z.boolean(),
   }),
-  handle: async ({ path, offset_bytes, max_bytes }, { board }) => {
+  handle: async ({ path, offset_bytes, max_bytes }, { board, progress }) => {
     const file = checkPath(path);
-    const [kind, size, hex] = z
-      .tuple([z.enum(['file', 'dir']).nullable(), z.number(), z.string().regex(/^[0-9a-f]*$/)])
-      .parse(
-        await board.call(py`_jlt.file_read(${file}, ${offset_bytes}, ${max_bytes})`, { timeoutMs: 25_000 }),
-      );
-    if (kind === null) throw notFound(file);
-    if (kind === 'dir') throw new ToolError('is_directory', `${file} is a directory: use file_list.`);
-    const bytes = Buffer.from(hex, 'hex');
+    const found = await fileStat(board, file);
+    if (found === null) throw notFound(file);
+    if (found[0] === 'dir') throw new ToolError('is_directory', `${file} is a directory: use file_list.`);
+    const size = found[1];
+    const want = Math.max(0, Math.min(max_bytes, size - offset_bytes));
+    const chunks: Buffer[] = [];
+    for (let done = 0; done < want; ) {
+      const n = Math.min(TRANSFER_CHUNK_BYTES, want - done);
+      const [now, hex] = z
+        .tuple([z.number(), z.string().regex(/^[0-9a-f]*$/)])
+        .parse(await board.call(py`_jlt.file_chunk(${file}, ${offset_bytes + done}, ${n})`));
+      if (now !== size) {
+        throw new ToolError('changed', `${file} changed while it was read (${size} bytes, then ${now}).`);
+      }
+      const chunk = Buffer.from(hex, 'hex');
+      if (chunk.length === 0) break;
+      chunks.push(chunk);
+      done += chunk.length;
+      progress(done, want);
+    }
+    const bytes = Buffer.concat(chunks);
     let content: string;
     let encoding: 'utf-8' | 'base64' = 'utf-8';
     try {
@@ -202,17 +272,10 @@ export const fileRead = defineTool({
   },
 });
 
-async function fileKind(board: BoardClient, path: string): Promise<'file' | 'dir' | null> {
-  return z
-    .enum(['file', 'dir'])
-    .nullable()
-    .parse(await board.call(py`_jlt.file_kind(${path})`));
-}
-
 export const fileWrite = defineTool({
   name: 'file_write',
   title: 'Write a board file',
-  description: `Write text (UTF-8) or base64 bytes to a file on the board's flash, up to ${WRITE_MAX_BYTES} bytes; refuses to replace an existing file unless overwrite is true. Files such as /config.txt and /slots/*.yaml change how the board behaves.`,
+  description: `Write text (UTF-8) or base64 bytes to a file on the board's flash, up to ${WRITE_MAX_BYTES} bytes; refuses to replace an existing file unless overwrite is true. Names match in any case: /CONFIG.TXT is /config.txt, and an existing file keeps the case it has. Files such as /config.txt and /slots/*.yaml change how the board behaves.`,
   group: 'files',
   kind: 'write',
   capability: 'jumperless.files',
@@ -233,10 +296,15 @@ export const fileWrite = defineTool({
     size_bytes: z.number(),
     replaced: z.boolean(),
   }),
-  handle: async ({ path, content, encoding, overwrite, append }, { board }) => {
+  handle: async ({ path, content, encoding, overwrite, append }, { board, progress }) => {
     const file = checkPath(path);
     if (file === '/' || path.endsWith('/'))
       throw new ToolError('bad_path', `${path} names a directory, not a file.`);
+    const name = file.slice(file.lastIndexOf('/') + 1);
+    if (name.includes(',')) {
+      // jl_fs_listdir joins names with commas: such a name lists as two on the board, everywhere.
+      throw new ToolError('bad_path', `${file} refused: the board lists a name with a comma as two names.`);
+    }
     let bytes: Buffer;
     if (encoding === 'base64') {
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(content) || content.length % 4 !== 0) {
@@ -254,49 +322,50 @@ export const fileWrite = defineTool({
       );
     }
     const parent = file.slice(0, file.lastIndexOf('/')) || '/';
-    if ((await fileKind(board, parent)) !== 'dir')
+    if ((await fileStat(board, parent))?.[0] !== 'dir')
       throw new ToolError('not_found', `No directory ${parent} to write into.`);
-    const existing = await fileKind(board, file);
-    if (existing === 'dir') throw new ToolError('is_directory', `${file} is a directory.`);
-    if (existing === 'file' && !overwrite && !append) {
+    const existing = await fileStat(board, file);
+    if (existing?.[0] === 'dir') throw new ToolError('is_directory', `${file} is a directory.`);
+    if (existing && !overwrite && !append) {
       throw new ToolError(
         'exists',
         `${file} exists: pass overwrite: true to replace it, or append: true to add to it.`,
       );
     }
-    const before =
-      existing === 'file' && append ? z.number().parse(await board.call(py`_jlt.file_size(${file})`)) : 0;
-    // Closing flushes (about 2 s on the board, spec §9): once per file, and even after a failure
-    // or a cancel, with a short job of its own.
-    const closeFile = () =>
-      board.call('_jlt.file_close()', { signal: AbortSignal.timeout(15_000), timeoutMs: 10_000 });
-    await board.call(py`_jlt.file_open(${file}, ${append ? 'ab' : 'wb'})`);
-    let written = 0;
-    try {
-      for (let i = 0; i < bytes.length; i += WRITE_CHUNK_BYTES) {
-        const chunk = bytes.subarray(i, i + WRITE_CHUNK_BYTES).toString('hex');
-        written += z.number().parse(await board.call(py`_jlt.file_put(${chunk})`));
+    const before = existing && append ? existing[1] : 0;
+    const putSchema = z.number();
+    // One job per chunk, the file opened and closed in each: 'wb' starts it, 'r+b' continues it
+    // at the size it must already have.
+    for (let done = 0; done === 0 || done < bytes.length; ) {
+      const chunk = bytes.subarray(done, done + TRANSFER_CHUNK_BYTES);
+      const first = done === 0 && before === 0;
+      const size = putSchema.parse(
+        await board.call(py`_jlt.file_put(${file}, ${first}, ${before + done}, ${chunk.toString('hex')})`),
+      );
+      if (size !== before + done + chunk.length) {
+        throw new ToolError(
+          'not_applied',
+          size < 0
+            ? `${file} changed size while it was written; it now holds part of the new content.`
+            : `${file} took ${size - before - done} of ${chunk.length} bytes at offset ${before + done} (is the flash full?); it now holds part of the new content.`,
+        );
       }
-    } catch (error) {
-      await closeFile().catch(() => undefined);
-      throw error;
+      done += chunk.length;
+      progress(done, bytes.length);
+      if (chunk.length === 0) break;
     }
-    await closeFile();
-    const size = z
-      .number()
-      .nullable()
-      .parse(await board.call(py`_jlt.file_size(${file})`));
-    if (size !== before + bytes.length || written !== bytes.length) {
+    const after = await fileStat(board, file);
+    if (after?.[0] !== 'file' || after[1] !== before + bytes.length) {
       throw new ToolError(
         'not_applied',
-        `${file} holds ${size ?? 'no'} bytes after writing ${bytes.length} (expected ${before + bytes.length}).`,
+        `${file} holds ${after ? after[1] : 'no'} bytes after writing ${bytes.length} (expected ${before + bytes.length}).`,
       );
     }
     return {
       path: file,
       written_bytes: bytes.length,
-      size_bytes: size,
-      replaced: existing === 'file' && !append,
+      size_bytes: after[1],
+      replaced: existing !== null && !append,
     };
   },
 });
@@ -305,7 +374,7 @@ export const fileDelete = defineTool({
   name: 'file_delete',
   title: 'Delete a board file',
   description:
-    "Delete a file from the board's flash. It is gone for good; slot files and /config.txt hold the board's setup.",
+    "Delete a file from the board's flash (names match in any case). It is gone for good; slot files and /config.txt hold the board's setup.",
   group: 'files',
   kind: 'destructive',
   capability: 'jumperless.files',
@@ -313,9 +382,9 @@ export const fileDelete = defineTool({
   output: z.object({ path: z.string(), deleted: z.boolean() }),
   handle: async ({ path }, { board }) => {
     const file = checkPath(path);
-    const kind = file === '/' ? 'dir' : await fileKind(board, file);
-    if (kind === null) throw notFound(file);
-    if (kind === 'dir')
+    const found = await fileStat(board, file);
+    if (found === null) throw notFound(file);
+    if (found[0] === 'dir')
       throw new ToolError('is_directory', `${file} is a directory; file_delete removes files only.`);
     const after = await board.call(py`_jlt.file_remove(${file})`);
     if (after !== null) throw new ToolError('not_applied', `${file} is still there after deleting it.`);

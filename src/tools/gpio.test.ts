@@ -81,17 +81,95 @@ describe('gpio tools', () => {
     await expect(h.run(gpioSet, { pin: 8, level: 'LOW' })).rejects.toEqual(refusal('unsafe_drive'));
   });
 
-  it('starts and stops PWM and reports the pin state', async () => {
+  it('reads an output as the level it drives, and the UART pins as UNKNOWN', async () => {
+    await h.run(gpioSet, { pin: 3, level: 'HIGH' });
+    expect((await h.run(gpioGet, { pin: 3 })).result).toMatchObject({ state: 'HIGH', direction: 'OUTPUT' });
+    await h.run(gpioSet, { pin: 3, level: 'LOW' });
+    expect((await h.run(gpioGet, { pin: 3 })).result).toMatchObject({ state: 'LOW' });
+    expect((await h.run(gpioGet, { pin: 9 })).result).toMatchObject({ node: 'UART_Tx', state: 'UNKNOWN' });
+  });
+
+  it('refuses to drive the UART pins', async () => {
+    await expect(h.run(gpioSet, { pin: 9, level: 'HIGH' })).rejects.toEqual(refusal('unsupported_pin'));
+    await expect(h.run(gpioDirectionSet, { pin: 10, direction: 'OUTPUT' })).rejects.toEqual(
+      refusal('unsupported_pin'),
+    );
+  });
+
+  it('keeps the level through later routing changes: level first, then direction', async () => {
+    await h.python("gpio_set_pull(4, 'PULLDOWN')");
+    await h.python('connect(40, 41)');
+    await h.run(gpioSet, { pin: 4, level: 'LOW' });
+    await h.python('disconnect(40, 41)');
+    expect(await h.python('str(gpio_get(4))')).toBe('LOW');
+    await h.run(gpioDirectionSet, { pin: 4, direction: 'INPUT' });
+    await h.python('connect(40, 41)');
+    const { result } = await h.run(gpioDirectionSet, { pin: 4, direction: 'OUTPUT' });
+    expect(result).toMatchObject({ state: 'LOW', direction: 'OUTPUT' });
+    await h.python('disconnect(40, 41)');
+    expect(await h.python('str(gpio_get(4))')).toBe('LOW');
+    const high = await h.run(gpioDirectionSet, { pin: 4, direction: 'OUTPUT', level: 'HIGH' });
+    expect(high.result).toMatchObject({ state: 'HIGH' });
+  });
+
+  it('does not leave a bus keeper a pull-up when it reads it', async () => {
+    const { result } = await h.run(gpioPullSet, { pin: 5, pull: 'BUS_KEEPER' });
+    expect(result).toMatchObject({ pull: 'BUS_KEEPER', state: 'UNKNOWN' });
+    await h.run(gpioSet, { pin: 6, level: 'HIGH' });
+    await h.python('connect(30, GPIO_5)');
+    await h.python('connect(30, GPIO_6)');
+    const read = await h.run(gpioGet, { pin: 5 });
+    expect(read.result).toMatchObject({ state: 'HIGH', pull: 'BUS_KEEPER' });
+    expect(await h.python('str(gpio_get_pull(5))')).toBe('BUS_KEEPER');
+  });
+
+  it('starts and stops hardware PWM; the stop keeps the SIO direction', async () => {
     const { result } = await h.run(pwmStart, { pin: 1, frequency_hz: 1000, duty_cycle: 0.25 });
-    expect(result).toMatchObject({ pin: 1, frequency_hz: 1000, duty_cycle: 0.25, pwm_active: true });
+    expect(result).toMatchObject({ pin: 1, frequency_hz: 1000, mode: 'hardware', pwm_active: true });
     const stopped = await h.run(pwmStop, { pin: 1 });
-    expect(stopped.result).toMatchObject({ pin: 1, direction: 'OUTPUT' });
+    expect(stopped.result).toMatchObject({ pin: 1, direction: 'INPUT', stopped: true, warnings: [] });
     const state = JSON.parse(await h.python<string>('get_state()'));
     expect(state.gpio[0].function).toBe('SIO');
   });
 
-  it('reports a firmware refusal of a PWM setup as a tool error', async () => {
-    await expect(h.run(pwmStart, { pin: 1, frequency_hz: 0.005 })).rejects.toEqual(refusal('refused'));
+  it('runs below 10 Hz as a timer on an output (SIO), which the stop makes an input', async () => {
+    const { result } = await h.run(pwmStart, { pin: 3, frequency_hz: 2 });
+    expect(result).toMatchObject({ mode: 'timer', pwm_active: true, direction: 'OUTPUT' });
+    const stopped = await h.run(pwmStop, { pin: 3 });
+    expect(stopped.result).toMatchObject({ direction: 'INPUT', stopped: true });
+  });
+
+  it('counts PWM pins as drivers, and will not drive a pin that runs PWM', async () => {
+    await h.python('connect(33, GPIO_1)');
+    await h.python('connect(33, GPIO_2)');
+    await h.run(pwmStart, { pin: 1, frequency_hz: 2 });
+    await expect(h.run(gpioSet, { pin: 2, level: 'HIGH' })).rejects.toEqual(refusal('unsafe_drive'));
+    await expect(h.run(gpioSet, { pin: 1, level: 'HIGH' })).rejects.toEqual(refusal('pwm_running'));
+    await h.run(pwmStop, { pin: 1 });
+    await h.run(pwmStart, { pin: 1, frequency_hz: 1000 });
+    await expect(h.run(gpioDirectionSet, { pin: 2, direction: 'OUTPUT' })).rejects.toEqual(
+      refusal('unsafe_drive'),
+    );
+    await h.run(pwmStop, { pin: 1 });
+    await h.run(gpioSet, { pin: 2, level: 'HIGH' });
+  });
+
+  it('guards the shared PWM slice of pin pairs', async () => {
+    await h.run(pwmStart, { pin: 7, frequency_hz: 1000 });
+    await expect(h.run(pwmStart, { pin: 8, frequency_hz: 500 })).rejects.toEqual(refusal('slice_shared'));
+    // A timer PWM does not use the slice.
+    await h.run(pwmStart, { pin: 8, frequency_hz: 1 });
+    await h.run(pwmStop, { pin: 8 });
+    const shared = await h.run(pwmStart, { pin: 8, frequency_hz: 500, share_slice: true });
+    expect(shared.result.warnings).toEqual([expect.stringContaining('GP_7 shares the PWM slice')]);
+    const stopped = await h.run(pwmStop, { pin: 8 });
+    expect(stopped.result.warnings).toEqual([expect.stringContaining('GP_7 shares the PWM slice')]);
+    await h.run(pwmStart, { pin: 7, frequency_hz: 1000 });
+    // Nothing runs on pin 8: no pwm_stop is sent, which would stop pin 7's slice.
+    const idle = await h.run(pwmStop, { pin: 8 });
+    expect(idle.result).toMatchObject({ stopped: false });
+    expect(await h.python('get_state()')).toContain('"function": "PWM"');
+    await h.run(pwmStop, { pin: 7 });
   });
 
   it('validates ranges before anything reaches the board', () => {
@@ -99,6 +177,8 @@ describe('gpio tools', () => {
     expect(() => gpioSet.input.parse({ pin: 11, level: 'HIGH' })).toThrow();
     expect(() => pwmStart.input.parse({ pin: 9, frequency_hz: 10 })).toThrow();
     expect(() => pwmStart.input.parse({ pin: 1, frequency_hz: 1e9 })).toThrow();
+    // The module accepts 0.0009 Hz, but setupPWM refuses below 0.01 Hz.
+    expect(() => pwmStart.input.parse({ pin: 1, frequency_hz: 0.005 })).toThrow();
     expect(() => pwmStart.input.parse({ pin: 1, frequency_hz: 10, duty_cycle: 1.5 })).toThrow();
   });
 

@@ -1,27 +1,53 @@
 /** Routable GPIO and PWM (spec §6.7): pins 1-8 = GPIO_1..8, 9 = UART TX, 10 = UART RX. */
 import { z } from 'zod';
-import { GPIO_PINS, PWM_DUTY, PWM_FREQ_HZ, PWM_PINS } from '../board/limits.js';
+import {
+  GPIO_PINS,
+  PWM_DUTY,
+  PWM_FREQ_HZ,
+  PWM_PINS,
+  PWM_SLOW_BELOW_HZ,
+  pwmSlicePartner,
+} from '../board/limits.js';
 import { isDeviceError } from '../device/errors.js';
-import { assertCanDrive, gpioPinNode, netOfNode, readState } from './boardState.js';
+import { assertCanDrive, gpioPinNode, netOfNode, readState, type ToolBoardState } from './boardState.js';
 import { py } from './py.js';
-import { defineTool, ToolError } from './tool.js';
+import { defineTool, type ToolContext, ToolError } from './tool.js';
 
 /**
  * Python run on the board, inside `_jlt`. Directions go as the strings 'OUTPUT'/'INPUT': a plain
  * int follows the firmware convention 0 = OUTPUT, 1 = INPUT (spec §6.7, §12).
+ *
+ * - `gpio_info` reads the pull before the level: gpio_get on a bus-keeper input that reads HIGH
+ *   leaves it a pull-up (Peripherals.cpp:797-806, 883), so the keeper is put back after the read.
+ *   UART TX/RX (9, 10) always read LOW (Peripherals.cpp:769-773): their level is not sampled.
+ * - `gpio_drive` writes the level before the direction: gpio_set stores it in gpioState, which
+ *   every later routing refresh drives (Peripherals.cpp:753-756); a direction change alone would
+ *   drive the old latch now and a stale gpioState (HIGH for a former input) at the next refresh.
+ * - `gpio_pull` does not sample a new bus keeper at all.
  */
 export const python = `
 def gpio_info(p):
-    return {'state': str(gpio_get(p)), 'direction': str(gpio_get_dir(p)), 'pull': str(gpio_get_pull(p))}
+    pull = str(gpio_get_pull(p))
+    d = str(gpio_get_dir(p))
+    if p >= 9:
+        return {'state': 'UNKNOWN', 'direction': d, 'pull': pull}
+    s = str(gpio_get(p))
+    if pull == 'BUS_KEEPER' and str(gpio_get_pull(p)) != pull:
+        gpio_set_pull(p, pull)
+    return {'state': s, 'direction': d, 'pull': pull}
 def gpio_drive(p, v):
-    gpio_set_dir(p, 'OUTPUT')
     gpio_set(p, v)
+    gpio_set_dir(p, 'OUTPUT')
     return _jlt.gpio_info(p)
-def gpio_dir(p, d):
+def gpio_dir(p, d, v):
+    if d == 'OUTPUT':
+        gpio_set(p, v)
     gpio_set_dir(p, d)
     return _jlt.gpio_info(p)
 def gpio_pull(p, v):
     gpio_set_pull(p, v)
+    if v == 'BUS_KEEPER':
+        return {'state': 'UNKNOWN', 'direction': str(gpio_get_dir(p)), 'pull': str(gpio_get_pull(p))}
     return _jlt.gpio_info(p)
 def gpio_pwm(p, f, d):
     pwm(p, f, d)
@@ -29,12 +55,16 @@ def gpio_pwm(p, f, d):
 def gpio_pwm_stop(p):
     pwm_stop(p)
     return _jlt.gpio_info(p)
+def gpio_pads():
+    return [str(gpio_get_dir(p)) for p in range(1, 9)]
 `;
 
 const LEVELS = ['HIGH', 'LOW'] as const;
-const STATES = ['HIGH', 'LOW', 'FLOATING'] as const;
+const STATES = ['HIGH', 'LOW', 'FLOATING', 'UNKNOWN'] as const;
 const DIRECTIONS = ['INPUT', 'OUTPUT'] as const;
 const PULLS = ['PULLUP', 'PULLDOWN', 'NO_PULL', 'BUS_KEEPER'] as const;
+/** UART TX/RX: GP0/GP1, which the firmware never reads and gpio_set would take from the UART. */
+const UART_PINS = [9, 10];
 
 const info = z.object({
   state: z.enum(STATES),
@@ -54,8 +84,12 @@ const pwmPinField = z.number().int().min(PWM_PINS.min).max(PWM_PINS.max).describ
 const pinResult = z.object({
   pin: z.number(),
   node: z.string(),
-  /** What the pad reads now (HIGH/LOW/FLOATING). */
+  /**
+   * What the pad reads now: an output reads the level on its pad (what it drives); an input HIGH,
+   * LOW or FLOATING; UNKNOWN where it is not sampled (UART pins, a fresh bus keeper).
+   */
   state: z.enum(STATES),
+  /** The pad's direction (a slow PWM makes it an output). */
   direction: z.enum(DIRECTIONS),
   pull: z.enum(PULLS),
   /** Name of the net the pin is routed to, or null. */
@@ -79,27 +113,72 @@ function checkReadBack(what: string, got: string, wanted: string, pin: number): 
   }
 }
 
+function refuseUartPin(pin: number, action: string): void {
+  if (!UART_PINS.includes(pin)) return;
+  throw new ToolError(
+    'unsupported_pin',
+    `Refusing to ${action}: ${gpioPinNode(pin)} belongs to the UART. Driving it would take the pad from the UART (the Arduino link stops), and the firmware cannot read it back (it always reads LOW).`,
+    { details: { pin } },
+  );
+}
+
+/** get_state's live pad function of a pin (PWM, SIO, UART...), upper-case; undefined when unlisted. */
+function padFunction(state: ToolBoardState, pin: number): string | undefined {
+  return state.gpio.find((g) => g.pin === pin)?.function.toUpperCase();
+}
+
+/** The pad directions of GPIO_1..8 (gpio_get_dir reads the pad; get_state's is the config). */
+async function padDirections(board: ToolContext['board']): Promise<string[]> {
+  return z.array(z.enum(DIRECTIONS)).parse(await board.call('_jlt.gpio_pads()'));
+}
+
+/**
+ * The state with every pin that drives its pad counted as an OUTPUT: get_state reports the
+ * configured direction, but a hardware PWM drives the pad whatever the direction, and a timer PWM
+ * makes the pad an output without touching the config (Peripherals.cpp:2634-2636, 2789).
+ */
+function drivingState(state: ToolBoardState, pads: readonly string[]): ToolBoardState {
+  const gpio = state.gpio.map((g) => {
+    const i = typeof g.pin === 'number' ? g.pin - 1 : -1;
+    const drives = g.function.toUpperCase() === 'PWM' || pads[i] === 'OUTPUT';
+    return drives ? { ...g, direction: 'OUTPUT' } : g;
+  });
+  return { ...state, gpio };
+}
+
+/** A pin runs PWM: in the PWM function, or a pad output the config calls an input (the timer). */
+function runsPwm(state: ToolBoardState, pads: readonly string[], pin: number): boolean {
+  const g = state.gpio.find((x) => x.pin === pin);
+  return padFunction(state, pin) === 'PWM' || (pads[pin - 1] === 'OUTPUT' && g?.direction === 'INPUT');
+}
+
+function refuseRunningPwm(state: ToolBoardState, pads: readonly string[], pin: number, action: string): void {
+  if (!runsPwm(state, pads, pin)) return;
+  throw new ToolError(
+    'pwm_running',
+    `Refusing to ${action}: ${gpioPinNode(pin)} runs PWM (a timer PWM would overwrite the level within 1 ms). Stop it first (pwm_stop).`,
+    { details: { pin } },
+  );
+}
+
+const netName = (state: ToolBoardState, pin: number): string | null =>
+  netOfNode(state, gpioPinNode(pin))?.name ?? null;
+
 export const gpioGet = defineTool({
   name: 'gpio_get',
   title: 'Read a GPIO pin',
   description:
-    'Read a GPIO pin: level (HIGH, LOW or FLOATING; a weak pull tells floating apart), direction, pull and the net it is routed to.',
+    "Read a GPIO pin: level, direction, pull and the net it is routed to. An output reads the level on its own pad (what it drives, unless something stronger fights it); an input reads HIGH, LOW, or FLOATING when nothing drives it (the board tests with its weak pulls, whatever the pin's read-floating setting). UART_TX/UART_RX (9, 10) cannot be read: their state is UNKNOWN. Reading a bus-keeper input that is HIGH turns it into a pull-up on this firmware; the tool puts the keeper back.",
   group: 'gpio',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'get_state'],
+  requires: ['gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'gpio_set_pull', 'get_state'],
   input: z.object({ pin: pinField }),
   output: pinResult,
   handle: async ({ pin }, { board }) => {
     const read = await pinInfo(board.call(py`_jlt.gpio_info(${pin})`));
     const { state } = await readState(board);
-    return {
-      pin,
-      node: gpioPinNode(pin),
-      ...read,
-      net: netOfNode(state, gpioPinNode(pin))?.name ?? null,
-      warnings: [],
-    };
+    return { pin, node: gpioPinNode(pin), ...read, net: netName(state, pin), warnings: [] };
   },
 });
 
@@ -107,27 +186,31 @@ export const gpioSet = defineTool({
   name: 'gpio_set',
   title: 'Drive a GPIO pin high or low',
   description:
-    'Make a GPIO pin an output and drive it HIGH (3.3 V) or LOW. Refused when its net holds a supply, GND or another output (a short); the board cannot see external wires.',
+    'Make GPIO_1..8 an output driving HIGH (3.3 V) or LOW: the level is written first, then the direction, so the pin never drives a stale level and keeps this one through later routing changes. Refused while the pin runs PWM (stop it first), when its net holds a supply, GND or another driving pin (a short; the board cannot see external wires), and for UART_TX/UART_RX.',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
-  requires: ['gpio_set', 'gpio_set_dir', 'gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'get_state'],
+  requires: [
+    'gpio_set',
+    'gpio_set_dir',
+    'gpio_get',
+    'gpio_get_dir',
+    'gpio_get_pull',
+    'gpio_set_pull',
+    'get_state',
+  ],
   input: z.object({ pin: pinField, level: z.enum(LEVELS).describe('HIGH = 3.3 V, LOW = 0 V') }),
   output: pinResult.extend({ level: z.enum(LEVELS) }),
   handle: async ({ pin, level }, { board }) => {
+    const action = `drive ${gpioPinNode(pin)} ${level}`;
+    refuseUartPin(pin, action);
     const { state } = await readState(board);
-    assertCanDrive(state, pin, `drive ${gpioPinNode(pin)} ${level}`);
+    const pads = await padDirections(board);
+    refuseRunningPwm(state, pads, pin, action);
+    assertCanDrive(drivingState(state, pads), pin, action);
     const after = await pinInfo(board.call(py`_jlt.gpio_drive(${pin}, ${level})`));
     checkReadBack('direction', after.direction, 'OUTPUT', pin);
-    const warnings: string[] = [];
-    // The firmware reads the pad with its driver released: an opposite level means a load or another source.
-    if (after.state !== 'FLOATING' && after.state !== level) {
-      warnings.push(
-        `The pad reads ${after.state} while driven ${level}: something else on the net pulls it.`,
-      );
-    }
-    const net = netOfNode(state, gpioPinNode(pin))?.name ?? null;
-    return { pin, node: gpioPinNode(pin), level, ...after, net, warnings };
+    return { pin, node: gpioPinNode(pin), level, ...after, net: netName(state, pin), warnings: [] };
   },
 });
 
@@ -135,20 +218,37 @@ export const gpioDirectionSet = defineTool({
   name: 'gpio_direction_set',
   title: 'Set a GPIO pin direction',
   description:
-    'Make a GPIO pin an INPUT or an OUTPUT. OUTPUT drives the last level set; refused when its net holds a supply, GND or another output.',
+    'Make a GPIO pin an INPUT or an OUTPUT. OUTPUT drives `level` (default LOW), written before the direction: on its own the firmware would drive whatever its latch holds now and a stale level (HIGH for a former input) at the next routing change. Refused while the pin runs PWM; OUTPUT also when the net holds a supply, GND or another driving pin, and for UART_TX/UART_RX.',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
-  requires: ['gpio_set_dir', 'gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'get_state'],
-  input: z.object({ pin: pinField, direction: z.enum(DIRECTIONS) }),
+  requires: [
+    'gpio_set',
+    'gpio_set_dir',
+    'gpio_get',
+    'gpio_get_dir',
+    'gpio_get_pull',
+    'gpio_set_pull',
+    'get_state',
+  ],
+  input: z.object({
+    pin: pinField,
+    direction: z.enum(DIRECTIONS),
+    level: z.enum(LEVELS).default('LOW').describe('Level an OUTPUT drives; ignored for INPUT'),
+  }),
   output: pinResult,
-  handle: async ({ pin, direction }, { board }) => {
+  handle: async ({ pin, direction, level }, { board }) => {
     const { state } = await readState(board);
-    if (direction === 'OUTPUT') assertCanDrive(state, pin, `make ${gpioPinNode(pin)} an output`);
-    const after = await pinInfo(board.call(py`_jlt.gpio_dir(${pin}, ${direction})`));
+    const pads = await padDirections(board);
+    const action = `make ${gpioPinNode(pin)} an ${direction.toLowerCase()}`;
+    refuseRunningPwm(state, pads, pin, action);
+    if (direction === 'OUTPUT') {
+      refuseUartPin(pin, action);
+      assertCanDrive(drivingState(state, pads), pin, action);
+    }
+    const after = await pinInfo(board.call(py`_jlt.gpio_dir(${pin}, ${direction}, ${level})`));
     checkReadBack('direction', after.direction, direction, pin);
-    const net = netOfNode(state, gpioPinNode(pin))?.name ?? null;
-    return { pin, node: gpioPinNode(pin), ...after, net, warnings: [] };
+    return { pin, node: gpioPinNode(pin), ...after, net: netName(state, pin), warnings: [] };
   },
 });
 
@@ -156,7 +256,7 @@ export const gpioPullSet = defineTool({
   name: 'gpio_pull_set',
   title: 'Set a GPIO pin pull',
   description:
-    'Set the internal pull of a GPIO pin: PULLUP, PULLDOWN, NO_PULL or BUS_KEEPER (weak internal resistors).',
+    'Set the internal pull of a GPIO pin: PULLUP, PULLDOWN, NO_PULL or BUS_KEEPER (weak internal resistors; the keeper holds the last level). A new BUS_KEEPER is not sampled (state UNKNOWN): reading it while HIGH would turn it into a pull-up on this firmware.',
   group: 'gpio',
   kind: 'write',
   capability: 'jumperless.io',
@@ -167,8 +267,7 @@ export const gpioPullSet = defineTool({
     const after = await pinInfo(board.call(py`_jlt.gpio_pull(${pin}, ${pull})`));
     checkReadBack('pull', after.pull, pull, pin);
     const { state } = await readState(board);
-    const net = netOfNode(state, gpioPinNode(pin))?.name ?? null;
-    return { pin, node: gpioPinNode(pin), ...after, net, warnings: [] };
+    return { pin, node: gpioPinNode(pin), ...after, net: netName(state, pin), warnings: [] };
   },
 });
 
@@ -176,50 +275,73 @@ export const pwmStart = defineTool({
   name: 'pwm_start',
   title: 'Start PWM on a GPIO pin',
   description:
-    'Drive a square wave (3.3 V logic) on GPIO_1..8 at frequency_hz (0.001 Hz..62.5 MHz; below 10 Hz a timer drives it) and duty_cycle 0..1. Refused when the net holds a supply, GND or another output.',
+    'Drive a square wave (3.3 V logic) on GPIO_1..8 at frequency_hz (0.01 Hz..62.5 MHz) and duty_cycle 0..1. From 10 Hz it is hardware PWM; below, a 1 ms timer switches the pin as a plain output (mode "timer"). GPIO_1/2, 3/4, 5/6 and 7/8 share a PWM slice: hardware PWM on one sets the frequency of both and changes the partner\'s duty, so it is refused while the partner runs PWM unless share_slice is true. Refused when the net holds a supply, GND or another driving pin (PWM pins count as driving).',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
-  requires: ['pwm', 'gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'get_state'],
+  requires: ['pwm', 'gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'gpio_set_pull', 'get_state'],
   input: z.object({
     pin: pwmPinField,
     frequency_hz: z.number().min(PWM_FREQ_HZ.min).max(PWM_FREQ_HZ.max).describe('Hz'),
     duty_cycle: z.number().min(PWM_DUTY.min).max(PWM_DUTY.max).default(0.5).describe('0..1, fraction high'),
+    share_slice: z
+      .boolean()
+      .default(false)
+      .describe("Accept retuning the slice partner's running PWM to this frequency"),
   }),
   output: pinResult.extend({
     frequency_hz: z.number(),
     duty_cycle: z.number(),
+    mode: z
+      .enum(['hardware', 'timer'])
+      .describe('hardware: PWM slice (>= 10 Hz); timer: slow PWM on an output'),
     pwm_active: z.boolean().nullable(),
   }),
-  handle: async ({ pin, frequency_hz, duty_cycle }, { board }) => {
+  handle: async ({ pin, frequency_hz, duty_cycle, share_slice }, { board }) => {
     const { state } = await readState(board);
-    assertCanDrive(state, pin, `start PWM on ${gpioPinNode(pin)}`);
+    assertCanDrive(drivingState(state, await padDirections(board)), pin, `start PWM on ${gpioPinNode(pin)}`);
+    const timer = frequency_hz < PWM_SLOW_BELOW_HZ;
+    const partner = pwmSlicePartner(pin);
+    const partnerBusy = !timer && padFunction(state, partner) === 'PWM';
+    if (partnerBusy && !share_slice) {
+      throw new ToolError(
+        'slice_shared',
+        `${gpioPinNode(partner)} runs PWM on the slice ${gpioPinNode(pin)} shares: hardware PWM here would retune it to ${frequency_hz} Hz and change its duty cycle. Stop it, use a pin of another pair, or pass share_slice.`,
+        { details: { pin, partner } },
+      );
+    }
     let after: Info;
     try {
       after = await pinInfo(board.call(py`_jlt.gpio_pwm(${pin}, ${frequency_hz}, ${duty_cycle})`));
     } catch (error) {
       throw firmwareRefusal(error, `PWM on ${gpioPinNode(pin)} at ${frequency_hz} Hz`);
     }
-    // get_state names the pin's function; firmware that does not report it leaves this unknown.
+    // get_state names the pad's live function: PWM for hardware PWM, SIO for the timer's output.
     const { state: now } = await readState(board);
-    const fn = now.gpio.find((g) => g.pin === pin)?.function;
-    const pwmActive = fn === undefined ? null : fn.toUpperCase() === 'PWM';
-    if (pwmActive === false) {
+    const fn = padFunction(now, pin);
+    const expected = timer ? 'SIO' : 'PWM';
+    const active = fn === undefined ? null : fn === expected && (!timer || after.direction === 'OUTPUT');
+    if (active === false) {
       throw new ToolError(
         'not_applied',
-        `${gpioPinNode(pin)} is not in PWM mode after starting PWM (function ${fn}).`,
+        `${gpioPinNode(pin)} is not running PWM after starting it (pad function ${fn}, direction ${after.direction}).`,
       );
     }
-    const net = netOfNode(now, gpioPinNode(pin))?.name ?? null;
+    const warnings = partnerBusy
+      ? [
+          `${gpioPinNode(partner)} shares the PWM slice: it now runs at ${frequency_hz} Hz and its duty cycle changed.`,
+        ]
+      : [];
     return {
       pin,
       node: gpioPinNode(pin),
       ...after,
-      net,
-      warnings: [],
+      net: netName(now, pin),
+      warnings,
       frequency_hz,
       duty_cycle,
-      pwm_active: pwmActive,
+      mode: timer ? ('timer' as const) : ('hardware' as const),
+      pwm_active: active,
     };
   },
 });
@@ -228,18 +350,47 @@ export const pwmStop = defineTool({
   name: 'pwm_stop',
   title: 'Stop PWM on a GPIO pin',
   description:
-    'Stop PWM on GPIO_1..8. A hardware PWM (10 Hz and up) leaves the pin an output driving LOW; a slow one leaves it an input.',
+    "Stop PWM on GPIO_1..8. A timer PWM (below 10 Hz) leaves the pin an input; a hardware PWM leaves the pad's direction as it was (an input unless made an output) with its output latch LOW. Stopping a hardware PWM disables the whole slice, so the partner pin's (GPIO_1/2, 3/4, 5/6, 7/8) PWM stops too; a pin that runs no PWM is left alone.",
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
-  requires: ['pwm_stop', 'gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'get_state'],
+  requires: ['pwm_stop', 'gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'gpio_set_pull', 'get_state'],
   input: z.object({ pin: pwmPinField }),
-  output: pinResult,
+  output: pinResult.extend({ stopped: z.boolean().describe('pwm_stop was sent (the pin may have run PWM)') }),
   handle: async ({ pin }, { board }) => {
-    const after = await pinInfo(board.call(py`_jlt.gpio_pwm_stop(${pin})`));
     const { state } = await readState(board);
-    const net = netOfNode(state, gpioPinNode(pin))?.name ?? null;
-    return { pin, node: gpioPinNode(pin), ...after, net, warnings: [] };
+    const partner = pwmSlicePartner(pin);
+    const hardware = padFunction(state, pin) === 'PWM';
+    const partnerPwm = padFunction(state, partner) === 'PWM';
+    const before = await pinInfo(board.call(py`_jlt.gpio_info(${pin})`));
+    // A timer PWM keeps the pad an output, so an input pad runs none. firmware pwm_stop on a pin
+    // without one would still disable the slice under the partner (Peripherals.cpp:2910-2913).
+    if (!hardware && before.direction === 'INPUT') {
+      return {
+        pin,
+        node: gpioPinNode(pin),
+        ...before,
+        net: netName(state, pin),
+        warnings: [],
+        stopped: false,
+      };
+    }
+    const after = await pinInfo(board.call(py`_jlt.gpio_pwm_stop(${pin})`));
+    const warnings: string[] = [];
+    // An output pad with an INPUT config is the timer's doing; a configured output may be either.
+    const maybePlainOutput = !hardware && state.gpio.find((g) => g.pin === pin)?.direction === 'OUTPUT';
+    if (hardware && partnerPwm) {
+      warnings.push(
+        `${gpioPinNode(partner)} shares the PWM slice: its PWM stopped too (its output holds its last level). Start it again with pwm_start.`,
+      );
+    } else if (maybePlainOutput) {
+      const slice = partnerPwm ? `, and disabled the PWM slice of ${gpioPinNode(partner)}` : '';
+      warnings.push(
+        `${gpioPinNode(pin)} is a configured output: if it ran no timer PWM, the stop drove it LOW${slice}.`,
+      );
+    }
+    const { state: now } = await readState(board);
+    return { pin, node: gpioPinNode(pin), ...after, net: netName(now, pin), warnings, stopped: true };
   },
 });
 

@@ -10,6 +10,7 @@ import * as measure from './measure.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
 import * as slots from './slots.js';
+import * as state from './state.js';
 import * as system from './system.js';
 import type { AnyTool } from './tool.js';
 import * as user from './user.js';
@@ -26,6 +27,7 @@ const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = 
   oled,
   user,
   slots,
+  state,
   files,
   system,
   exec,

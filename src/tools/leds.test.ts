@@ -7,7 +7,7 @@ import {
   overlayList,
   overlaySet,
   overlaySetPixels,
-  parseOverlays,
+  type parseOverlays,
   rowsHighlight,
 } from './leds.js';
 import { startToolHarness, type ToolHarness } from './testHarness.js';
@@ -22,7 +22,11 @@ beforeEach(async () => {
   await h.python('overlay_clear_all()');
 });
 
-const stored = async () => parseOverlays(await h.python('overlay_serialize()'));
+/** The overlays as get_state() lists them (whole, unlike overlay_serialize()). */
+const stored = async () =>
+  (JSON.parse(await h.python<string>('get_state()')) as { overlays: unknown }).overlays as ReturnType<
+    typeof parseOverlays
+  >;
 const at = (canvas: Uint32Array, x: number, y: number) => canvas[(y - 1) * 30 + x - 1];
 
 describe('overlay_set', () => {
@@ -35,7 +39,15 @@ describe('overlay_set', () => {
       height: 2,
       colors: ['#110000', '#002200', '#000033', '#440000', '#005500', '#000066'],
     });
-    expect(result).toMatchObject({ index: 0, name: 'box', x_col: 5, y_row: 2, width: 3, height: 2 });
+    expect(result).toMatchObject({
+      index: 0,
+      verified: true,
+      name: 'box',
+      x_col: 5,
+      y_row: 2,
+      width: 3,
+      height: 2,
+    });
     const [box] = await stored();
     expect(box).toEqual({
       name: 'box',
@@ -85,6 +97,9 @@ describe('overlay_set', () => {
       }),
     ).rejects.toMatchObject({ code: 'invalid_arguments' });
     for (const bad of [
+      { name: 'a"b', x_col: 1, y_row: 1, width: 1, height: 1, colors: ['#111111'] },
+      { name: 'a\\b', x_col: 1, y_row: 1, width: 1, height: 1, colors: ['#111111'] },
+      { name: 'x'.repeat(32), x_col: 1, y_row: 1, width: 1, height: 1, colors: ['#111111'] },
       { name: 'x', x_col: 0, y_row: 1, width: 1, height: 1, colors: ['#111111'] },
       { name: 'x', x_col: 1, y_row: 11, width: 1, height: 1, colors: ['#111111'] },
       { name: 'x', x_col: 1, y_row: 1, width: 1, height: 1, colors: ['red'] },
@@ -130,6 +145,64 @@ describe('clear and list', () => {
   });
 });
 
+describe('past the 4095 characters of overlay_serialize()', () => {
+  it('sets, lists and clears two full 30x10 overlays (5.5 KB) through the tools', async () => {
+    const a = await h.run(overlaySet, {
+      name: 'pa',
+      x_col: 1,
+      y_row: 1,
+      width: 30,
+      height: 10,
+      colors: ['#111111'],
+    });
+    const b = await h.run(overlaySet, {
+      name: 'pb',
+      x_col: 1,
+      y_row: 1,
+      width: 30,
+      height: 10,
+      colors: ['#222222'],
+    });
+    expect([a.result, b.result]).toMatchObject([
+      { index: 0, verified: true },
+      { index: 1, verified: true },
+    ]);
+    expect(((await h.python('overlay_serialize()')) as string).length).toBe(4095);
+    const list = (await h.run(overlayList)).result as { overlays: Array<{ name: string; colors: string[] }> };
+    expect(list.overlays.map((o) => [o.name, o.colors.length, o.colors[299]])).toEqual([
+      ['pa', 300, '#111111'],
+      ['pb', 300, '#222222'],
+    ]);
+    const pixels = await h.run(overlaySetPixels, { pixels: [{ x_col: 3, y_row: 3, color: '#00ff00' }] });
+    expect(pixels.result).toEqual({ set: 1, hidden: [] });
+    expect((await h.run(overlayClear, { name: 'pa' })).result).toEqual({ cleared: true, remaining: 2 });
+    expect((await h.run(rowsHighlight, { rows: [1, 60] })).result).toMatchObject({ verified: true });
+    expect((await h.run(overlayClearAll)).result).toEqual({ remaining: 0 });
+    expect(await stored()).toEqual([]);
+  });
+});
+
+describe('an unreadable overlay list (a name with a quote, made outside the tools)', () => {
+  it('a write the board took is reported done, unverified; overlay_list says why it cannot list', async () => {
+    await h.python(`overlay_set('a"b', 1, 1, 1, 1, [1])`);
+    const { result } = await h.run(overlaySet, {
+      name: 'ok',
+      x_col: 2,
+      y_row: 1,
+      width: 1,
+      height: 1,
+      colors: ['#010101'],
+    });
+    expect(result).toMatchObject({ index: 1, verified: false });
+    expect((await h.run(overlayClear, { name: 'ok' })).result).toEqual({ cleared: true, remaining: null });
+    await expect(h.run(overlayList)).rejects.toMatchObject({ code: 'bad_reply' });
+    expect(overlayClear.input.safeParse({ name: 'a"b' }).success).toBe(false);
+    expect(overlayClear.input.safeParse({ name: 'a\\b' }).success).toBe(false);
+    expect(overlayClear.input.safeParse({ name: 'x'.repeat(32) }).success).toBe(false);
+    expect((await h.run(overlayClearAll)).result).toEqual({ remaining: 0 });
+  });
+});
+
 describe('overlay_set_pixels', () => {
   it('sets single LEDs, and reports those hidden under a later overlay', async () => {
     const first = await h.run(overlaySetPixels, { pixels: [{ x_col: 4, y_row: 7, color: '#0a0b0c' }] });
@@ -167,7 +240,11 @@ describe('rows_highlight', () => {
     const canvas = overlayCanvas(await stored());
     expect(at(canvas, 1, 1)).toBe(0);
     expect(at(canvas, 30, 10)).toBe(0x402a00);
-    expect((await h.run(rowsHighlight, { rows: [] })).result).toMatchObject({ rows: [], index: null });
+    expect((await h.run(rowsHighlight, { rows: [] })).result).toMatchObject({
+      rows: [],
+      index: null,
+      verified: true,
+    });
     expect(await stored()).toEqual([]);
   });
 });

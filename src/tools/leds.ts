@@ -1,8 +1,13 @@
 /**
  * LED overlays (spec §6.12): named rectangles of colour painted over the breadboard LEDs on a
  * 10-row x 30-column canvas (canvas rows 1-5 are the top half, 6-10 the bottom half; the column is
- * the breadboard row, or row - 30 in the bottom half). Every change is read back with
- * `overlay_serialize()`.
+ * the breadboard row, or row - 30 in the bottom half). The board holds 8; `overlay_set_pixel`'s
+ * full-canvas `_DIRECT_PIXELS_` overlay takes one of them (GraphicOverlays.cpp:213-236).
+ *
+ * Every change is read back. `overlay_serialize()` stops at 4095 characters without saying so
+ * (JumperlessMicroPythonAPI.cpp:3172-3186; one full overlay is about 2.8 KB), so a longer list is
+ * read from `get_state()`, whose overlays section is whole (JsonState.cpp:281-284). Names are
+ * written into that JSON unescaped (GraphicOverlays.cpp:485-487): the tools refuse `"` and `\\`.
  */
 import { z } from 'zod';
 import { OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
@@ -10,22 +15,28 @@ import { py } from './py.js';
 import { defineTool, ToolError } from './tool.js';
 
 export const python = `
+def led_list():
+    s = overlay_serialize()
+    if len(s.encode()) < 4095:
+        return s
+    g = get_state()
+    return g[g.rfind('  "overlays": ['):g.rfind('}')]
 def led_set(name, x, y, h, w, colors):
     i = overlay_set(name, x, y, h, w, colors)
-    return [i, overlay_serialize()]
+    return [i, _jlt.led_list()]
 def led_clear(name):
     r = overlay_clear(name)
-    return [r, overlay_serialize()]
+    return [r, _jlt.led_list()]
 def led_clear_all():
     overlay_clear_all()
-    return overlay_serialize()
+    return _jlt.led_list()
 def led_pixels(px):
     for p in px:
         overlay_set_pixel(p[0], p[1], p[2])
-    return overlay_serialize()
+    return _jlt.led_list()
 `;
 
-const REQUIRES = ['overlay_serialize'] as const;
+const REQUIRES = ['overlay_serialize', 'get_state'] as const;
 
 export interface Overlay {
   name: string;
@@ -47,24 +58,32 @@ const overlaySchema = z.object({
 });
 
 /**
- * `overlay_serialize()` returns the `"overlays": [...]` fragment of the state JSON, key included
- * (spec §6.12); a bare list or a whole object are accepted too.
+ * The overlays from `_jlt.led_list()`: the `"overlays": [...]` fragment of the state JSON, key
+ * included (spec §6.12); a bare list or a whole object are accepted too. Undefined when the text
+ * is not JSON, e.g. because an overlay name holds a quote (the board writes names unescaped).
  */
-export function parseOverlays(text: unknown): Overlay[] {
-  if (typeof text !== 'string') throw new ToolError('bad_reply', 'overlay_serialize() did not return text.');
+export function readOverlays(text: unknown): Overlay[] | undefined {
+  if (typeof text !== 'string') return undefined;
   const trimmed = text.trim();
-  const candidates = trimmed.startsWith('"') ? [`{${trimmed}}`] : [trimmed];
-  for (const candidate of candidates) {
-    try {
-      const doc: unknown = JSON.parse(candidate);
-      const list = Array.isArray(doc) ? doc : (doc as { overlays?: unknown }).overlays;
-      return z.array(overlaySchema).parse(list);
-    } catch {}
+  try {
+    const doc: unknown = JSON.parse(trimmed.startsWith('"') ? `{${trimmed}}` : trimmed);
+    const list = Array.isArray(doc) ? doc : (doc as { overlays?: unknown }).overlays;
+    const parsed = z.array(overlaySchema).safeParse(list);
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
-  throw new ToolError(
-    'bad_reply',
-    `overlay_serialize() returned something unreadable: ${trimmed.slice(0, 120)}`,
-  );
+}
+
+const UNREADABLE =
+  "The board's overlay list is not valid JSON: an overlay name holding a quote or a backslash (set outside these tools) breaks it, as the firmware writes names unescaped. overlay_clear_all removes every overlay.";
+
+/** readOverlays, or a bad_reply error for tools whose answer is the list itself. */
+export function parseOverlays(text: unknown): Overlay[] {
+  const overlays = readOverlays(text);
+  if (!overlays)
+    throw new ToolError('bad_reply', UNREADABLE, { details: { reply: String(text).slice(0, 120) } });
+  return overlays;
 }
 
 const wrap = (v: number, size: number): number => ((((v - 1) % size) + size) % size) + 1;
@@ -102,11 +121,28 @@ const colorArg = z
 const toInt = (color: string): number => Number.parseInt(color.slice(1), 16);
 const toHex = (rgb: string): string => `#${rgb.toLowerCase().padStart(6, '0')}`;
 
-/** Overlay names: letters, digits, space, `_ . -`; a leading `_` is left to the firmware's own. */
+/**
+ * Overlay names: letters, digits, space, `_ . -`, 1-31 characters; a leading `_` is left to the
+ * firmware's own. No quote or backslash (they corrupt the board's state JSON), and no more than 31
+ * bytes: the board stores 31 but compares the whole name, so a longer one never matches again and
+ * each set takes another of the 8 slots (GraphicOverlays.cpp:138-211).
+ */
 const nameArg = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,30}$/, 'letters, digits, space, _ . - (1-31, not starting with _)')
   .describe('Overlay name (replaces an overlay of the same name)');
+
+/** A name to clear: any existing one the board can match (at most 31 bytes), without `"` or `\\`. */
+const clearNameArg = z
+  .string()
+  .min(1)
+  .max(31)
+  .refine(
+    (n) => !/["\\]/.test(n),
+    'no quote or backslash: such names corrupt the board state (use overlay_clear_all)',
+  )
+  .refine((n) => Buffer.byteLength(n) <= 31, 'at most 31 bytes: the board never matches a longer name')
+  .describe('Overlay name, e.g. _DIRECT_PIXELS_ for the single LEDs');
 
 const xCol = z
   .number()
@@ -138,11 +174,14 @@ const toOut = (o: Overlay): z.infer<typeof overlayOut> => ({
   colors: o.colors.map(toHex),
 });
 
-/** Sends one overlay and checks the board holds it as sent. */
+/**
+ * Sends one overlay and checks the board holds it as sent. `verified` is false when the read-back
+ * was unreadable: the board accepted the overlay (it returned a slot), so that is not a failure.
+ */
 async function putOverlay(
   board: { call<T>(expression: string): Promise<T> },
   o: { name: string; x: number; y: number; width: number; height: number; colors: number[] },
-): Promise<number> {
+): Promise<{ index: number; verified: boolean }> {
   // Argument order per the firmware source (spec §6.12): name, x_col, y_row, height, width, colors.
   const [index, text] = z
     .tuple([z.number(), z.string()])
@@ -152,10 +191,12 @@ async function putOverlay(
   if (index < 0) {
     throw new ToolError(
       'overlay_refused',
-      'The firmware refused the overlay (it holds a limited number, about 8): clear some with overlay_clear.',
+      'The board holds 8 overlays and all are taken (single LEDs set with overlay_set_pixels use one): clear some with overlay_clear.',
     );
   }
-  const stored = parseOverlays(text).find((x) => x.name === o.name);
+  const overlays = readOverlays(text);
+  if (!overlays) return { index, verified: false };
+  const stored = overlays.find((x) => x.name === o.name);
   const expected = o.colors.map((c) => c.toString(16).toUpperCase().padStart(6, '0'));
   if (
     !stored ||
@@ -169,14 +210,18 @@ async function putOverlay(
       details: { stored: stored ? toOut(stored) : null },
     });
   }
-  return index;
+  return { index, verified: true };
 }
+
+const verifiedField = z
+  .boolean()
+  .describe('false: the board took the change but its overlay list could not be read back');
 
 export const overlaySet = defineTool({
   name: 'overlay_set',
   title: 'Paint an LED overlay',
   description:
-    'Paint a named rectangle of colours over the breadboard LEDs (canvas 30 columns x 10 rows; column = breadboard row, rows 1-5 top half, 6-10 bottom). colors: one #rrggbb for a solid fill, or width*height of them row by row.',
+    'Paint a named rectangle of colours over the breadboard LEDs (canvas 30 columns x 10 rows; column = breadboard row, rows 1-5 top half, 6-10 bottom). colors: one #rrggbb for a solid fill, or width*height of them row by row. The board holds 8 overlays, single LEDs included.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -192,7 +237,7 @@ export const overlaySet = defineTool({
       .min(1)
       .max(OVERLAY_ROWS * OVERLAY_COLS),
   }),
-  output: overlayOut.extend({ index: z.number() }),
+  output: overlayOut.extend({ index: z.number(), verified: verifiedField }),
   handle: async ({ name, x_col, y_row, width, height, colors }, { board }) => {
     if (x_col + width - 1 > OVERLAY_COLS || y_row + height - 1 > OVERLAY_ROWS) {
       throw new ToolError(
@@ -208,7 +253,7 @@ export const overlaySet = defineTool({
       );
     }
     const list = colors.length === 1 ? Array<string>(cells).fill(colors[0] as string) : colors;
-    const index = await putOverlay(board, {
+    const { index, verified } = await putOverlay(board, {
       name,
       x: x_col,
       y: y_row,
@@ -216,36 +261,42 @@ export const overlaySet = defineTool({
       height,
       colors: list.map(toInt),
     });
-    return { index, name, x_col, y_row, width, height, colors: list.map((c) => c.toLowerCase()) };
+    return { index, verified, name, x_col, y_row, width, height, colors: list.map((c) => c.toLowerCase()) };
   },
 });
+
+const remainingField = z
+  .number()
+  .nullable()
+  .describe('Overlays left; null when the board list could not be read back');
 
 export const overlayClear = defineTool({
   name: 'overlay_clear',
   title: 'Remove an LED overlay',
-  description: 'Remove one overlay by name; the LEDs under it show the nets again.',
+  description:
+    'Remove one overlay by name (_DIRECT_PIXELS_ holds the single LEDs); the LEDs under it show the nets again.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
   requires: ['overlay_clear', ...REQUIRES],
-  input: z.object({ name: z.string().min(1).max(31).describe('Overlay name') }),
-  output: z.object({ cleared: z.boolean(), remaining: z.number() }),
+  input: z.object({ name: clearNameArg }),
+  output: z.object({ cleared: z.boolean(), remaining: remainingField }),
   handle: async ({ name }, { board }) => {
     const [removed, text] = z
-      .tuple([z.unknown(), z.string()])
+      .tuple([z.number(), z.unknown()])
       .parse(await board.call(py`_jlt.led_clear(${name})`));
-    const left = parseOverlays(text);
-    if (left.some((o) => o.name === name)) {
+    const left = readOverlays(text);
+    if (left?.some((o) => o.name === name)) {
       throw new ToolError('not_applied', `Overlay "${name}" is still there.`);
     }
-    return { cleared: Boolean(removed), remaining: left.length };
+    return { cleared: removed === 1, remaining: left ? left.length : null };
   },
 });
 
 export const overlayClearAll = defineTool({
   name: 'overlay_clear_all',
   title: 'Remove all LED overlays',
-  description: 'Remove every overlay and pixel; the LEDs show the nets again.',
+  description: 'Remove every overlay and single LED; the LEDs show the nets again.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -263,7 +314,7 @@ export const overlayList = defineTool({
   name: 'overlay_list',
   title: 'List LED overlays',
   description:
-    'List the overlays on the LEDs with their position, size and colours (#rrggbb, #000000 transparent).',
+    'List the overlays on the LEDs with their position, size and colours (#rrggbb, #000000 transparent); _DIRECT_PIXELS_ holds the single LEDs.',
   group: 'leds',
   kind: 'read',
   capability: 'jumperless.read',
@@ -271,7 +322,7 @@ export const overlayList = defineTool({
   input: z.object({}),
   output: z.object({ overlays: z.array(overlayOut) }),
   handle: async (_args, { board }) => ({
-    overlays: parseOverlays(await board.call('overlay_serialize()')).map(toOut),
+    overlays: parseOverlays(await board.call('_jlt.led_list()')).map(toOut),
   }),
 });
 
@@ -279,7 +330,7 @@ export const overlaySetPixels = defineTool({
   name: 'overlay_set_pixels',
   title: 'Set single LEDs',
   description:
-    'Set single LEDs on the 30x10 overlay canvas (#000000 turns one back to transparent). Reports pixels hidden under a later overlay.',
+    'Set single LEDs on the 30x10 overlay canvas (#000000 turns one back to transparent). They live in one full-canvas overlay, _DIRECT_PIXELS_, which takes one of the 8 overlay slots. Reports pixels hidden under a later overlay.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -290,12 +341,20 @@ export const overlaySetPixels = defineTool({
       .min(1)
       .max(OVERLAY_ROWS * OVERLAY_COLS),
   }),
-  output: z.object({ set: z.number(), hidden: z.array(z.object({ x_col: z.number(), y_row: z.number() })) }),
+  output: z.object({
+    set: z.number(),
+    hidden: z
+      .array(z.object({ x_col: z.number(), y_row: z.number() }))
+      .nullable()
+      .describe('Pixels under a later overlay; null when the board list could not be read back'),
+  }),
   handle: async ({ pixels }, { board }) => {
     const text = await board.call(
       py`_jlt.led_pixels(${pixels.map((p) => [p.x_col, p.y_row, toInt(p.color)])})`,
     );
-    const canvas = overlayCanvas(parseOverlays(text));
+    const overlays = readOverlays(text);
+    if (!overlays) return { set: pixels.length, hidden: null };
+    const canvas = overlayCanvas(overlays);
     // Later pixels win over earlier ones at the same spot, as on the board.
     const last = new Map(pixels.map((p) => [`${p.x_col},${p.y_row}`, p]));
     const hidden = [...last.values()]
@@ -326,18 +385,20 @@ export const rowsHighlight = defineTool({
     rows: z.array(z.number()),
     color: z.string(),
     index: z.number().nullable(),
+    verified: verifiedField,
   }),
   handle: async ({ rows, color, name }, { board }) => {
     const set = new Set(rows);
     const sorted = [...set].sort((a, b) => a - b);
     if (sorted.length === 0) {
       const [, text] = z
-        .tuple([z.unknown(), z.string()])
+        .tuple([z.unknown(), z.unknown()])
         .parse(await board.call(py`_jlt.led_clear(${name})`));
-      if (parseOverlays(text).some((o) => o.name === name)) {
+      const left = readOverlays(text);
+      if (left?.some((o) => o.name === name)) {
         throw new ToolError('not_applied', `Highlight "${name}" is still there.`);
       }
-      return { name, rows: [], color: color.toLowerCase(), index: null };
+      return { name, rows: [], color: color.toLowerCase(), index: null, verified: left !== undefined };
     }
     const cells = sorted.flatMap(rowCells);
     const x0 = Math.min(...cells.map((c) => c.xCol));
@@ -351,8 +412,8 @@ export const rowsHighlight = defineTool({
     const colors = Array.from({ length: width * height }, (_, i) =>
       lit.has(`${x0 + (i % width)},${y0 + Math.floor(i / width)}`) ? rgb : 0,
     );
-    const index = await putOverlay(board, { name, x: x0, y: y0, width, height, colors });
-    return { name, rows: sorted, color: color.toLowerCase(), index };
+    const { index, verified } = await putOverlay(board, { name, x: x0, y: y0, width, height, colors });
+    return { name, rows: sorted, color: color.toLowerCase(), index, verified };
   },
 });
 

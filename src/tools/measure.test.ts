@@ -222,6 +222,39 @@ describe('voltage_sweep', () => {
     expect((result as { volts: number }).volts).toBeCloseTo(0.5, 1);
   });
 
+  it('refuses a supply the waveform generator drives, and reports the setpoint it restores', async () => {
+    await setup(
+      'wavegen_set_output(1); wavegen_set_wave(0); wavegen_set_freq(10); wavegen_set_amplitude(0); wavegen_set_offset(0); wavegen_start()',
+    );
+    try {
+      await expect(
+        h.run(voltageSweep, { supply: 'DAC1', start_volts: 0, stop_volts: 1, node: 40 }),
+      ).rejects.toMatchObject({ code: 'busy' });
+      await expect(h.run(resistanceMeasure, { a: 20, b: 21 })).rejects.toMatchObject({ code: 'busy' });
+      // Routing an ADC is refused too; a node already on an ADC net can be read.
+      await expect(h.run(voltageMeasure, { node: 10 })).rejects.toMatchObject({ code: 'busy' });
+      await setup('dac_set(TOP_RAIL, 5)\nconnect(ADC2, 10)');
+      const { result: routed } = await h.run(voltageMeasure, { node: 10 });
+      expect((routed as { volts: number }).volts).toBeCloseTo(2.5, 1);
+      await setup('disconnect(ADC2, 10)');
+    } finally {
+      await setup('wavegen_stop()');
+    }
+    await setup('dac_set(TOP_RAIL, 2.0)');
+    const { result } = await h.run(voltageSweep, {
+      supply: 'TOP_RAIL',
+      start_volts: 0,
+      stop_volts: 1,
+      points: 2,
+      node: 10,
+      measure_current: false,
+    });
+    // The steps used save=False: the stored setpoint never moved, and it is what is reported.
+    expect(result).toMatchObject({ restored_volts: 2 });
+    const { result: middle } = await h.run(voltageMeasure, { node: 10 });
+    expect((middle as { volts: number }).volts).toBeCloseTo(1, 1);
+  });
+
   it('checks every voltage against the safety limits before sending', async () => {
     await expect(
       h.run(
@@ -253,6 +286,7 @@ describe('hostile strings', () => {
       [voltageSweep, (s) => ({ supply: 'DAC1', start_volts: 0, stop_volts: 0.1, points: 2, node: s })],
     ];
     let refused = 0;
+    const start = await bridges();
     for (const s of hostileStrings()) {
       const id = resolveNode(s);
       const valid = id !== undefined && isBridgeable(id);
@@ -284,6 +318,6 @@ describe('hostile strings', () => {
       expect(resistanceMeasure.input.safeParse({ a: 20, b: 21, method: s }).success).toBe(false);
     }
     expect(refused).toBeGreaterThan(800);
-    expect(await bridges()).toEqual([[139, 106, 1]]);
+    expect(await bridges()).toEqual(start);
   });
 });

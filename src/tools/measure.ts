@@ -34,7 +34,7 @@ def meas_volts(ch, anode, node, settle, n):
     try:
         if added:
             p = get_path_between(anode, node)
-            if p is None or int(p['net']) < 1:
+            if p is None or not _jlt.path_routed(p):
                 return None
             _t.sleep_ms(settle)
         return [adc_get(ch) for i in range(n)]
@@ -56,7 +56,7 @@ def meas_route(pairs):
     ok = True
     for p in pairs:
         q = get_path_between(p[0], p[1])
-        if q is None or int(q['net']) < 1:
+        if q is None or not _jlt.path_routed(q):
             ok = False
     return ok
 def meas_unroute(pairs):
@@ -76,6 +76,8 @@ def meas_point(ch, v, settle, adc, n, cur):
 def meas_dac_back(ch, v):
     dac_set(ch, v, False)
     return dac_get(ch)
+def meas_wave():
+    return wavegen_get_output() if wavegen_is_running() else None
 def meas_res(pairs, ground, ca, cb, v, settle, n):
     import time as _t
     prev = dac_get(1)
@@ -87,7 +89,7 @@ def meas_res(pairs, ground, ca, cb, v, settle, n):
             added.append(p)
         for p in pairs:
             q = get_path_between(p[0], p[1])
-            if q is None or int(q['net']) < 1:
+            if q is None or not _jlt.path_routed(q):
                 out['routed'] = False
                 return out
         for stage in ('shunt', 'divider'):
@@ -155,6 +157,35 @@ function adcFor(snapshot: BoardSnapshot, node: ResolvedNode): { adc: number; rou
 
 const noSignal = { signal: undefined } as const;
 
+const WAVE_SUPPLIES = ['DAC0', 'DAC1', 'TOP_RAIL', 'BOTTOM_RAIL'];
+
+/**
+ * Refuses what a running waveform generator spoils: a supply it drives (it overwrites every dac_set
+ * within microseconds, WaveGen.cpp:262-300), and temporary routing, which the firmware pauses while
+ * the generator runs on core 2 (HelpDocs.cpp:1163-1164; from 1 kHz core 2 never leaves the wave,
+ * WaveGen.cpp:274-280), so the bridge may not be made before the reading.
+ */
+async function assertNoWave(board: BoardClient, use: { supply?: number; routing: boolean }): Promise<void> {
+  const output = z
+    .number()
+    .nullable()
+    .parse(await board.call('_jlt.meas_wave()'));
+  if (output === null) return;
+  const name = WAVE_SUPPLIES[output] ?? `output ${output}`;
+  if (use.supply === output) {
+    throw new ToolError(
+      'busy',
+      `The waveform generator is running on ${name}; stop it first (wavegen_stop).`,
+    );
+  }
+  if (use.routing) {
+    throw new ToolError(
+      'busy',
+      `The waveform generator is running (on ${name}): the firmware pauses routing updates while it runs, so the measurement's temporary bridges may not be made. Stop it first (wavegen_stop), or route an ADC to the node yourself.`,
+    );
+  }
+}
+
 /**
  * Puts the bridge list back as `before`: removes the `added` bridges if still there (board-side
  * `finally` blocks normally did), then checks. Runs without the call's signal so that a cancelled
@@ -212,11 +243,19 @@ export const voltageMeasure = defineTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
   description:
-    'Measure the voltage at any node (-8.9..+8.9 V, about 4.5 mV steps): routes a free ADC to it, waits to settle, averages, then removes the ADC bridge again. A node nothing drives reads about 0 V.',
+    'Measure the voltage at any node (-8.9..+8.9 V, about 4.5 mV steps): routes a free ADC to it, waits to settle, averages, then removes the ADC bridge again. A node nothing drives reads about 0 V. Routing an ADC is refused while the waveform generator runs (the firmware pauses routing then); a node already on an ADC net can still be read.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['adc_get', 'connect', 'disconnect', 'is_connected', ...SNAPSHOT_REQUIRES],
+  requires: [
+    'adc_get',
+    'connect',
+    'disconnect',
+    'is_connected',
+    'wavegen_is_running',
+    'wavegen_get_output',
+    ...SNAPSHOT_REQUIRES,
+  ],
   input: z.object({
     node: nodeArg,
     samples: z
@@ -242,6 +281,7 @@ export const voltageMeasure = defineTool({
     const node = routableNode(arg);
     const snapshot = await readSnapshot(board);
     const { adc, route } = adcFor(snapshot, node);
+    if (route) await assertNoWave(board, { routing: true });
     const reads = await restoring(
       () =>
         board.call<number[] | null>(
@@ -377,7 +417,7 @@ export const resistanceMeasure = defineTool({
   name: 'resistance_measure',
   title: 'Measure resistance between two nodes',
   description:
-    'Measure a part between two free nodes by driving DAC1 (test_volts, at most ~40 mA) through the ISENSE shunt; returns ohms with an error bound (about ±5% from 10 ohm to 5 kohm, ±15% from 100 kohm to 10 Mohm, up to ±25% between). Borrows DAC1, ISENSE and two ADCs and restores them.',
+    'Measure a part between two free nodes by driving DAC1 (test_volts, at most ~40 mA) through the ISENSE shunt; returns ohms with an error bound (about ±5% from 10 ohm to 5 kohm, ±15% from 100 kohm to 10 Mohm, up to ±25% between). Borrows DAC1 (its output only: the stored setpoint stays), ISENSE and two ADCs and restores them. Refused while the waveform generator runs (it would drive DAC1, or hold up the routing).',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -389,6 +429,8 @@ export const resistanceMeasure = defineTool({
     'ina_get_current',
     'connect',
     'disconnect',
+    'wavegen_is_running',
+    'wavegen_get_output',
     ...SNAPSHOT_REQUIRES,
   ],
   input: z.object({
@@ -432,6 +474,7 @@ export const resistanceMeasure = defineTool({
         );
       }
     }
+    await assertNoWave(board, { supply: 1, routing: true });
     const [adcA, adcB] = freeAdcs(snapshot);
     if (adcA === undefined || adcB === undefined) {
       throw new ToolError(
@@ -538,7 +581,7 @@ export const voltageSweep = defineTool({
   name: 'voltage_sweep',
   title: 'Sweep a supply and measure (I-V curve)',
   description:
-    'Step DAC1 or a rail from start_volts to stop_volts; at each point read the voltage at a node (through a free ADC) and/or the ISENSE current. Returns the points and a plot (I-V curve when both are read). Drives real hardware; the supply is set back afterwards, also when cancelled.',
+    'Step DAC1 or a rail from start_volts to stop_volts; at each point read the voltage at a node (through a free ADC) and/or the ISENSE current. Returns the points and a plot (I-V curve when both are read). Drives real hardware; the steps move the output only (the stored setpoint, which get_state and power_get report meanwhile, stays), and the output is driven back to that setpoint afterwards, also when cancelled. Refused while the waveform generator drives the supply, or runs at all when an ADC must be routed.',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -550,6 +593,8 @@ export const voltageSweep = defineTool({
     'ina_get_current',
     'connect',
     'disconnect',
+    'wavegen_is_running',
+    'wavegen_get_output',
     ...SNAPSHOT_REQUIRES,
   ],
   input: z.object({
@@ -566,7 +611,11 @@ export const voltageSweep = defineTool({
     supply: z.enum(SWEEP_SUPPLIES),
     node: z.string().optional(),
     points: z.array(sweepPoint),
-    restored_volts: z.number().describe('Supply setpoint after the sweep (as before it)'),
+    restored_volts: z
+      .number()
+      .describe(
+        'The stored setpoint the supply was driven back to after the sweep (a setpoint, not a reading: the sweep never changes it)',
+      ),
     plot: z.string().describe('What the attached plot shows'),
   }),
   handle: async (args, context) => {
@@ -581,6 +630,7 @@ export const voltageSweep = defineTool({
     const channel = SWEEP_CHANNEL[args.supply];
     const before = snapshot.state.power[POWER_KEY[args.supply]];
     const adc = node ? adcFor(snapshot, node) : undefined;
+    await assertNoWave(board, { supply: channel, routing: adc?.route === true });
     const added: Array<[number, number]> = adc?.route && node ? [[adc.adc, node.id]] : [];
     let restoredVolts = before;
     const points: Array<z.infer<typeof sweepPoint>> = [];

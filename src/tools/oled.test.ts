@@ -1,7 +1,15 @@
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from './hostileStrings.js';
-import { autoTextSize, OLED_TEXT_MAX, oledClear, oledPrint, oledShow } from './oled.js';
+import {
+  autoTextSize,
+  decodeFramebuffer,
+  framebufferPng,
+  OLED_TEXT_MAX,
+  oledClear,
+  oledPrint,
+  oledShow,
+} from './oled.js';
 import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { ToolError } from './tool.js';
 
@@ -24,6 +32,13 @@ function readPng(png: Buffer): { width: number; height: number; rows: Buffer } {
 }
 
 describe('oled tools', () => {
+  it('says no_display on a board whose display is not on (the virtual board boots that way)', async () => {
+    await expect(h.run(oledPrint, { text: 'hi' })).rejects.toEqual(refusal('no_display'));
+    await expect(h.run(oledClear)).rejects.toEqual(refusal('no_display'));
+    await expect(h.run(oledShow)).rejects.toEqual(refusal('no_display'));
+    await h.python('oled_connect()');
+  });
+
   it('prints text, picking the large size when it fits', async () => {
     const { result } = await h.run(oledPrint, { text: 'Hello' });
     expect(result).toMatchObject({ characters: 5, size: 2 });
@@ -68,6 +83,17 @@ describe('oled tools', () => {
     } finally {
       await h.python('oled_connect()');
     }
+  });
+
+  it('decodes a 128x64 framebuffer too, and refuses one that does not match its size', () => {
+    const fb = decodeFramebuffer([128, 64, 'ff'.repeat(1024)]);
+    expect(fb).toMatchObject({ width: 128, height: 64 });
+    expect(fb?.bytes).toHaveLength(1024);
+    const png = Buffer.from(framebufferPng(fb as NonNullable<typeof fb>, 1));
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([128, 64]);
+    expect(decodeFramebuffer(null)).toBeUndefined();
+    expect(() => decodeFramebuffer([128, 32, '00'.repeat(1024)])).toThrow(ToolError);
+    expect(() => decodeFramebuffer('00'.repeat(512))).toThrow(ToolError);
   });
 
   it('prints every hostile string literally or refuses it with a clear message', async () => {

@@ -1,19 +1,25 @@
-/** The optional 128x32 OLED (spec §6.11): print, clear, and the framebuffer as a picture. */
+/**
+ * The optional OLED (spec §6.11; 128x32 by default, 128x64 when configured): print, clear, and the
+ * framebuffer as a picture. Without a display started, `oled_get_framebuffer()` is None and every
+ * OLED call does nothing (JumperlessMicroPythonAPI.cpp:1692-1879): the tools say `no_display`.
+ */
 import { z } from 'zod';
-import { OLED_FRAMEBUFFER_BYTES, OLED_HEIGHT, OLED_WIDTH } from '../board/limits.js';
 import { encodePng, rowBytes } from '../board/png.js';
 import { py } from './py.js';
 import { defineTool, ToolError } from './tool.js';
 
 /**
- * Python run on the board, inside `_jlt`. The framebuffer travels as hex (512 bytes, SSD1306 page
- * layout); `oled_get_framebuffer()` gives None when no display answers on I2C.
+ * Python run on the board, inside `_jlt`. The framebuffer travels as hex (width*height/8 bytes,
+ * SSD1306 page layout) with its size; `oled_get_framebuffer()` gives None without a display.
  */
 export const python = `
 def oled_fb():
     import binascii
     b = oled_get_framebuffer()
-    return None if b is None else binascii.hexlify(b).decode()
+    if b is None:
+        return None
+    s = oled_get_framebuffer_size()
+    return [s[0], s[1], binascii.hexlify(b).decode()]
 def oled_text(t, s):
     oled_print(t, size=s)
     return [len(t), _jlt.oled_fb()]
@@ -25,7 +31,11 @@ def oled_blank():
 /** Longer text cannot show on a 128x32 screen (4 lines of 21 characters at most). */
 export const OLED_TEXT_MAX = 1024;
 
-/** Characters that fit at each size: 2 = 2 lines of 10, 1 and 0 = 4 lines of 21 (0 scrolls). */
+/**
+ * Characters that fit a 128x32 screen at each size, about: 2 = 2 lines of 10, 1 and 0 = 4 lines
+ * of 21 (0 scrolls). The firmware's fonts are proportional and it shrinks text to fit, so these
+ * only guide the choice of size.
+ */
 const FITS = { 2: { perLine: 10, lines: 2 }, 1: { perLine: 21, lines: 4 } } as const;
 
 /** Size 2 when the text fits it, else 1. */
@@ -45,17 +55,30 @@ export function checkText(text: string, field: string): void {
   }
 }
 
-export function decodeFramebuffer(hex: unknown): Uint8Array | undefined {
-  if (hex === null) return undefined;
-  if (typeof hex !== 'string' || hex.length !== OLED_FRAMEBUFFER_BYTES * 2 || !/^[0-9a-f]*$/i.test(hex)) {
-    throw new ToolError('bad_framebuffer', 'The board returned a framebuffer that is not 512 bytes.');
-  }
-  return Uint8Array.from(Buffer.from(hex, 'hex'));
+export interface Framebuffer {
+  width: number;
+  height: number;
+  /** SSD1306 page layout: byte `page*width + x`, bit `y % 8`. */
+  bytes: Uint8Array;
 }
 
-/** Pixel (x, y) of an SSD1306 page-layout buffer: byte `page*128 + x`, bit `y % 8`. */
-const lit = (fb: Uint8Array, x: number, y: number): boolean =>
-  (((fb[(y >> 3) * OLED_WIDTH + x] ?? 0) >> (y & 7)) & 1) === 1;
+/** `_jlt.oled_fb()`'s reply: undefined without a display. */
+export function decodeFramebuffer(reply: unknown): Framebuffer | undefined {
+  if (reply === null) return undefined;
+  const parsed = z.tuple([z.number().int(), z.number().int(), z.string()]).safeParse(reply);
+  const [width, height, hex] = parsed.success ? parsed.data : [0, 0, ''];
+  const sane = width > 0 && width <= 128 && height > 0 && height <= 64 && height % 8 === 0;
+  if (!sane || hex.length !== (width * height) / 4 || !/^[0-9a-f]*$/i.test(hex)) {
+    throw new ToolError('bad_framebuffer', 'The board returned a framebuffer that does not match its size.', {
+      details: { width, height, hex_chars: hex.length },
+    });
+  }
+  return { width, height, bytes: Uint8Array.from(Buffer.from(hex, 'hex')) };
+}
+
+/** Pixel (x, y) of an SSD1306 page-layout buffer. */
+const lit = (fb: Framebuffer, x: number, y: number): boolean =>
+  (((fb.bytes[(y >> 3) * fb.width + x] ?? 0) >> (y & 7)) & 1) === 1;
 
 export function countLit(fb: Uint8Array): number {
   let n = 0;
@@ -64,9 +87,9 @@ export function countLit(fb: Uint8Array): number {
 }
 
 /** The screen as a 1-bit PNG, each pixel `scale` x `scale`, white on black. */
-export function framebufferPng(fb: Uint8Array, scale = 4): Uint8Array {
-  const width = OLED_WIDTH * scale;
-  const height = OLED_HEIGHT * scale;
+export function framebufferPng(fb: Framebuffer, scale = 4): Uint8Array {
+  const width = fb.width * scale;
+  const height = fb.height * scale;
   const stride = rowBytes(width, 'gray1');
   const pixels = new Uint8Array(stride * height);
   for (let y = 0; y < height; y++) {
@@ -82,18 +105,18 @@ export function framebufferPng(fb: Uint8Array, scale = 4): Uint8Array {
 const noDisplay = (): ToolError =>
   new ToolError(
     'no_display',
-    'No OLED answers on I2C: the firmware ignores OLED calls without one. Fit the display or check its wiring.',
+    "No OLED display is on: the firmware ignores OLED calls until one is started (at boot with the config's [top_oled] connect_on_boot, or by oled_connect() in python_exec, which on a V5 also bridges GPIO_7/GPIO_8 to Nano D2/D3; oled_disconnect() removes those bridges).",
   );
 
 export const oledPrint = defineTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
   description:
-    'Write text on the 128x32 OLED, replacing what it shows. Size 2 fits 2 lines of 10 characters, 1 fits 4 lines of 21, 0 scrolls like a console; default picks 2 or 1.',
+    'Write text on the OLED, replacing what it shows. On a 128x32 screen size 2 fits about 2 lines of 10 characters, 1 about 4 lines of 21 (the firmware shrinks text to fit), 0 scrolls like a console; default picks 2 or 1. Fails with no_display when no display is on.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',
-  requires: ['oled_print', 'oled_get_framebuffer'],
+  requires: ['oled_print', 'oled_get_framebuffer', 'oled_get_framebuffer_size'],
   input: z.object({
     text: z.string().max(OLED_TEXT_MAX).describe('Shown literally; \\n breaks lines'),
     size: z
@@ -114,24 +137,24 @@ export const oledPrint = defineTool({
     if (reply[0] !== characters) {
       throw new ToolError('not_applied', `The board received ${reply[0]} characters of ${characters}.`);
     }
-    return { characters, size: chosen, lit_pixels: countLit(fb) };
+    return { characters, size: chosen, lit_pixels: countLit(fb.bytes) };
   },
 });
 
 export const oledClear = defineTool({
   name: 'oled_clear',
   title: 'Clear the OLED',
-  description: 'Blank the OLED.',
+  description: 'Blank the OLED. Fails with no_display when no display is on.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',
-  requires: ['oled_clear', 'oled_get_framebuffer'],
+  requires: ['oled_clear', 'oled_get_framebuffer', 'oled_get_framebuffer_size'],
   input: z.object({}),
   output: z.object({ lit_pixels: z.number() }),
   handle: async (_args, { board }) => {
     const fb = decodeFramebuffer(await board.call('_jlt.oled_blank()'));
     if (!fb) throw noDisplay();
-    const litPixels = countLit(fb);
+    const litPixels = countLit(fb.bytes);
     if (litPixels !== 0)
       throw new ToolError('not_applied', `${litPixels} pixels are still lit after clearing.`);
     return { lit_pixels: 0 };
@@ -141,11 +164,12 @@ export const oledClear = defineTool({
 export const oledShow = defineTool({
   name: 'oled_show',
   title: 'Picture of the OLED',
-  description: 'Read the OLED framebuffer and return it as a PNG picture (128x32 pixels, drawn 4x).',
+  description:
+    'Read the OLED framebuffer and return it as a PNG picture (its pixels drawn 4x; 128x32 on most boards).',
   group: 'oled',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['oled_get_framebuffer'],
+  requires: ['oled_get_framebuffer', 'oled_get_framebuffer_size'],
   input: z.object({}),
   output: z.object({
     width_px: z.number(),
@@ -158,7 +182,12 @@ export const oledShow = defineTool({
     if (!fb) throw noDisplay();
     const png = framebufferPng(fb);
     attachImage({ mimeType: 'image/png', data: Buffer.from(png).toString('base64') });
-    return { width_px: OLED_WIDTH, height_px: OLED_HEIGHT, lit_pixels: countLit(fb), png_bytes: png.length };
+    return {
+      width_px: fb.width,
+      height_px: fb.height,
+      lit_pixels: countLit(fb.bytes),
+      png_bytes: png.length,
+    };
   },
 });
 

@@ -7,11 +7,18 @@ import { defineTool, ToolError } from './tool.js';
 export const SUPPLIES = ['DAC0', 'DAC1', 'TOP_RAIL', 'BOTTOM_RAIL'] as const;
 const CHANNEL: Record<(typeof SUPPLIES)[number], number> = { DAC0: 0, DAC1: 1, TOP_RAIL: 2, BOTTOM_RAIL: 3 };
 
-/** Python run on the board, inside the `_jlt` helper class (no `self`: called as `_jlt.fn()`). */
+/**
+ * Python run on the board, inside the `_jlt` helper class (no `self`: called as `_jlt.fn()`).
+ * `dac_get` is the stored setpoint, not a measurement (JumperlessMicroPythonAPI.cpp:351-365).
+ * `power_set` refuses a channel the waveform generator drives: the wave would overwrite the DAC
+ * within microseconds (WaveGen.cpp:262-300).
+ */
 export const python = `
 def power_get():
     return {'dac0_volts': dac_get(0), 'dac1_volts': dac_get(1), 'top_rail_volts': dac_get(2), 'bottom_rail_volts': dac_get(3)}
 def power_set(ch, v):
+    if wavegen_is_running() and wavegen_get_output() == ch:
+        return None
     dac_set(ch, v)
     return dac_get(ch)
 `;
@@ -27,7 +34,7 @@ export const powerGet = defineTool({
   name: 'power_get',
   title: 'Read supply setpoints',
   description:
-    'Read the setpoints of DAC0, DAC1 and the top and bottom rails, in volts (setpoints, not measurements).',
+    'Read the stored setpoints of DAC0, DAC1 and the top and bottom rails, in volts. These are what was last saved with dac_set, not measurements: a running waveform generator or a measurement in progress can put something else on the output.',
   group: 'power',
   kind: 'read',
   capability: 'jumperless.read',
@@ -41,20 +48,33 @@ export const dacSet = defineTool({
   name: 'dac_set',
   title: 'Set a supply voltage',
   description:
-    'Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL to a voltage (-8..+8 V, or tighter operator limits). Drives real hardware: everything on that net gets the new voltage. DAC0 also powers the probe LEDs.',
+    "Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL to a voltage (-8..+8 V, or tighter operator limits). Drives real hardware: everything on that net gets the new voltage. The setpoint becomes part of the slot's state (saved with it, one undo step). The read-back is the stored setpoint, so it confirms the request, not the output: the board has no check that the DAC followed. Refused while the waveform generator drives that output. DAC0 also powers the probe: away from about 2.8-3.9 V its LEDs and sensing may misbehave.",
   group: 'power',
   kind: 'physical',
   capability: 'jumperless.power',
-  requires: ['dac_set', 'dac_get'],
+  requires: ['dac_set', 'dac_get', 'wavegen_is_running', 'wavegen_get_output'],
   input: z.object({
     channel: z.enum(SUPPLIES).describe('Which supply'),
     volts: z.number().min(-8).max(8).describe('Volts, -8..+8'),
   }),
-  output: z.object({ channel: z.enum(SUPPLIES), volts: z.number(), previous_volts: z.number() }),
+  output: z.object({
+    channel: z.enum(SUPPLIES),
+    volts: z.number().describe('The stored setpoint after the call (the request, read back)'),
+    previous_volts: z.number(),
+  }),
   handle: async ({ channel, volts }, { board, safety }) => {
     checkVolts(safety, volts, channel);
     const before = setpoints.parse(await board.call('_jlt.power_get()'));
-    const after = z.number().parse(await board.call(py`_jlt.power_set(${CHANNEL[channel]}, ${volts})`));
+    const after = z
+      .number()
+      .nullable()
+      .parse(await board.call(py`_jlt.power_set(${CHANNEL[channel]}, ${volts})`));
+    if (after === null) {
+      throw new ToolError(
+        'busy',
+        `The waveform generator is running on ${channel}; it would overwrite the setpoint at once. Stop it first (wavegen_stop).`,
+      );
+    }
     if (Math.abs(after - volts) > 0.01) {
       throw new ToolError('not_applied', `${channel} reads back ${after} V after setting ${volts} V.`, {
         details: { requested_volts: volts, setpoint_volts: after },

@@ -1,26 +1,49 @@
 /**
  * What the board holds right now, read in one call: the state JSON (spec §7), every bridge with
- * whether it is routed, and every net with its colour. The firmware keeps "stored but unrouted"
- * to itself (spec §6.3, §8.3); the path of such a bridge has `net` -1, so each bridge is checked
- * with `get_path_between`.
+ * whether it is routed, and every net with its colour.
+ *
+ * "Routed" is read from the bridge's path, not from its net number: a path the router could not
+ * place keeps its net (NetsToChipConnections.cpp:1036, 4531-4541, 5367), but keeps -1 in the lanes
+ * it found none for, which is the firmware's own test for "couldn't find a path"
+ * (NetsToChipConnections.cpp:4478-4504: hops 0 and 1 always, hop 2 when it has a chip). A bridge
+ * that joins no net (between two special nets) has no path at all. A bridge touching a fake-GPIO
+ * node (150-181) cannot be told: its path is filed under the real node it stands for
+ * (findStartAndEndChips), so `get_path_between` does not find it. Not visible from the REPL either: a
+ * path the final overlap check rejects (NetsToChipConnections.cpp:5367) keeps its lanes; the firmware
+ * reports that only on the main port ("OVERLAP DETECTED").
  */
 import { z } from 'zod';
 import { hex6 } from '../board/colors.js';
 import { Connections } from '../board/connections.js';
-import { parseShortName, printName } from '../board/nodes.js';
+import { nodeInfo, parseShortName, printName } from '../board/nodes.js';
 import type { BoardCallOptions, BoardClient } from './boardClient.js';
 import { parseStateText, type ToolBoardState } from './boardState.js';
 
-/** Board-side helpers (part of the connections group's `python`). */
+/** Board-side helpers (part of the connections group's `python`); measure.ts uses them too. */
 export const snapshotPython = `
+def path_routed(p):
+    c = p['chips']
+    x = p['x']
+    y = p['y']
+    for j in range(3):
+        if j == 2 and c[2] == -1:
+            continue
+        if x[j] < 0 or y[j] < 0:
+            return False
+    return True
+def bridge_route(a, b):
+    p = get_path_between(a, b)
+    if p is None:
+        return [0, 0]
+    return [int(p['net']), 1 if _jlt.path_routed(p) else -1]
 def snap_bridges():
     out = []
     for i in range(get_num_bridges()):
         b = get_bridge(i)
         if b is None:
             continue
-        p = get_path_between(b[0], b[1])
-        out.append([int(b[0]), int(b[1]), int(b[2]), -2 if p is None else int(p['net'])])
+        r = _jlt.bridge_route(int(b[0]), int(b[1]))
+        out.append([int(b[0]), int(b[1]), int(b[2]), r[0], r[1]])
     return out
 def snap_nets():
     out = []
@@ -43,15 +66,25 @@ export const SNAPSHOT_REQUIRES = [
   'get_state',
 ] as const;
 
+/**
+ * Where a stored bridge stands: `routed` (its path has crossbar lanes), `no_free_lanes` (in a net,
+ * but the router found no lanes for it: nothing closed), `not_in_a_net` (stored only: it would join
+ * two special nets, so the firmware never routes it) or `unknown` (a fake-GPIO bridge).
+ */
+export const ROUTE_STATES = ['routed', 'no_free_lanes', 'not_in_a_net', 'unknown'] as const;
+export type RouteState = (typeof ROUTE_STATES)[number];
+
 export interface BridgeView {
   node1: number;
   node2: number;
   node1_name: string;
   node2_name: string;
   duplicates: number;
-  /** Net index; null when the bridge is stored but not routed. */
+  /** The net the firmware put it in (also when its path found no lanes); null when in none. */
   net: number | null;
+  /** True only when the board shows the path placed (`route` says why not). */
   routed: boolean;
+  route: RouteState;
 }
 
 export interface NetView {
@@ -77,19 +110,33 @@ export interface BoardSnapshot {
   nets: NetView[];
 }
 
-const rawBridges = z.array(z.tuple([z.number(), z.number(), z.number(), z.number()]));
+/** `snap_bridges` rows: node1, node2, duplicates, path net (0 = no path), placed (1, -1, 0 = no path). */
+const rawBridges = z.array(z.tuple([z.number(), z.number(), z.number(), z.number(), z.number()]));
 const rawNets = z.array(z.tuple([z.number(), z.string(), z.number(), z.string()]));
 
+const isFakeGpio = (id: number): boolean => nodeInfo(id)?.kind === 'fake_gpio';
+
+/** The route state from `bridge_route`'s [net, placed]. */
+export function routeOf(a: number, b: number, net: number, placed: number): RouteState {
+  if (placed > 0) return 'routed';
+  if (placed < 0) return 'no_free_lanes';
+  return isFakeGpio(a) || isFakeGpio(b) ? 'unknown' : net >= 1 ? 'no_free_lanes' : 'not_in_a_net';
+}
+
 export function bridgeViews(raw: unknown): BridgeView[] {
-  return rawBridges.parse(raw).map(([node1, node2, duplicates, net]) => ({
-    node1,
-    node2,
-    node1_name: nodeLabel(node1),
-    node2_name: nodeLabel(node2),
-    duplicates,
-    net: net >= 1 ? net : null,
-    routed: net >= 1,
-  }));
+  return rawBridges.parse(raw).map(([node1, node2, duplicates, net, placed]) => {
+    const route = routeOf(node1, node2, net, placed);
+    return {
+      node1,
+      node2,
+      node1_name: nodeLabel(node1),
+      node2_name: nodeLabel(node2),
+      duplicates,
+      net: net >= 1 ? net : null,
+      routed: route === 'routed',
+      route,
+    };
+  });
 }
 
 /** How tools name a node: rows as digits, others by the firmware's print name (spec §6.1). */

@@ -11,8 +11,9 @@ import { defineTool, ToolError } from './tool.js';
 export const python = `
 def sys_info():
     import sys, gc
+    gc.collect()
     i = sys.implementation
-    r = {'micropython': '.'.join([str(x) for x in i.version[:3]]), 'machine': getattr(i, '_machine', ''), 'mem_free': gc.mem_free(), 'fs': None}
+    r = {'micropython': '.'.join([str(x) for x in i.version[:3]]), 'machine': getattr(i, '_machine', ''), 'platform': sys.platform, 'mem_free': gc.mem_free(), 'mem_total': gc.mem_free() + gc.mem_alloc(), 'fs': None}
     try:
         import jfs
         t = jfs.info()
@@ -52,11 +53,17 @@ const healthOutput = z.object({
   last_error: z.string().nullable(),
 });
 
+/**
+ * The GC heap of a board without PSRAM: 96 KB less its tables (JumperlessDefines.h:41-42, gc.c:146-191;
+ * probe repl.heap_total). With PSRAM the firmware adds most of the chip (micropython_embed.c:110-122).
+ */
+const HEAP_WITHOUT_PSRAM = 96_000;
+
 export const deviceInfo = defineTool({
   name: 'device_info',
   title: 'Board versions and health',
   description:
-    'Firmware and MicroPython versions, the port, free RAM and flash, how many jumperless functions the firmware offers, and the link health (latency, failures, reconnects, resets).',
+    'Firmware and MicroPython versions, the platform, the port, the MicroPython heap (free after a collection, and total: 96000 bytes on a board without PSRAM, megabytes with PSRAM), free flash, how many jumperless functions the firmware offers, and the link health (latency, failures, reconnects, resets, including soft resets).',
   group: 'system',
   kind: 'read',
   capability: 'jumperless.read',
@@ -65,8 +72,11 @@ export const deviceInfo = defineTool({
     firmware: z.string().nullable(),
     micropython: z.string(),
     machine: z.string(),
+    platform: z.string(),
     port: z.string(),
     ram_free_bytes: z.number(),
+    ram_total_bytes: z.number(),
+    psram: z.boolean(),
     flash_total_bytes: z.number().nullable(),
     flash_free_bytes: z.number().nullable(),
     firmware_functions: z.number(),
@@ -77,7 +87,9 @@ export const deviceInfo = defineTool({
       .object({
         micropython: z.string(),
         machine: z.string(),
+        platform: z.string(),
         mem_free: z.number(),
+        mem_total: z.number(),
         fs: z.tuple([z.number(), z.number()]).nullable(),
       })
       .parse(await board.call('_jlt.sys_info()'));
@@ -88,8 +100,11 @@ export const deviceInfo = defineTool({
       // The boot banner names the firmware build; sys.implementation is the fallback.
       micropython: h.micropython ?? info.micropython,
       machine: h.machine ?? info.machine,
+      platform: info.platform,
       port: h.port,
       ram_free_bytes: info.mem_free,
+      ram_total_bytes: info.mem_total,
+      psram: info.mem_total > HEAP_WITHOUT_PSRAM,
       flash_total_bytes: info.fs?.[0] ?? null,
       flash_free_bytes: info.fs?.[1] ?? null,
       firmware_functions: functions.size,
@@ -151,9 +166,15 @@ export const contextToggle = defineTool({
 });
 
 /**
- * Core 2 refreshes the LEDs and the routing (spec §6.8). The firmware offers no getter for the pause,
- * so the server remembers it per board: pausing twice is refused (DESIGN.md §4), since a second
- * pause would hide the first one's owner and a single resume would undo both.
+ * Core 2 refreshes the LEDs (spec §6.8). The pause is a plain flag (JumperlessMicroPythonAPI.cpp:193-195)
+ * that outlives the job: the raw REPL's after-exec hook that would clear it is compiled out
+ * (mpconfigport.h:517-523, so MpRemoteService.cpp:328-333 never runs). Routing goes on while paused:
+ * connect() hands the paths to core 2's bypass, which runs inside the pause loop (FileParsing.cpp:290-292, Commands.cpp:471,
+ * main.cpp:1323-1331). Every full refresh ends the pause (Commands.cpp:142, 175): nodes_clear,
+ * nodes_save, switch_slot, set_state (JumperlessMicroPythonAPI.cpp:1271, 1298, 1579, 3063) and the
+ * firmware's own menus. No probe can show any of this: the firmware offers no getter for the flag,
+ * so the server remembers its own pause per board, and a second pause is refused (DESIGN.md §4),
+ * since it would hide the first one's owner and a single resume would undo both.
  */
 const paused = new Map<string, { since: string }>();
 const boardKey = (board: BoardClient): string => board.health().port;
@@ -162,7 +183,7 @@ export const corePause = defineTool({
   name: 'core_pause',
   title: 'Pause core 2',
   description:
-    'Pause the core that refreshes the LEDs and routing, e.g. for timing-critical Python. While paused, new connections are not routed. Refused when already paused by this server; core_resume ends it.',
+    'Pause core 2, which refreshes the LEDs, e.g. for timing-critical Python. The pause lasts across later calls until core_resume; connections are still made while paused, but the LEDs do not show them. The firmware ends the pause by itself whenever it rebuilds all connections (nodes_clear, slot save or switch, state_set, its own menus), and the pause cannot be read back, so this server only knows its own: a second core_pause is refused until core_resume.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.admin',
@@ -175,7 +196,7 @@ export const corePause = defineTool({
     if (held) {
       throw new ToolError(
         'already_paused',
-        `Core 2 has been paused since ${held.since}; call core_resume first.`,
+        `This server paused core 2 at ${held.since} (the firmware may have resumed it since, e.g. on nodes_clear or a slot change); call core_resume first.`,
         {
           details: { since: held.since },
         },
@@ -198,7 +219,7 @@ export const coreResume = defineTool({
   name: 'core_resume',
   title: 'Resume core 2',
   description:
-    'Resume the core that refreshes the LEDs and routing; routing changes made while paused take effect.',
+    'Resume core 2: the LEDs catch up with the connections. Safe to call when nothing is paused; it also ends a pause made from Python.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.admin',

@@ -8,9 +8,14 @@ import { askUser, buttonWait, clickwheelRead, probeWait } from './user.js';
 let h: ToolHarness;
 beforeAll(async () => {
   h = await startToolHarness();
+  // The virtual board starts with its display off, as a board configured not to connect it at boot.
+  await h.python('oled_connect()');
 });
 afterAll(async () => h.close());
 beforeEach(() => h.board.inputs.probeRelease());
+
+/** Raw encoder counts the virtual board gives one detent (sim/firmware/inputs.ts RAW_PER_CLICK). */
+const RAW_PER_CLICK = 8;
 
 /** A progress callback that runs `act` once, when the wait has begun (progress 0). */
 function onWaiting(act: () => Promise<void> | void): {
@@ -48,7 +53,7 @@ describe('probe_wait', () => {
   it('returns the pad a scripted probe touch lands on', async () => {
     const waiting = onWaiting(() => h.board.inputs.probeTouch(12));
     const { result } = await h.run(probeWait, { timeout_seconds: 10 }, { progress: waiting.progress });
-    expect(result).toMatchObject({ pad: 12, pad_name: '12', timed_out: false });
+    expect(result).toMatchObject({ pad: 12, pad_name: 'PAD_12', timed_out: false });
     h.board.inputs.probeRelease();
     const nano = onWaiting(() => h.board.inputs.probeTouch('D13'));
     const second = await h.run(probeWait, { timeout_seconds: 10 }, { progress: nano.progress });
@@ -94,14 +99,30 @@ describe('button_wait and clickwheel_read', () => {
     expect(result).toMatchObject({ button: 'connect' });
   });
 
-  it('reads the clickwheel position, direction and button', async () => {
+  it('reads the position in raw counts, consumes the direction, leaves the button state', async () => {
     await h.python('clickwheel_reset_position()');
+    // Inputs travel on their own channel: give them a moment to land before reading.
+    const settle = () => new Promise((r) => setTimeout(r, 50));
     h.board.inputs.clickwheelTurn(3);
     h.board.inputs.clickwheelButton('pressed');
+    await settle();
     const { result } = await h.run(clickwheelRead);
-    expect(result).toEqual({ position_clicks: 3, direction: 'up', button: 'pressed' });
+    expect(result).toEqual({ position_counts: 3 * RAW_PER_CLICK, direction: 'up', button: 'pressed' });
     const again = await h.run(clickwheelRead);
-    expect(again.result).toEqual({ position_clicks: 3, direction: 'none', button: 'idle' });
+    expect(again.result).toEqual({
+      position_counts: 3 * RAW_PER_CLICK,
+      direction: 'none',
+      button: 'pressed',
+    });
+    h.board.inputs.clickwheelButton('long_held' as never);
+    await settle();
+    expect((await h.run(clickwheelRead)).result).toMatchObject({ button: 'long_held' });
+    // A release shows for about 15 ms from when the board takes the event in, then reads idle.
+    h.board.inputs.clickwheelButton('released');
+    await settle();
+    await h.run(clickwheelRead);
+    await settle();
+    expect((await h.run(clickwheelRead)).result).toMatchObject({ button: 'idle' });
   });
 });
 
@@ -157,6 +178,20 @@ describe('ask_user', () => {
       { progress: waiting.progress },
     );
     expect(result).toMatchObject({ answer: 'declined', answered_by: 'probe_button' });
+  });
+
+  it('without a display it still lights the rows and says the OLED was not shown', async () => {
+    await h.python('oled_disconnect()');
+    try {
+      const confirm = async () => {
+        await new Promise((r) => setTimeout(r, 1));
+        return 'accept' as const;
+      };
+      const { result } = await h.run(askUser, { instruction: 'No screen', rows: [2] }, { confirm });
+      expect(result).toMatchObject({ answer: 'confirmed', oled_shown: false, rows_lit: [2] });
+    } finally {
+      await h.python('oled_connect()');
+    }
   });
 
   it('times out with a clear answer and cleans up', async () => {

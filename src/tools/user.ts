@@ -6,6 +6,16 @@
  * `time.sleep` on the board. The firmware's blocking reads wait inside C until Ctrl-C (spec §9);
  * short jobs keep the session's deadline and cancellation clean, let other calls through between
  * polls, and give progress.
+ *
+ * Firmware facts the tools rely on (each has a probe in src/board/probes/ui.json):
+ * - `probe_read(False)` is NO_PAD when nothing is touched; a pad the tip rests on comes back at
+ *   most every 500 ms (Probing.cpp:5951-5981); breadboard pads print `PAD_n`.
+ * - `probe_button(False, True)` takes the latched press, which never expires until a consuming
+ *   read takes it (Probing.cpp:402-461): button_wait drains it first.
+ * - `clickwheel_get_position()` counts raw encoder steps, not detents (RotaryEncoder.cpp:912-917);
+ *   `clickwheel_get_button()` is read without being consumed and may be 5 (long hold) or 6
+ *   (medium hold), which have no module constants (RotaryEncoder.h:60).
+ * - Without a display `oled_get_framebuffer()` is None and OLED calls do nothing.
  */
 import { z } from 'zod';
 import { autoTextSize, checkText } from './oled.js';
@@ -35,9 +45,7 @@ def user_button(ms, want):
             return 0
         time.sleep_ms(20)
 def user_drain():
-    for i in range(32):
-        if not int(probe_button(False, True)):
-            break
+    probe_button(False, True)
 def user_wheel():
     return [clickwheel_get_position(), clickwheel_get_direction(True), clickwheel_get_button()]
 def ask_begin(top, bottom, color, text, size):
@@ -119,7 +127,7 @@ export const probeWait = defineTool({
   name: 'probe_wait',
   title: 'Wait for a probe touch',
   description:
-    'Wait up to timeout_seconds for the probe to touch a pad and return it (a row 1-60, a Nano pin or a named pad); returns at once if the probe already rests on one.',
+    'Wait up to timeout_seconds for the probe to touch a pad and return it: pad is the pad number (1-60 are breadboard rows), pad_name what the board prints (PAD_12, NANO_D13, TOP_RAIL...). Returns within half a second if the probe already rests on a pad.',
   group: 'user',
   kind: 'read',
   capability: 'jumperless.read',
@@ -195,31 +203,40 @@ export const buttonWait = defineTool({
 });
 
 const WHEEL_DIRECTIONS = ['none', 'up', 'down'] as const;
-const WHEEL_BUTTONS = ['idle', 'pressed', 'held', 'released', 'doubleclicked'] as const;
+/** encoderButtonStates (RotaryEncoder.h:60): 0-4 have module constants, 5 and 6 do not. */
+const WHEEL_BUTTONS = [
+  'idle',
+  'pressed',
+  'held',
+  'released',
+  'doubleclicked',
+  'long_held',
+  'medium_held',
+] as const;
 
 export const clickwheelRead = defineTool({
   name: 'clickwheel_read',
   title: 'Read the clickwheel',
   description:
-    'Read the clickwheel: position in clicks since reset, the last turn direction and the button state (direction and press events are consumed).',
+    "Read the clickwheel: its position in raw encoder counts since the last reset (not detents: one click is several counts), the last turn direction (consumed, so the next read says none until it turns again) and the button's state now (not consumed; a release or double click shows for only about 15 ms).",
   group: 'user',
   kind: 'read',
   capability: 'jumperless.read',
   requires: ['clickwheel_get_position', 'clickwheel_get_direction', 'clickwheel_get_button'],
   input: z.object({}),
   output: z.object({
-    position_clicks: z.number(),
+    position_counts: z.number().describe('Raw encoder counts since reset, signed'),
     direction: z.enum(WHEEL_DIRECTIONS),
-    button: z.enum(WHEEL_BUTTONS),
+    button: z.enum([...WHEEL_BUTTONS, 'unknown']),
   }),
   handle: async (_args, { board }) => {
     const [position, direction, button] = z
       .tuple([z.number(), z.number(), z.number()])
       .parse(await board.call('_jlt.user_wheel()'));
     return {
-      position_clicks: position,
+      position_counts: position,
       direction: WHEEL_DIRECTIONS[direction] ?? 'none',
-      button: WHEEL_BUTTONS[button] ?? 'idle',
+      button: WHEEL_BUTTONS[button] ?? ('unknown' as const),
     };
   },
 });

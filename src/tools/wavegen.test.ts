@@ -12,20 +12,37 @@ beforeEach(async () => {
 });
 
 const refusal = (code: string) => expect.objectContaining({ code });
+/** DAC1 routed to ADC0 through row 20, to see what the output really does. */
+const dac1Volts = async (): Promise<number> => {
+  await h.session.exec('connect(DAC1, 20)\nconnect(ADC0, 20)');
+  return h.python<number>('adc_get(0)');
+};
 
 describe('wavegen tools', () => {
-  it('reads the firmware defaults', async () => {
+  it('reads the firmware power-on values, and starts exactly those (no firmware defaults added)', async () => {
     const { result } = await h.run(wavegenStatus);
     expect(result).toEqual({
-      output: 'DAC1',
+      output: 'DAC0',
       waveform: 'sine',
-      frequency_hz: 100,
-      amplitude_vpp: 3.3,
-      offset_volts: 1.65,
-      min_volts: 0,
-      max_volts: 3.3,
+      frequency_hz: 1000,
+      amplitude_vpp: 2,
+      offset_volts: 0,
+      min_volts: -1,
+      max_volts: 1,
       running: false,
     });
+    const started = await h.run(wavegenStart);
+    expect(started.result).toMatchObject({
+      output: 'DAC0',
+      frequency_hz: 1000,
+      amplitude_vpp: 2,
+      running: true,
+    });
+    expect(started.result.warnings).toEqual([
+      expect.stringContaining('DAC0 also powers the probe'),
+      expect.stringContaining('at 1 kHz or more'),
+    ]);
+    await h.run(wavegenStop);
   });
 
   it('configures every field, sends the firmware constants and verifies them', async () => {
@@ -80,18 +97,36 @@ describe('wavegen tools', () => {
     expect(started.result).toMatchObject({ running: true, output: 'DAC1' });
     expect(await h.python('wavegen_is_running()')).toBe(true);
     const stopped = await h.run(wavegenStop);
-    expect(stopped.result).toMatchObject({ running: false });
+    expect(stopped.result).toMatchObject({ running: false, setpoint_volts: 0 });
     // A swing set behind our back (or under looser limits) is refused at start.
     await h.python('[wavegen_set_amplitude(8), wavegen_set_offset(6)]');
     await expect(h.run(wavegenStart)).rejects.toEqual(refusal('unsafe_voltage'));
     expect(await h.python('wavegen_is_running()')).toBe(false);
   });
 
-  it('moves a running wave to another output by stopping and restarting it', async () => {
-    await h.run(wavegenConfigure, { output: 'DAC1', amplitude_vpp: 1, offset_volts: 1 });
+  it('drives the output back to its setpoint after stopping (the DAC would hold the last sample)', async () => {
+    await h.python('dac_set(1, 0.5)');
+    await h.run(wavegenConfigure, {
+      output: 'DAC1',
+      waveform: 'sine',
+      amplitude_vpp: 0,
+      offset_volts: 2.5,
+      frequency_hz: 20,
+    });
+    await h.run(wavegenStart);
+    expect(await dac1Volts()).toBeCloseTo(2.5, 1);
+    await h.run(wavegenStop);
+    expect(await dac1Volts()).toBeCloseTo(0.5, 1);
+    await h.python('dac_set(1, 0.0)');
+  });
+
+  it('moves a running wave to another output, driving the old one back to its setpoint', async () => {
+    await h.run(wavegenConfigure, { output: 'DAC1', amplitude_vpp: 0, offset_volts: 2, frequency_hz: 20 });
     await h.run(wavegenStart);
     const { result } = await h.run(wavegenConfigure, { output: 'BOTTOM_RAIL' });
     expect(result).toMatchObject({ output: 'BOTTOM_RAIL', running: true, restarted: true });
+    expect(result.warnings).toEqual([expect.stringContaining('routing and LED updates are delayed')]);
+    expect(await dac1Volts()).toBeCloseTo(0, 1);
   });
 
   it('refuses every hostile string in its enum fields by validation', async () => {

@@ -6,29 +6,47 @@ import { py } from './py.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
 import { defineTool, type ToolContext, ToolError } from './tool.js';
 
-/** Python run on the board, inside `_jlt`. Values of None leave a setting alone. */
+/**
+ * Python run on the board, inside `_jlt`.
+ *
+ * - `wave_config` writes all five parameters, always: every setter marks its parameter set, and
+ *   wavegen_start replaces the never-set ones with its own defaults (DAC1, 100 Hz, sine, 3.3 Vpp,
+ *   1.65 V; JumperlessMicroPythonAPI.cpp:270-292), which the getters did not show.
+ * - `wave_run(True)` writes the present values back before starting, for the same reason: what
+ *   wave_status showed (and the swing check used) is what starts.
+ * - Stopping leaves the DAC on the last sample (WaveGen.cpp:240-243): `wave_run(False)` and a move
+ *   to another output drive the setpoint again (save=False: the stored setpoint does not change).
+ */
 export const python = `
 def wave_status():
     return {'output': wavegen_get_output(), 'wave': wavegen_get_wave(), 'freq': wavegen_get_freq(), 'amp': wavegen_get_amplitude(), 'offset': wavegen_get_offset(), 'running': wavegen_is_running()}
-def wave_config(o, w, f, a, off, amp_first):
-    if o is not None:
-        wavegen_set_output(o)
-    if w is not None:
-        wavegen_set_wave(w)
-    if f is not None:
-        wavegen_set_freq(f)
-    if amp_first and a is not None:
+def wave_write(o, w, f, a, off, amp_first):
+    was = wavegen_get_output()
+    if wavegen_is_running() and o != was:
+        wavegen_stop()
+        dac_set(was, dac_get(was), False)
+    wavegen_set_output(o)
+    wavegen_set_wave(w)
+    wavegen_set_freq(f)
+    if amp_first:
         wavegen_set_amplitude(a)
-    if off is not None:
-        wavegen_set_offset(off)
-    if not amp_first and a is not None:
+    wavegen_set_offset(off)
+    if not amp_first:
         wavegen_set_amplitude(a)
+def wave_config(o, w, f, a, off, amp_first, start):
+    _jlt.wave_write(o, w, f, a, off, amp_first)
+    if start:
+        wavegen_start(True)
     return _jlt.wave_status()
 def wave_run(on):
     if on:
+        s = _jlt.wave_status()
+        _jlt.wave_write(s['output'], s['wave'], s['freq'], s['amp'], s['offset'], True)
         wavegen_start(True)
-    else:
+    elif wavegen_is_running():
+        ch = wavegen_get_output()
         wavegen_stop()
+        dac_set(ch, dac_get(ch), False)
     return _jlt.wave_status()
 `;
 
@@ -86,29 +104,51 @@ function checkSwing(policy: SafetyPolicy, amp: number, offset: number, output: s
 
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-4 * Math.max(1, Math.abs(b));
 
+/** Every getter and setter the helpers use. */
+const WAVEGEN_REQUIRES = [
+  'wavegen_set_output',
+  'wavegen_set_wave',
+  'wavegen_set_freq',
+  'wavegen_set_amplitude',
+  'wavegen_set_offset',
+  'wavegen_start',
+  'wavegen_stop',
+  'wavegen_get_output',
+  'wavegen_get_wave',
+  'wavegen_get_freq',
+  'wavegen_get_amplitude',
+  'wavegen_get_offset',
+  'wavegen_is_running',
+  'dac_set',
+  'dac_get',
+];
+
+/** WaveGen.h:32: from 1 kHz the board's second core streams samples without returning. */
+const BLOCKING_FROM_HZ = 1000;
+
+/** What a user should know about a running wave. */
+function runWarnings(r: Raw): string[] {
+  const warnings: string[] = [];
+  if (r.output === 0) warnings.push('DAC0 also powers the probe: its LEDs and sensing follow the wave.');
+  if (!r.running) return warnings;
+  // HelpDocs.cpp:1163-1164 says so; WaveGen::service loops until stopped from 1 kHz (WaveGen.cpp:274-280).
+  warnings.push(
+    r.freq >= BLOCKING_FROM_HZ
+      ? 'While it runs at 1 kHz or more the second core streams samples without pause: routing and LED updates wait until wavegen_stop, and routing changes made meanwhile may be lost.'
+      : 'While it runs, routing and LED updates are delayed (the second core streams the wave): stop it before connecting or measuring.',
+  );
+  return warnings;
+}
+
 export const wavegenConfigure = defineTool({
   name: 'wavegen_configure',
   title: 'Configure the waveform generator',
   description:
-    'Set the generator output (DAC0, DAC1, TOP_RAIL, BOTTOM_RAIL), waveform, frequency_hz, amplitude_vpp and offset_volts; omitted fields keep their value. offset +- amplitude/2 must stay within the voltage limits. While running, the output changes at once; DAC0 also powers the probe LEDs.',
+    'Set the generator output (DAC0, DAC1, TOP_RAIL, BOTTOM_RAIL), waveform, frequency_hz, amplitude_vpp and offset_volts; omitted fields keep their present value, and all five are written so a later start uses exactly these (the firmware would otherwise put its own defaults on fields never set). offset +- amplitude/2 must stay within the voltage limits. While running, the output changes at once, and the firmware holds up routing and LED updates; moving a running wave to another output stops it, drives the old output back to its setpoint and restarts it. DAC0 also powers the probe LEDs.',
   group: 'wavegen',
   kind: 'physical',
   capability: 'jumperless.power',
-  requires: [
-    'wavegen_set_output',
-    'wavegen_set_wave',
-    'wavegen_set_freq',
-    'wavegen_set_amplitude',
-    'wavegen_set_offset',
-    'wavegen_start',
-    'wavegen_stop',
-    'wavegen_get_output',
-    'wavegen_get_wave',
-    'wavegen_get_freq',
-    'wavegen_get_amplitude',
-    'wavegen_get_offset',
-    'wavegen_is_running',
-  ],
+  requires: WAVEGEN_REQUIRES,
   input: z.object({
     output: z.enum(SUPPLIES).optional().describe('Supply the wave replaces'),
     waveform: z.enum(WAVEFORMS).optional(),
@@ -126,40 +166,40 @@ export const wavegenConfigure = defineTool({
       .optional()
       .describe('Centre of the wave, volts'),
   }),
-  output: status.extend({ restarted: z.boolean() }),
+  output: status.extend({ restarted: z.boolean(), warnings: z.array(z.string()) }),
   handle: async (args, { board, safety }) => {
     const before = await readStatus(board);
     const amp = args.amplitude_vpp ?? before.amp;
     const offset = args.offset_volts ?? before.offset;
     const output = args.output ?? (SUPPLIES[before.output] as Output);
+    const freq = args.frequency_hz ?? before.freq;
+    const wave = args.waveform === undefined ? before.wave : WAVEFORMS.indexOf(args.waveform);
     checkSwing(safety, amp, offset, output);
     const outputIndex = SUPPLIES.indexOf(output);
-    // Moving a running wave to another supply: stop it first so no output sees a half-made change.
+    // Moving a running wave to another supply: the board-side helper stops it, puts the old
+    // output back on its setpoint, writes everything and starts again.
     const restart = before.running && outputIndex !== before.output;
-    if (restart) await board.call('_jlt.wave_run(False)');
     // While running, order the two writes so the swing in between stays inside the new and old
     // swings: shrink the amplitude before moving the offset, move the offset before growing it.
     const ampFirst = amp <= before.amp;
-    const wave = args.waveform === undefined ? null : WAVEFORMS.indexOf(args.waveform);
-    const after = raw.parse(
+    const final = raw.parse(
       await board.call(
-        py`_jlt.wave_config(${args.output === undefined ? null : outputIndex}, ${wave}, ${args.frequency_hz ?? null}, ${args.amplitude_vpp ?? null}, ${args.offset_volts ?? null}, ${ampFirst})`,
+        py`_jlt.wave_config(${outputIndex}, ${wave}, ${freq}, ${amp}, ${offset}, ${ampFirst}, ${restart})`,
       ),
     );
-    const final = restart ? raw.parse(await board.call('_jlt.wave_run(True)')) : after;
     const mismatches: string[] = [];
     if (final.output !== outputIndex) mismatches.push(`output ${SUPPLIES[final.output]}`);
-    if (wave !== null && final.wave !== wave) mismatches.push(`waveform ${WAVEFORMS[final.wave]}`);
-    if (args.frequency_hz !== undefined && !close(final.freq, args.frequency_hz))
-      mismatches.push(`frequency ${final.freq} Hz`);
+    if (final.wave !== wave) mismatches.push(`waveform ${WAVEFORMS[final.wave]}`);
+    if (!close(final.freq, freq)) mismatches.push(`frequency ${final.freq} Hz`);
     if (!close(final.amp, amp)) mismatches.push(`amplitude ${final.amp} Vpp`);
     if (!close(final.offset, offset)) mismatches.push(`offset ${final.offset} V`);
+    if (restart && !final.running) mismatches.push('not running after the move');
     if (mismatches.length > 0) {
       throw new ToolError('not_applied', `The generator reads back ${mismatches.join(', ')}.`, {
         details: { status: shape(final) },
       });
     }
-    return { ...shape(final), restarted: restart };
+    return { ...shape(final), restarted: restart, warnings: runWarnings(final) };
   },
 });
 
@@ -167,37 +207,41 @@ export const wavegenStart = defineTool({
   name: 'wavegen_start',
   title: 'Start the waveform generator',
   description:
-    'Start the configured wave on its output: that supply stops holding its setpoint and everything on its net sees the wave. Refused when the configured swing exceeds the voltage limits.',
+    'Start the wave wavegen_status shows on its output (the settings are written back first, so the firmware adds no defaults of its own): that supply stops holding its setpoint and everything on its net sees the wave. Refused when the swing exceeds the voltage limits. On a board where nothing was configured since power-on this is a 1 kHz, 2 Vpp sine around 0 V on DAC0.',
   group: 'wavegen',
   kind: 'physical',
   capability: 'jumperless.power',
-  requires: ['wavegen_start', 'wavegen_is_running', 'wavegen_get_output', 'wavegen_get_amplitude'],
+  requires: WAVEGEN_REQUIRES,
   input: z.object({}),
-  output: status,
+  output: status.extend({ warnings: z.array(z.string()) }),
   handle: async (_args, { board, safety }) => {
     const before = await readStatus(board);
     checkSwing(safety, before.amp, before.offset, SUPPLIES[before.output] ?? 'output');
     const after = raw.parse(await board.call('_jlt.wave_run(True)'));
     if (!after.running)
       throw new ToolError('not_applied', 'The generator does not report running after start.');
-    return shape(after);
+    return { ...shape(after), warnings: runWarnings(after) };
   },
 });
 
 export const wavegenStop = defineTool({
   name: 'wavegen_stop',
   title: 'Stop the waveform generator',
-  description: 'Stop the wave; its output goes back to the supply setpoint.',
+  description:
+    'Stop the wave. The DAC would hold the last sample it was given, so the tool drives the output back to its stored setpoint (the setpoint itself does not change).',
   group: 'wavegen',
   kind: 'physical',
   capability: 'jumperless.power',
-  requires: ['wavegen_stop', 'wavegen_is_running'],
+  requires: WAVEGEN_REQUIRES,
   input: z.object({}),
-  output: status,
+  output: status.extend({
+    setpoint_volts: z.number().describe('The setpoint the output was driven back to'),
+  }),
   handle: async (_args, { board }) => {
     const after = raw.parse(await board.call('_jlt.wave_run(False)'));
     if (after.running) throw new ToolError('not_applied', 'The generator still reports running after stop.');
-    return shape(after);
+    const setpoint = z.number().parse(await board.call(py`dac_get(${after.output})`));
+    return { ...shape(after), setpoint_volts: setpoint };
   },
 });
 
@@ -205,11 +249,18 @@ export const wavegenStatus = defineTool({
   name: 'wavegen_status',
   title: 'Read the waveform generator',
   description:
-    'Read the generator settings (output, waveform, frequency_hz, amplitude_vpp, offset_volts) and whether it runs.',
+    "Read the generator settings (output, waveform, frequency_hz, amplitude_vpp, offset_volts) and whether it runs. Before anything was set since power-on these are the firmware's initial values (DAC0, 1 kHz, sine, 2 Vpp, 0 V); wavegen_start starts exactly what this shows.",
   group: 'wavegen',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['wavegen_get_output', 'wavegen_is_running'],
+  requires: [
+    'wavegen_get_output',
+    'wavegen_get_wave',
+    'wavegen_get_freq',
+    'wavegen_get_amplitude',
+    'wavegen_get_offset',
+    'wavegen_is_running',
+  ],
   input: z.object({}),
   output: status,
   handle: async (_args, { board }) => shape(await readStatus(board)),

@@ -3,7 +3,9 @@
  * (`bb1:12t.a`: row 12, top half, column a) and rails (`bb1:tp.3`, `bb1:bn.7`) and Arduino pins
  * (`nano:13`, `uno:A0`, `nano:GND.1`) map to nodes; pins of other parts only join wires together.
  * Rows 1-30 of the top half are rows 1-30, of the bottom half rows 31-60 (spec §6.2).
- * The simulator's `set_state(..., from_wokwi=True)` is not supported, so we translate here.
+ * The translation happens here rather than with the firmware's `set_state(..., from_wokwi=True)`,
+ * so the safety checks see the nets before anything is routed; the node names it gives (rows, GND,
+ * TOP_R, BOT_R, D0-D13, A0-A7) all read back as the same nodes in set_state (parseNodeName).
  */
 import { z } from 'zod';
 import { mergeGroups } from './boardState.js';

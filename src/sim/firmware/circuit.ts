@@ -38,8 +38,9 @@ import {
   UART_TX,
 } from '../../board/nodes.js';
 import { type Element, GROUND, isSolverError, type Solution, solveDc } from '../solver.js';
-import { dacOutputVolts, type GpioPin, type Hardware } from './hardware.js';
-import { pwmLevel } from './pwm.js';
+import { syncGpioRefresh } from './gpio.js';
+import { dacOutputVolts, type GpioPin, type Hardware, padDirection, padPull } from './hardware.js';
+import { pwmIsTimeVarying, pwmLevel } from './pwm.js';
 import { PyError } from './types.js';
 import { wavegenVolts } from './wavegen.js';
 
@@ -89,11 +90,12 @@ function pinElements(index: number, pin: GpioPin, drive: PinDrive, nowMs: number
   const id = `gpio${index}`;
   let mode: PinDrive | 'out' = drive;
   if (drive === 'configured') {
-    if (pin.pwm || pin.direction === 0) mode = 'out';
-    else mode = pin.pull === 1 ? 'pullup' : pin.pull === -1 ? 'pulldown' : 'none';
+    // A pad in the PWM function is driven by the PWM block whatever the SIO direction says.
+    if (pin.pwm || padDirection(pin) === 0) mode = 'out';
+    else mode = padPull(pin) === 1 ? 'pullup' : padPull(pin) === -1 ? 'pulldown' : 'none';
   }
   if (mode === 'out') {
-    const level = pin.pwm ? pwmLevel(pin, nowMs) : pin.level;
+    const level = pwmLevel(pin, nowMs);
     return [{ kind: 'source', id, node, volts: GPIO_VOLTS * level, ohms: GPIO_DRIVE_OHMS }];
   }
   if (mode === 'pullup') return [{ kind: 'source', id, node, volts: GPIO_VOLTS, ohms: GPIO_PULL_OHMS }];
@@ -106,8 +108,7 @@ export function createCircuit(hw: Hardware, parts: readonly Element[] = []): Cir
   let connsSeen = hw.conns;
   let epoch = 0;
 
-  const timeVarying = (): boolean =>
-    hw.wavegen.running || hw.gpio.some((p) => p.pwm !== null && p.pwm.freq < 1000);
+  const timeVarying = (): boolean => hw.wavegen.running || hw.gpio.some(pwmIsTimeVarying);
 
   const dacVolts = (ch: number, nowMs: number): number => {
     const w = hw.wavegen;
@@ -191,6 +192,7 @@ export function createCircuit(hw: Hardware, parts: readonly Element[] = []): Cir
   return {
     elements: (request = {}) => elementsFor(request, hw.now()),
     solve(request = {}) {
+      syncGpioRefresh(hw);
       if (hw.conns !== connsSeen) {
         connsSeen = hw.conns;
         epoch++;

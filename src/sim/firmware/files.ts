@@ -1,103 +1,126 @@
 /**
- * The flash filesystem as the `jfs` module and the `fs_*` functions see it (spec §6.13), on top of the
- * VM's own filesystem, so Python's `open()` and `os` see the same files.
+ * The flash filesystem behind the `jfs` module, JFSFile, the `fs_*` helpers and the VFS that `os`
+ * and `open()` use (modjumperless.c:4602-5774 over JumperlessMicroPythonAPI.cpp:2303-3012), on the
+ * FAT volume of fatVolume.ts.
  *
- * Behaviour follows the firmware's FatFS wrappers: paths are absolute (relative ones start at `/`,
- * the firmware's only working directory); an open file keeps its own position and writes go straight
- * to the file (the firmware buffers until flush/close; nothing else reads in between here); reads and
- * writes of zero bytes fail with EIO as they do on the board.
+ * Paths arrive as a str or as `[hex]` (a bytes path, byte for byte); file contents and names that
+ * Python must decode travel as hex, so the Python side raises UnicodeError where the firmware's
+ * mp_obj_new_str would. Errors are the firmware's: `OSError(2)` from jfs and open, `OSError(5)` from
+ * the os functions, `OSError(20)` from mkdir of anything that exists.
  */
 import { asInt } from './args.js';
+import { FatVolume, joinPath, nameToOem, parsePath } from './fatVolume.js';
 import { type FirmwareFunctions, type Json, PyError, type VirtualFs } from './types.js';
 
-/** Cap of one `file.read()` (spec §6.13). */
+/** A JFSFile method reads at most this much per call (modjumperless.c:4712-4715). */
 const READ_CAP = 8192;
-/** `fs_read` returns at most this many bytes (the firmware's static buffer, less the terminator). */
+/** `fs_read` fills a static 4096-byte buffer, terminator included (API.cpp:2361-2385). */
 const FS_READ_CAP = 4095;
-/** `listdir` stops and appends `...` past this many characters (the firmware's static buffer). */
+/** `jl_fs_listdir` stops and appends `...` once its comma-joined text passes this (API.cpp:2351-2354). */
 const LISTDIR_CAP = 1900;
+/** MAX_JFS_OPEN_FILES (API.cpp:2468): handles past these work, but their close() neither flushes nor frees. */
+const TRACKED_SLOTS = 4;
 /**
- * Open files at once. The firmware's limit is its heap, and it closes files it garbage-collects;
- * Python classes get no finalizer in this MicroPython, so a dropped file stays open until the next
- * `>` line or soft reset. The cap keeps such a leak bounded.
+ * Each open file costs the board about 4.2 KB of C heap (a FIL with its sector buffer, FF_FS_TINY 0)
+ * and nothing else limits them; a board that runs out does not raise. The sim refuses the open past
+ * this many (OSError(2), what any failed open gives) so that a runaway loop ends.
  */
 const MAX_OPEN = 64;
-/** Volume size reported by `jfs.info()`, and the cluster size used to count usage. */
+/**
+ * `jfs.read(f, n)` mallocs n+1 bytes from the C heap (modjumperless.c:5277-5282). The free C heap of
+ * a running board is not known here; past this the sim answers as a failed malloc (ENOMEM).
+ */
+const C_HEAP_READ_MAX = 64 * 1024;
+/** Volume size `jfs.info()` and `os.statvfs` report, and the cluster size usage is counted in. */
 const VOLUME_BYTES = 12 * 1024 * 1024;
 const CLUSTER = 4096;
 
 const ENOENT = 2;
 const EIO = 5;
 const ENOMEM = 12;
-const EEXIST = 17;
 const ENOTDIR = 20;
 
-interface Handle {
-  path: string;
-  /** The path as the script gave it (`name()` returns it). */
-  given: string;
-  readable: boolean;
-  writable: boolean;
-  binary: boolean;
-  pos: number;
-}
-
-/** Absolute, with `.`/`..` resolved and no trailing slash (except the root). */
-export function normalizePath(path: string): string {
-  const parts: string[] = [];
-  for (const part of path.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') parts.pop();
-    else parts.push(part);
-  }
-  return `/${parts.join('/')}`;
-}
-
-const parent = (path: string): string => path.slice(0, path.lastIndexOf('/')) || '/';
-
-/** FatFS open modes (`b` and `t` ignored, empty means `r`); undefined for anything else. */
-interface OpenMode {
-  readable: boolean;
-  writable: boolean;
-  binary: boolean;
-  create: boolean;
-  truncate: boolean;
-  append: boolean;
-}
-
-function parseMode(mode: string): OpenMode | undefined {
-  const binary = mode.includes('b');
-  const base = mode.replace(/[bt]/g, '') || 'r';
-  const table: Record<string, [boolean, boolean, boolean, boolean, boolean]> = {
-    // readable, writable, create, truncate, append
-    r: [true, false, false, false, false],
-    'r+': [true, true, false, false, false],
-    w: [false, true, true, true, false],
-    'w+': [true, true, true, true, false],
-    a: [false, true, true, false, true],
-    'a+': [true, true, true, false, true],
-  };
-  const flags = table[base];
-  if (!flags) return undefined;
-  const [readable, writable, create, truncate, append] = flags;
-  return { readable, writable, binary, create, truncate, append };
-}
-
 const oserror = (errno: number): PyError => new PyError('OSError', '', errno);
-const closed = (): PyError => new PyError('ValueError', 'I/O operation on closed file');
+const closedFile = (): PyError => new PyError('ValueError', 'I/O operation on closed file');
 
-const asStr = (x: Json | undefined): string => {
-  if (typeof x !== 'string') throw new PyError('TypeError', "can't convert to str implicitly");
-  return x;
+const encoder = new TextEncoder();
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A path argument (`mp_obj_str_get_str`): a str as its UTF-8 bytes, or `[hex]` for a bytes path. */
+function pathArg(x: Json | undefined): Uint8Array {
+  if (typeof x === 'string') return encoder.encode(x);
+  if (Array.isArray(x) && typeof x[0] === 'string') return Uint8Array.from(Buffer.from(x[0], 'hex'));
+  throw new PyError('TypeError', "can't convert to str implicitly");
+}
+
+/** File data from Python, as hex. */
+function dataArg(x: Json | undefined): Uint8Array {
+  if (typeof x !== 'string') throw new PyError('TypeError', 'object with buffer protocol required');
+  return Uint8Array.from(Buffer.from(x, 'hex'));
+}
+
+const hex = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
+
+/** What mp_obj_new_str accepts: the text, or undefined when the bytes are not UTF-8 (UnicodeError). */
+function strictText(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+const concat = (...parts: Uint8Array[]): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 };
 
-const asBytes = (x: Json | undefined): Uint8Array =>
-  Uint8Array.from(Array.isArray(x) ? x.map((b) => (typeof b === 'number' ? b & 0xff : 0)) : []);
+/**
+ * Arduino FS::open's mode parsing (arduino-pico cores/rp2040/FS.cpp `sflags`, outside this repo)
+ * after jl_fs_open_file drops `b` and `t` (API.cpp:2580-2597): `r`, `w` or `a`, then `+` or nothing,
+ * anything after that ignored. FatFSImpl::_getFlags (FatFS.h:184-201) turns `w` and `a` into
+ * FA_CREATE_ALWAYS, and f_open truncates whenever that flag is set (ff.cpp:4280-4330): so `a` and
+ * `a+` TRUNCATE an existing file like `w` does (the append seek then lands at 0).
+ */
+interface OpenFlags {
+  read: boolean;
+  write: boolean;
+  /** FA_CREATE_ALWAYS: create a missing file, truncate an existing one. */
+  create: boolean;
+}
 
-const decoder = new TextDecoder();
-const encoder = new TextEncoder();
+export function openFlags(mode: string): OpenFlags | undefined {
+  const m = mode.replace(/[bt]/g, '') || 'r';
+  const kind = m.charAt(0);
+  const rest = m.charAt(1);
+  if (!['r', 'w', 'a'].includes(kind) || (rest !== '' && rest !== '+')) return undefined;
+  const both = rest === '+';
+  return { read: kind === 'r' || both, write: kind !== 'r' || both, create: kind !== 'r' };
+}
 
-/** The layout a fresh board has (spec §6.13); existing files are left alone. */
+interface Handle {
+  /** The file in the VM's filesystem (its stored name, whatever case it was opened with). */
+  real: string;
+  readable: boolean;
+  writable: boolean;
+  pos: number;
+  /** Holds one of the 4 tracking slots: close() flushes and frees it. */
+  tracked: boolean;
+  /**
+   * The file as this handle sees it since its last flush. FatFS's FIL keeps its own size and
+   * buffer and updates the directory entry only in f_sync (flush, seek, close): until then other
+   * handles, stat and listings see the file as it was.
+   */
+  unflushed?: Uint8Array;
+}
+
+/** The layout a fresh board has (Python_Proper.cpp:756-764); existing files are left alone. */
 export function seedFlash(fs: VirtualFs): void {
   for (const dir of [
     '/slots',
@@ -159,254 +182,420 @@ overlay_clear("demo")
 
 export interface FilesGroup {
   functions: FirmwareFunctions;
-  /** Closes every open jfs file (after each `>` line on the main port, and at soft reset). */
+  /** jl_close_all_jfs_files: after each `>` line on the main port, and at soft reset. */
   closeAll(): void;
 }
 
 export function createFiles(fs: () => VirtualFs): FilesGroup {
+  const volume = new FatVolume(fs);
   const handles = new Map<number, Handle>();
+  /**
+   * Handles that hold a tracking slot as far as new opens can tell. After each exec the board's GC
+   * finalises a dropped file: a tracked one is flushed and its slot freed (micropython_embed.c:259,
+   * modjumperless.c:4977-4986). Python classes get no finaliser in this VM, so the sim cannot tell
+   * a dropped file from a kept one: whenever the board is idle it flushes the tracked handles and
+   * forgets the slots. Within one script it counts as the board does; across scripts
+   * `open(p, 'w').write(s)` lands as on the board, and a kept file only reaches the volume sooner.
+   */
+  const slots = new Set<number>();
   let nextId = 1;
 
-  const isFile = (path: string) => fs().exists(path) && !fs().isDir(path);
-  const readAll = (path: string): Uint8Array => {
+  const handle = (id: Json | undefined): Handle => {
+    const h = typeof id === 'number' ? handles.get(id) : undefined;
+    if (!h) throw closedFile();
+    return h;
+  };
+  const fileBytes = (real: string): Uint8Array => {
     try {
-      return fs().readFile(path);
+      return fs().readFile(real);
     } catch {
       return new Uint8Array(0);
     }
   };
-  const handle = (id: Json | undefined): Handle => {
-    const h = typeof id === 'number' ? handles.get(id) : undefined;
-    if (!h) throw closed();
-    return h;
-  };
-  const sizeOf = (h: Handle): number => {
+  const view = (h: Handle): Uint8Array => h.unflushed ?? fileBytes(h.real);
+  /** f_sync: the handle's data and size reach the volume. */
+  const flush = (h: Handle): void => {
+    if (h.unflushed === undefined) return;
+    const data = h.unflushed;
+    h.unflushed = undefined;
     try {
-      return fs().size(h.path);
+      fs().writeFile(h.real, data);
     } catch {
-      return 0;
+      // The FIL's data has nowhere to go: as on the board, it is simply not there.
+    }
+  };
+  /** jl_fs_close_file: a tracked handle is flushed and freed; an untracked one is left as it is. */
+  const close = (id: number): void => {
+    const h = handles.get(id);
+    if (h?.tracked) flush(h);
+    handles.delete(id);
+    slots.delete(id);
+  };
+  /** jl_close_all_jfs_files: flushes and closes the tracked handles; the others leak, unflushed. */
+  const closeAll = (): void => {
+    for (const h of handles.values()) if (h.tracked) flush(h);
+    handles.clear();
+    slots.clear();
+  };
+
+  /** f_mkdir (FatFS.h:112-114): a new directory whose parent exists. */
+  const mkdir = (path: Uint8Array): boolean => {
+    const found = volume.lookup(path);
+    if (found.kind !== 'missing') return false;
+    try {
+      fs().mkdir(joinPath(found.parent, found.name));
+      return true;
+    } catch {
+      return false;
     }
   };
 
-  const open = (given: string, mode: string): number => {
-    const m = parseMode(mode);
-    const path = normalizePath(given);
-    if (!m || handles.size >= MAX_OPEN || path === '/') throw oserror(ENOENT);
-    const exists = fs().exists(path);
-    if (exists && fs().isDir(path)) throw oserror(ENOENT);
-    if (!exists && !m.create) throw oserror(ENOENT);
-    if (!fs().isDir(parent(path))) throw oserror(ENOENT);
+  /** f_unlink (FatFS.h:108-118, both remove and rmdir): a file, or an empty directory. */
+  const unlink = (path: Uint8Array): boolean => {
+    const found = volume.lookup(path);
     try {
-      if (!exists || m.truncate) fs().writeFile(path, new Uint8Array(0));
+      if (found.kind === 'file') fs().unlink(found.real);
+      else if (found.kind === 'dir' && fs().readdir(found.real).length === 0) fs().rmdir(found.real);
+      else return false;
+      return true;
     } catch {
-      throw oserror(ENOENT);
+      return false;
     }
+  };
+
+  /** f_rename (FatFS.h:87-89, ff.cpp:5835-5937): to a free name, or to the same entry in a new case. */
+  const rename = (from: Uint8Array, to: Uint8Array): boolean => {
+    const old = volume.lookup(from);
+    const target = volume.lookup(to);
+    if (old.kind !== 'file' && old.kind !== 'dir') return false;
+    let dest: string;
+    if (target.kind === 'missing') dest = joinPath(target.parent, target.name);
+    else if ((target.kind === 'file' || target.kind === 'dir') && target.real === old.real) {
+      dest = joinPath(target.parent, parsePath(to)?.at(-1) ?? '');
+    } else return false;
+    try {
+      if (dest !== old.real) fs().rename(old.real, dest);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  /** FatFS.open: FatFSImpl::open (FatFS.cpp:150-181) then f_open. The real path, or undefined. */
+  const openFile = (path: Uint8Array, flags: OpenFlags): string | undefined => {
+    if (path.length === 0) return undefined;
+    if (flags.create) {
+      // A creating open makes the immediate parent first (one level; failure is caught by f_open).
+      const slash = path.lastIndexOf(0x2f);
+      if (slash > 0) mkdir(path.subarray(0, slash));
+    }
+    const found = volume.lookup(path);
+    try {
+      if (found.kind === 'file') {
+        if (flags.create) fs().writeFile(found.real, new Uint8Array(0));
+        return found.real;
+      }
+      if (found.kind === 'missing' && flags.create) {
+        const real = joinPath(found.parent, found.name);
+        fs().writeFile(real, new Uint8Array(0));
+        return real;
+      }
+    } catch {
+      return undefined;
+    }
+    return undefined;
+  };
+
+  /** jl_fs_open_file (API.cpp:2570-2633): a handle id, tracked while a slot is free. */
+  const open = (path: Uint8Array, mode: string): number => {
+    const flags = openFlags(mode);
+    const real = flags && handles.size < MAX_OPEN ? openFile(path, flags) : undefined;
+    if (!flags || real === undefined) throw oserror(ENOENT);
     const id = nextId++;
-    const h: Handle = { path, given, readable: m.readable, writable: m.writable, binary: m.binary, pos: 0 };
-    if (m.append) h.pos = sizeOf(h);
-    handles.set(id, h);
+    const tracked = slots.size < TRACKED_SLOTS;
+    if (tracked) slots.add(id);
+    handles.set(id, { real, readable: flags.read, writable: flags.write, pos: 0, tracked });
     return id;
   };
 
+  /** jl_fs_read_bytes: a failed f_read (a write-only handle, FR_DENIED) is -1, so EIO. */
   const read = (h: Handle, count: number): Uint8Array => {
-    if (!h.readable) return new Uint8Array(0);
-    const data = readAll(h.path);
+    if (count <= 0 || !h.readable) throw oserror(EIO);
+    const data = view(h);
     const start = Math.min(h.pos, data.length);
     const chunk = data.slice(start, start + count);
     h.pos = start + chunk.length;
     return chunk;
   };
 
+  /** jl_fs_write_bytes: zero bytes or a read-only handle (FR_DENIED) fail with EIO. */
   const write = (h: Handle, bytes: Uint8Array): number => {
-    if (bytes.length === 0) throw oserror(EIO);
-    if (!h.writable) return 0;
-    const old = readAll(h.path);
-    const end = h.pos + bytes.length;
-    const next = new Uint8Array(Math.max(old.length, end));
+    if (bytes.length === 0 || !h.writable) throw oserror(EIO);
+    const old = view(h);
+    const next = new Uint8Array(Math.max(old.length, h.pos + bytes.length));
     next.set(old);
     next.set(bytes, h.pos);
-    try {
-      fs().writeFile(h.path, next);
-    } catch {
-      throw oserror(EIO);
-    }
-    h.pos = end;
+    h.unflushed = next;
+    h.pos += bytes.length;
     return bytes.length;
   };
 
+  /**
+   * FatFSFileImpl::seek (FatFS.h:257-274) with the position as uint32: SEEK_END goes to
+   * `size - pos`, SEEK_CUR wraps (so a negative step works). f_lseek (ff.cpp:5145-5146) stops a
+   * read-only handle at the end and stretches a writable file; a stretch the volume cannot hold
+   * answers False here (the board fills the volume instead).
+   */
   const seek = (h: Handle, offset: number, whence: number): boolean => {
-    const size = sizeOf(h);
-    const base = whence === 1 ? h.pos : whence === 2 ? size : 0;
-    const target = base + offset;
-    if (target < 0) return false;
-    if (target > size) {
-      if (h.writable && target > VOLUME_BYTES) return false;
-      // FatFS grows a writable file up to a seek past its end; a read-only one stops at the end.
-      if (!h.writable) {
-        h.pos = size;
-        return true;
-      }
-      const grown = new Uint8Array(target);
-      grown.set(readAll(h.path));
-      fs().writeFile(h.path, grown);
+    const data = view(h);
+    const pos = offset >>> 0;
+    const target = whence === 1 ? (h.pos + pos) >>> 0 : whence === 2 ? (data.length - pos) >>> 0 : pos;
+    if (target <= data.length) {
+      h.pos = target;
+      return true;
     }
+    if (!h.writable) {
+      h.pos = data.length;
+      return true;
+    }
+    if (target - data.length > freeBytes()) return false;
+    const grown = new Uint8Array(target);
+    grown.set(data);
+    h.unflushed = grown;
     h.pos = target;
     return true;
   };
 
-  const listdir = (given: string): string[] => {
-    const path = normalizePath(given);
-    if (!fs().isDir(path)) return [];
-    const names: string[] = [];
-    let length = 0;
-    for (const name of fs().readdir(path)) {
-      if (name.startsWith('.')) continue;
-      const entry = fs().isDir(path === '/' ? `/${name}` : `${path}/${name}`) ? `${name}/` : name;
-      names.push(entry);
-      length += entry.length + 1;
-      if (length > LISTDIR_CAP) {
-        names[names.length - 1] = `${entry}...`;
-        break;
-      }
-    }
-    return names;
-  };
-
   const usedBytes = (dir: string): number => {
     let used = CLUSTER;
-    for (const name of fs().readdir(dir)) {
-      const path = dir === '/' ? `/${name}` : `${dir}/${name}`;
-      used += fs().isDir(path) ? usedBytes(path) : Math.ceil(fs().size(path) / CLUSTER) * CLUSTER;
+    for (const entry of volume.entries(dir)) {
+      const real = joinPath(dir, entry.name);
+      used += entry.isDir ? usedBytes(real) : Math.ceil(entry.size / CLUSTER) * CLUSTER;
     }
     return used;
   };
+  const freeBytes = (): number => VOLUME_BYTES - Math.min(VOLUME_BYTES, usedBytes('/'));
 
-  const text = (bytes: Uint8Array): string => decoder.decode(bytes);
+  /** jl_fs_listdir (API.cpp:2314-2358): the comma-joined names, `/` after folders, no `.` names. */
+  const listing = (path: Uint8Array): Uint8Array => {
+    const parts: Uint8Array[] = [];
+    let length = 0;
+    for (const entry of volume.openDir(path)) {
+      const name = nameToOem(entry.name);
+      if (name[0] === 0x2e) continue;
+      const part = concat(
+        parts.length ? encoder.encode(',') : new Uint8Array(0),
+        name,
+        encoder.encode(entry.isDir ? '/' : ''),
+      );
+      parts.push(part);
+      length += part.length;
+      if (length > LISTDIR_CAP) {
+        parts.push(encoder.encode('...'));
+        break;
+      }
+    }
+    return concat(...parts);
+  };
+  /** strtok(",") over the listing: no empty tokens. */
+  const tokens = (list: Uint8Array): Uint8Array[] => {
+    const out: Uint8Array[] = [];
+    let start = 0;
+    for (let i = 0; i <= list.length; i++) {
+      if (i < list.length && list[i] !== 0x2c) continue;
+      if (i > start) out.push(list.subarray(start, i));
+      start = i + 1;
+    }
+    return out;
+  };
+
+  /** jl_fs_stat_size (API.cpp:2400-2426): -1 when missing; 0 when the first listed entry is a folder. */
+  const statSize = (path: Uint8Array): number => {
+    if (!volume.exists(path)) return -1;
+    if (volume.openDir(path)[0]?.isDir) return 0;
+    const found = volume.lookup(path);
+    return found.kind === 'file' ? fs().size(found.real) : -1;
+  };
+  /** jl_fs_stat_isdir (API.cpp:2428-2462): exactly `/`, or something that exists and is no file. */
+  const statIsDir = (path: Uint8Array): boolean => {
+    if (path.length === 1 && path[0] === 0x2f) return true;
+    return volume.exists(path) && volume.lookup(path).kind !== 'file';
+  };
+
+  /** jl_fs_mkdir (API.cpp:2885-2939): anything that exists is ENOTDIR (its "is a directory" test opens it as a file). */
+  const mkdirErrno = (path: Uint8Array): number => {
+    if (volume.exists(path)) return ENOTDIR;
+    return mkdir(path) ? 0 : EIO;
+  };
+
+  /** Bytes up to the first NUL: what strlen sees of a str the C code got with mp_obj_str_get_str. */
+  const cString = (bytes: Uint8Array): Uint8Array => {
+    const nul = bytes.indexOf(0);
+    return nul < 0 ? bytes : bytes.subarray(0, nul);
+  };
+
+  const info = (): number[] => {
+    const free = freeBytes();
+    return [VOLUME_BYTES, VOLUME_BYTES - free, free];
+  };
 
   const functions: FirmwareFunctions = {
-    jfs_open: (path, mode) => open(asStr(path), mode === undefined || mode === null ? 'r' : asStr(mode)),
-    /** `file.read([n])`: str in text mode, byte values in binary mode, at most 8192 per call. */
+    jfs_open: (path, mode) => open(pathArg(path), typeof mode === 'string' ? mode : 'r'),
+    /**
+     * JFSFile.read([n]) (modjumperless.c:4691-4741), as hex: without n what is available (nothing
+     * to read gives empty without touching the file), at most 8192 either way; a negative n is a
+     * huge size_t, so 8192 too.
+     */
     jfs_read: (id, n) => {
       const h = handle(id);
       let count: number;
       if (n === undefined || n === null) {
-        count = Math.max(0, sizeOf(h) - h.pos);
-        if (count === 0) return h.binary ? [] : '';
+        count = view(h).length - h.pos;
+        if (count <= 0) return '';
       } else {
         count = asInt(n);
-        if (count === 0) throw oserror(EIO);
         if (count < 0) count = READ_CAP;
       }
-      const chunk = read(h, Math.min(count, READ_CAP));
-      return h.binary ? Array.from(chunk) : text(chunk);
+      return hex(read(h, Math.min(count, READ_CAP)));
     },
-    /** `jfs.read(f, n=1024)`: always a str, no cap. */
+    /** jfs.read(f, n=1024) (modjumperless.c:5270-5296), as hex: malloc(n+1), no cap. */
     jfs_read_str: (id, n) => {
       const h = handle(id);
       const count = n === undefined || n === null ? 1024 : asInt(n);
-      if (count === 0) throw oserror(EIO);
-      if (count < 0) throw oserror(ENOMEM);
-      return text(read(h, count));
+      // n = -1 mallocs 0 bytes, which works, then reads -1 bytes: EIO. Below that malloc fails.
+      if (count < -1 || count + 1 > C_HEAP_READ_MAX) throw oserror(ENOMEM);
+      return hex(read(h, count));
     },
-    jfs_write: (id, data) => write(handle(id), asBytes(data)),
+    jfs_write: (id, data) => write(handle(id), dataArg(data)),
     jfs_seek: (id, offset, whence) =>
       seek(handle(id), asInt(offset), whence === undefined || whence === null ? 0 : asInt(whence)),
     jfs_tell: (id) => handle(id).pos,
-    jfs_size: (id) => sizeOf(handle(id)),
+    jfs_size: (id) => view(handle(id)).length,
     jfs_available: (id) => {
       const h = typeof id === 'number' ? handles.get(id) : undefined;
-      return h ? Math.max(0, sizeOf(h) - h.pos) : 0;
+      return h ? view(h).length - h.pos : 0;
     },
-    jfs_name: (id) => (typeof id === 'number' ? (handles.get(id)?.given ?? null) : null),
     jfs_flush: (id) => {
-      handle(id);
+      flush(handle(id));
       return null;
     },
     jfs_close: (id) => {
-      if (typeof id === 'number') handles.delete(id);
+      if (typeof id === 'number') close(id);
       return null;
     },
     _jfs_close_all: () => {
-      handles.clear();
+      closeAll();
       return null;
     },
-    jfs_exists: (path) => fs().exists(normalizePath(asStr(path))),
-    jfs_listdir: (path) => listdir(asStr(path)),
-    jfs_mkdir: (given) => {
-      const path = normalizePath(asStr(given));
-      if (fs().exists(path)) throw oserror(fs().isDir(path) ? EEXIST : ENOTDIR);
-      try {
-        fs().mkdir(path);
-      } catch {
-        throw oserror(EIO);
-      }
+    /** The board's GC runs between scripts: see `slots`. */
+    _service: () => {
+      for (const h of handles.values()) if (h.tracked) flush(h);
+      slots.clear();
       return null;
     },
-    jfs_rmdir: (given) => {
-      const path = normalizePath(asStr(given));
-      try {
-        if (path === '/' || !fs().isDir(path)) throw oserror(ENOENT);
-        fs().rmdir(path);
-      } catch {
-        throw oserror(ENOENT);
+    jfs_exists: (path) => volume.exists(pathArg(path)),
+    /** jfs.listdir (modjumperless.c:5149-5177): names, leading spaces dropped; null when one is not UTF-8. */
+    jfs_listdir: (path) => {
+      const names: string[] = [];
+      for (const token of tokens(listing(pathArg(path)))) {
+        let start = 0;
+        while (token[start] === 0x20) start++;
+        const name = strictText(token.subarray(start));
+        if (name === undefined) return null;
+        names.push(name);
       }
+      return names;
+    },
+    jfs_mkdir: (path) => {
+      const errno = mkdirErrno(pathArg(path));
+      if (errno) throw oserror(errno);
       return null;
     },
-    // FatFS f_unlink removes files and empty directories alike.
-    jfs_remove: (given) => {
-      const path = normalizePath(asStr(given));
-      try {
-        if (path === '/' || !fs().exists(path)) throw oserror(ENOENT);
-        if (fs().isDir(path)) fs().rmdir(path);
-        else fs().unlink(path);
-      } catch {
-        throw oserror(ENOENT);
-      }
+    jfs_rmdir: (path) => {
+      if (!unlink(pathArg(path))) throw oserror(ENOENT);
+      return null;
+    },
+    jfs_remove: (path) => {
+      if (!unlink(pathArg(path))) throw oserror(ENOENT);
       return null;
     },
     jfs_rename: (from, to) => {
-      const a = normalizePath(asStr(from));
-      const b = normalizePath(asStr(to));
-      try {
-        if (a === '/' || !fs().exists(a) || fs().exists(b)) throw oserror(ENOENT);
-        fs().rename(a, b);
-      } catch {
-        throw oserror(ENOENT);
-      }
+      if (!rename(pathArg(from), pathArg(to))) throw oserror(ENOENT);
       return null;
     },
-    // The firmware reports every path as a regular file; only the size means something.
-    jfs_stat: (given) => {
-      const path = normalizePath(asStr(given));
-      if (!fs().exists(path)) throw oserror(ENOENT);
-      const size = isFile(path) ? fs().size(path) : 0;
-      return [0x8000, 0, 0, 1, 0, 0, size, 0, 0, 0];
+    /** jfs.stat (modjumperless.c:5222-5252): mode 0x8000 for everything; a folder's size is 0. */
+    jfs_stat: (path) => {
+      const found = volume.lookup(pathArg(path));
+      if (found.kind !== 'file' && found.kind !== 'dir') throw oserror(ENOENT);
+      return [0x8000, 0, 0, 1, 0, 0, found.kind === 'file' ? fs().size(found.real) : 0, 0, 0, 0];
     },
-    jfs_info: () => {
-      const used = Math.min(VOLUME_BYTES, usedBytes('/'));
-      return [VOLUME_BYTES, used, VOLUME_BYTES - used];
+    jfs_info: () => info(),
+    fs_exists: (path) => volume.exists(pathArg(path)),
+    fs_listdir: (path) => functions.jfs_listdir?.(path) ?? null,
+    /** fs_read (API.cpp:2361-2385): at most 4095 bytes, up to the first NUL, as hex; null if it cannot open. */
+    fs_read: (path) => {
+      const flags = openFlags('r') as OpenFlags;
+      const real = openFile(pathArg(path), flags);
+      if (real === undefined) return null;
+      return hex(cString(fileBytes(real).subarray(0, FS_READ_CAP)));
     },
-    fs_exists: (path) => fs().exists(normalizePath(asStr(path))),
-    fs_listdir: (path) => listdir(asStr(path)),
-    fs_read: (given) => {
-      const path = normalizePath(asStr(given));
-      if (!isFile(path)) return null;
-      const bytes = readAll(path).subarray(0, FS_READ_CAP);
-      const nul = bytes.indexOf(0);
-      return text(nul >= 0 ? bytes.subarray(0, nul) : bytes);
-    },
-    fs_write: (given, content) => {
-      const path = normalizePath(asStr(given));
-      if (path === '/' || !fs().isDir(parent(path)) || fs().isDir(path)) return false;
+    /** fs_write (FilesystemStuff.cpp:3913-4005): open 'w', write up to the first NUL, close. */
+    fs_write: (path, data) => {
+      const real = openFile(pathArg(path), openFlags('w') as OpenFlags);
+      if (real === undefined) return false;
       try {
-        fs().writeFile(path, encoder.encode(asStr(content)));
+        fs().writeFile(real, cString(dataArg(data)));
         return true;
       } catch {
         return false;
       }
     },
     fs_cwd: () => '/',
+
+    // The VFS methods behind `os` (modjumperless.c:5536-5729); vfs.py does extmod/vfs.c's part.
+    /** jl_vfs_ilistdir: (name, 0x4000 or 0x8000, 0, size) per token; null when a name is not UTF-8. */
+    vfs_ilistdir: (path) => {
+      const base = pathArg(path);
+      const atRoot = base.length === 1 && base[0] === 0x2f;
+      const entries: Json[] = [];
+      for (const token of tokens(listing(base))) {
+        const name = token.at(-1) === 0x2f ? token.subarray(0, -1) : token;
+        const text = strictText(name);
+        if (text === undefined) return null;
+        const full = atRoot ? concat(base, name) : concat(base, encoder.encode('/'), name);
+        const size = statSize(full);
+        entries.push([text, statIsDir(full) ? 0x4000 : 0x8000, 0, Math.max(0, size)]);
+      }
+      return entries;
+    },
+    /** jl_vfs_stat: mode 0x41ff or 0x81ff, nlink 1, the size, zero times; ENOENT when missing. */
+    vfs_stat: (path) => {
+      const p = pathArg(path);
+      const size = statSize(p);
+      const isDir = statIsDir(p);
+      if (size < 0 && !isDir) throw oserror(ENOENT);
+      return [isDir ? 0x41ff : 0x81ff, 0, 0, 1, 0, 0, Math.max(0, size), 0, 0, 0];
+    },
+    vfs_mkdir: (path) => {
+      const errno = mkdirErrno(pathArg(path));
+      if (errno) throw oserror(errno);
+      return null;
+    },
+    /** jl_vfs_remove/rmdir/rename: any failure is EIO. */
+    vfs_remove: (path) => {
+      if (!unlink(pathArg(path))) throw oserror(EIO);
+      return null;
+    },
+    vfs_rename: (from, to) => {
+      if (!rename(pathArg(from), pathArg(to))) throw oserror(EIO);
+      return null;
+    },
+    /** jl_vfs_statvfs: 1-byte blocks, so blocks, bfree and bavail are bytes; f_namemax 0. */
+    vfs_statvfs: () => {
+      const [total, , free] = info() as [number, number, number];
+      return [1, 1, total, free, free, 0, 0, 0, 0, 0];
+    },
   };
 
-  return { functions, closeAll: () => handles.clear() };
+  return { functions, closeAll };
 }

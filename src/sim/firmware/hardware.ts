@@ -3,12 +3,14 @@
  * it survives a soft reset (only the VM is rebuilt), as the board's RAM state does (spec §3.2).
  *
  * Fields, by owner:
- * - `conns`, `power`, `slot`, `context`, `entry`, `history`: the active slot's RAM state (the
+ * - `conns`, `power`, `slot`, `context`, `dirty`, `history`: the active slot's RAM state (the
  *   firmware's `globalState`) and its bookkeeping: connections, slots and state groups; everyone reads.
  * - `overlays`: how get_state lists overlays and set_state replaces them; index.ts wires it to the
  *   overlays group (empty until then).
  * - `dacOut`: power group (dac_set) and wavegen; read by the circuit.
- * - `gpio`: gpio and pwm groups; read by the circuit and get_state.
+ * - `gpio`: gpio and pwm groups; read by the circuit and get_state. `direction` and `pull` are the
+ *   config (what get_state's direction reports); the pad follows `padDirection(pin)`/`padPull(pin)`.
+ * - `gpioRefreshed`: gpio group (which routing refresh it last put the GPIO config on).
  * - `wavegen`: wavegen group; read by the circuit (the output channel follows the wave).
  * - `probe`: the inputs group writes it (probe touches, buttons, switch); the circuit reads the
  *   switch position (the probe's supply current on DAC0 depends on it, which INA1 sees).
@@ -17,7 +19,8 @@
  * - `version`: bumped by anything that changes a voltage; the circuit caches its solution on it.
  */
 import { Connections } from '../../board/connections.js';
-import { DEFAULT_POWER, WAVEGEN_DEFAULTS } from '../../board/limits.js';
+import { DEFAULT_POWER, WAVEGEN_POWER_ON } from '../../board/limits.js';
+import { BUFFER_IN, DAC0 } from '../../board/nodes.js';
 import type { OverlayInput } from '../../board/state.js';
 import { mulberry32, type Rng } from '../noise.js';
 import type { FirmwareEnv } from './types.js';
@@ -25,26 +28,65 @@ import type { FirmwareEnv } from './types.js';
 /** `dac_set` channels: 0 DAC0, 1 DAC1, 2 TOP_RAIL, 3 BOTTOM_RAIL (spec §6.5). */
 export type DacChannel = 0 | 1 | 2 | 3;
 
+/** A hardware PWM output (10 Hz and up) as the pad sees it. */
 export interface PwmState {
   freq: number;
   duty: number;
   /** `now()` when it started: the output level follows the time. */
   startedAt: number;
+  /**
+   * Set when the slice was disabled under the pin (its slice partner's `pwm_stop`): the output
+   * holds this level while the pad stays in the PWM function.
+   */
+  frozen?: 0 | 1;
+}
+
+/** The timer of a slow PWM (below 10 Hz): every ms it writes the SIO output latch. */
+export interface SlowPwmState {
+  periodMs: number;
+  /** Milliseconds HIGH in each period. */
+  dutyMs: number;
+  startedAt: number;
 }
 
 export interface GpioPin {
-  /** Firmware convention: 0 = OUTPUT, 1 = INPUT (spec §6.7). */
+  /**
+   * The configured direction (`globalState.config.gpioDirection`, what get_state reports), 0 =
+   * OUTPUT, 1 = INPUT. The pad follows it unless `padDirection` says otherwise.
+   */
   direction: 0 | 1;
-  /** 1 pull-up, -1 pull-down, 0 none, 2 bus keeper. */
+  /**
+   * The pad's SIO direction when it differs from `direction`: a slow PWM makes the pad an output
+   * and its stop an input without touching the config (Peripherals.cpp:2635, 2756). null: as configured.
+   */
+  padDirection: 0 | 1 | null;
+  /**
+   * The configured pull (`globalState.config.gpioPulls`): 1 pull-up, -1 pull-down, 0 none, 2 bus
+   * keeper. The pad follows it unless `padPull` says otherwise.
+   */
   pull: -1 | 0 | 1 | 2;
-  /** The output latch written by `gpio_set`; it drives the pin only while the pin is an output. */
+  /**
+   * The pad's pulls when they differ from the config until the next routing refresh: a `gpio_get`
+   * leaves a bus keeper a pull-up, an unknown `gpio_set_pull` value turns both off. null: as configured.
+   */
+  padPull: -1 | 0 | 1 | 2 | null;
+  /** The SIO output latch; it drives the pin only while the pad is an output. */
   level: 0 | 1;
+  /**
+   * The firmware's gpioState: the value `gpio_set` stored, or after a routing refresh an input's
+   * pull code (2, 3, 4, 7); a refresh drives a configured output to it (Peripherals.cpp:715-757).
+   */
+  gpioState: number;
   /** `gpio_set_read_floating`: `gpio_get` tells FLOATING apart with a weak pull test. */
   readFloating: boolean;
   /** `gpio_claim_pin`: handed to `machine.Pin` (no electrical effect here). */
   claimed: boolean;
-  /** Running PWM, or null. */
+  /** Hardware PWM driving the pad (pad function PWM), or null (pad function SIO). */
   pwm: PwmState | null;
+  /** gpioPWMEnabled: a hardware PWM was set up (it stays set when `gpio_set` takes the pad back). */
+  pwmEnabled: boolean;
+  /** Slow-PWM timer writing the output latch, or null. */
+  slowPwm: SlowPwmState | null;
   /** Last PWM settings, kept after `pwm_stop` (a later duty/frequency change restarts with them). */
   pwmFreq: number;
   pwmDuty: number;
@@ -86,9 +128,17 @@ export interface Snapshot {
   power: PowerSetpoints;
 }
 
-export interface HistoryEntry {
+/** One undo step (history.ts): `revert` undoes it, `apply` does it again. */
+export interface HistoryTxn {
   label: string;
-  conns: Connections;
+  revert(): void;
+  apply(): void;
+}
+
+/** One slot's undo list; `cursor` transactions are applied, the rest are undone (redo-able). */
+export interface SlotHistory {
+  txns: HistoryTxn[];
+  cursor: number;
 }
 
 export interface OverlayAccess {
@@ -100,19 +150,32 @@ export interface Hardware {
   /** The active state's bridges and nets. Replace it (do not mutate a snapshot) when restoring. */
   conns: Connections;
   power: PowerSetpoints;
-  /** Active slot 0-7 (`CURRENT_SLOT()`). */
+  /** `CURRENT_SLOT()` (the firmware's netSlot): 0-7, or 99 after `nodes_save(99)`. */
   slot: number;
   /** `context_get()`: where Python's changes go (spec §6.4). */
   context: 'global' | 'python';
-  /** State when Python was entered: `nodes_discard` restores it, `nodes_has_changes` compares to it. */
-  entry: Snapshot;
-  /** Undo journal: `entries[position]` is the present. */
-  history: { entries: HistoryEntry[]; position: number; forced: number };
+  /**
+   * `pause_core2(True)` holds core 2 (LED and crossbar updates). It lasts across REPL jobs (the
+   * after-exec hooks are compiled out, mpconfigport.h:517-523) until the next full routing refresh
+   * clears it (Commands.cpp:175): nodes_clear, nodes_save, switch_slot and set_state.
+   */
+  core2Paused: boolean;
+  /**
+   * The state's dirty flag (JumperlessState::markDirty): the idle autosave writes the state to the
+   * current slot's file and clears it (slots.ts, autosave.ts).
+   */
+  dirty: boolean;
+  /** `now()` of the last user input (probe button, clickwheel); autosave waits 750 ms after it. */
+  lastUserInput: number;
+  /** Undo history per slot (history.ts); `last` is the connections as of the last recorded step. */
+  history: { slots: Map<number, SlotHistory>; snapshots: number; last: Connections };
   overlays: OverlayAccess;
   /** DAC outputs as driven now, indexed by channel: follows every dac_set, also with save=False. */
   dacOut: [number, number, number, number];
   /** Index 0-7 = GPIO_1..GPIO_8, 8 = UART TX, 9 = UART RX (pins 1-10 of spec §6.7). */
   gpio: GpioPin[];
+  /** The connections a routing refresh last put the GPIO config on (gpio.ts `syncGpioRefresh`). */
+  gpioRefreshed: { conns: Connections | undefined; count: number };
   wavegen: WaveGenState;
   probe: ProbeState;
   /** Last reading per ADC channel 0-7, in V. */
@@ -128,27 +191,47 @@ const DAC_ZERO = 1650;
 const DAC_SPREAD = 21.5;
 
 /**
- * What a DAC really puts out for a setpoint: the 12-bit code `volts*4095/spread + zero`, clipped to
- * 0..4095 (spec §6.5), so about -8.7 V to +12.8 V in 5.25 mV steps.
+ * What a DAC really puts out for a setpoint: the 12-bit code `volts*4095/spread + zero` in single
+ * precision, truncated to an int and clipped to 0..4095 (Peripherals.cpp:1390, 1402-1407), so
+ * about -8.7 V to +12.8 V in 5.25 mV steps. The float-to-int conversion of the RP2350 turns NaN
+ * into code 0 (the lowest output) and saturates infinities.
  */
 export function dacOutputVolts(volts: number): number {
-  if (Number.isNaN(volts)) return 0;
-  const code = Math.min(4095, Math.max(0, Math.round((volts * 4095) / DAC_SPREAD + DAC_ZERO)));
+  const raw = Math.fround(Math.fround(Math.fround(volts * 4095) / DAC_SPREAD) + DAC_ZERO);
+  const code = Number.isNaN(raw) ? 0 : Math.min(4095, Math.max(0, Math.trunc(raw)));
   return ((code - DAC_ZERO) * DAC_SPREAD) / 4095;
 }
 
 function freshPin(index: number): GpioPin {
   return {
     direction: 1,
-    // GPIO_1..8 come up as inputs with pull-downs (the get_state example of spec §7); UART pins bare.
-    pull: index < 8 ? -1 : 0,
+    // Config default: inputs with pull-downs, the UART pins too: every routing refresh puts the
+    // config on their pads (States.cpp:516-520, Peripherals.cpp:693-758).
+    pull: -1,
+    padPull: null,
     level: 0,
-    readFloating: true,
+    gpioState: 4,
+    padDirection: null,
+    // gpioReadFloating starts 1 for GPIO_1..8 and 0 for the UART pins (Peripherals.cpp:269).
+    readFloating: index < 8,
     claimed: false,
     pwm: null,
-    pwmFreq: 0,
-    pwmDuty: -1,
+    pwmEnabled: false,
+    slowPwm: null,
+    // gpioPWMFrequency / gpioPWMDutyCycle start at 1 kHz and 0.5 (Peripherals.cpp:357-359).
+    pwmFreq: 1000,
+    pwmDuty: 0.5,
   };
+}
+
+/** The pad's SIO direction (what `gpio_get_dir` reads): 0 OUTPUT, 1 INPUT. */
+export function padDirection(pin: GpioPin): 0 | 1 {
+  return pin.padDirection ?? pin.direction;
+}
+
+/** The pad's pulls (what `gpio_get_pull` and get_state read). */
+export function padPull(pin: GpioPin): -1 | 0 | 1 | 2 {
+  return pin.padPull ?? pin.pull;
 }
 
 /** The channel order of `dac_set`: DAC0, DAC1, TOP_RAIL, BOTTOM_RAIL. */
@@ -166,10 +249,13 @@ export function applyPower(hw: Hardware): void {
   touch(hw);
 }
 
-/** A fresh slot: the probe-power bridge BUFFER_IN-DAC0 and the default setpoints (spec §6.3, §6.5). */
+/**
+ * A fresh slot: the probe-power bridge BUFFER_IN-DAC0 that boot adds with duplicates 0
+ * (main.cpp:704 routableBufferPower; Probing.cpp:5385-5389), and the default setpoints.
+ */
 export function freshConnections(): Connections {
   const conns = new Connections();
-  conns.clear();
+  conns.connect(BUFFER_IN, DAC0, 0);
   return conns;
 }
 
@@ -180,8 +266,10 @@ export function createHardware(env: Pick<FirmwareEnv, 'host' | 'noiseSeed'>): Ha
     power: freshPower(),
     slot: 0,
     context: 'global',
-    entry: { conns: conns.clone(), power: freshPower() },
-    history: { entries: [{ label: 'boot', conns: conns.clone() }], position: 0, forced: 0 },
+    core2Paused: false,
+    dirty: false,
+    lastUserInput: 0,
+    history: { slots: new Map(), snapshots: 0, last: conns.clone() },
     overlays: { list: () => [], replace: () => {} },
     dacOut: [
       dacOutputVolts(DEFAULT_POWER.dac0),
@@ -190,12 +278,13 @@ export function createHardware(env: Pick<FirmwareEnv, 'host' | 'noiseSeed'>): Ha
       dacOutputVolts(DEFAULT_POWER.bottomRail),
     ],
     gpio: Array.from({ length: 10 }, (_, i) => freshPin(i)),
+    gpioRefreshed: { conns: undefined, count: 0 },
     wavegen: {
-      output: WAVEGEN_DEFAULTS.output,
-      freq: WAVEGEN_DEFAULTS.freq,
-      wave: WAVEGEN_DEFAULTS.wave,
-      amplitude: WAVEGEN_DEFAULTS.amplitude,
-      offset: WAVEGEN_DEFAULTS.offset,
+      output: WAVEGEN_POWER_ON.output,
+      freq: WAVEGEN_POWER_ON.freq,
+      wave: WAVEGEN_POWER_ON.wave,
+      amplitude: WAVEGEN_POWER_ON.amplitude,
+      offset: WAVEGEN_POWER_ON.offset,
       running: false,
       startedAt: 0,
       sweep: { start: 0, end: 0, seconds: 0 },

@@ -1,6 +1,7 @@
 /**
  * The text of `help([section])` and `nodes_help()` (spec §6.9): the Jumperless help shadows Python's
- * built-in one. Sections and function names follow the module; the wording is ours.
+ * built-in one. Titles, section headings and the overview follow the firmware (modjumperless.c:
+ * 4226-4598); the section bodies are our own wording, except MISC (a short signature list).
  */
 
 export const HELP_SECTIONS = [
@@ -23,7 +24,7 @@ export const HELP_SECTIONS = [
 ] as const;
 
 const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
-  DAC: `DAC outputs and power rails:
+  DAC: `DAC (Digital-to-Analog Converter):
 
    dac_set(channel, volts, save=True) - drive an output (alias set_dac)
    dac_get(channel)                   - the stored setpoint (alias get_dac)
@@ -32,13 +33,13 @@ const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
       volts:   stay within -8.0 .. +8.0 V
       save=False changes the output but leaves the saved setpoint alone
 `,
-  ADC: `Analog inputs:
+  ADC: `ADC (Analog-to-Digital Converter):
 
    adc_get(channel)                   - volts on an ADC input (alias get_adc)
 
       channel: 0-3 (+-8 V range); route the ADC first, e.g. connect(ADC0, 15)
 `,
-  GPIO: `GPIO pins:
+  GPIO: `GPIO:
 
    gpio_set(pin, value)               - drive a pin HIGH / LOW / FLOATING
    gpio_get(pin)                      - read a pin: HIGH, LOW or FLOATING
@@ -52,14 +53,14 @@ const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
       pin: 1-8 = GPIO_1..GPIO_8, 9 = UART TX, 10 = UART RX
       aliases: set_gpio, get_gpio, set_gpio_dir, get_gpio_dir, set_gpio_pull, get_gpio_pull
 `,
-  PWM: `PWM:
+  PWM: `PWM (Pulse Width Modulation):
 
    pwm(pin, frequency=1.0, duty=0.5)  - start PWM on GPIO 1-8 (alias set_pwm)
    pwm_set_duty_cycle(pin, duty)      - 0.0 .. 1.0
    pwm_set_frequency(pin, hz)         - 0.001 Hz .. 62.5 MHz (slow PWM below 10 Hz)
    pwm_stop(pin)                      - alias stop_pwm
 `,
-  WAVEGEN: `Waveform generator:
+  WAVEGEN: `WaveGen (Waveform Generator):
 
    wavegen_set_output(DAC1)           - DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL
    wavegen_set_wave(SINE)             - SINE, TRIANGLE, SAWTOOTH (RAMP), SQUARE
@@ -70,7 +71,7 @@ const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
    wavegen_start() / wavegen_stop() / wavegen_is_running()
    wavegen_get_output/freq/wave/amplitude/offset()
 `,
-  INA: `Current and power monitors:
+  INA: `INA (Current/Power Monitor):
 
    ina_get_current(sensor)            - amps
    ina_get_voltage(sensor)            - volts (the bus voltage)
@@ -80,7 +81,7 @@ const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
       sensor 0 measures the ISENSE_PLUS -> ISENSE_MINUS shunt; sensor 1 the probe supply
       aliases: get_current, get_voltage, get_bus_voltage, get_power, get_ina_*
 `,
-  NODES: `Connections:
+  NODES: `Node Connections:
 
    connect(a, b, duplicates=-1)       - add a bridge between two nodes
    disconnect(a, b)                   - remove it; disconnect(a, -1) clears everything on a
@@ -92,7 +93,7 @@ const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
 
       nodes: 1-60, D0-D13, A0-A7, GPIO_1-GPIO_8, TOP_RAIL, GND, DAC0, ADC0 ... (see nodes_help())
 `,
-  NETS: `Nets:
+  NETS: `Net Information:
 
    get_num_nets() / get_num_bridges()
    get_net_name(n) / set_net_name(n, name)
@@ -103,17 +104,17 @@ const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
    get_net_info(n) / get_all_nets()
    get_bridge(i) / get_num_paths() / get_path_info(i) / get_all_paths()
 `,
-  SLOTS: `Slots and state:
+  SLOTS: `Slot Management:
 
    nodes_save(slot=-1)                - write the connections to a slot file
    switch_slot(slot)                  - 0-7; returns the previous slot
    CURRENT_SLOT()                     - the active slot
-   nodes_discard()                    - back to what was there when Python started
+   nodes_discard()                    - back to the state the p REPL saved on entry
    nodes_has_changes()
    get_state() / set_state(json)      - the whole board as JSON
    context_get() / context_toggle()   - "global" or "python" connection context
 `,
-  OLED: `OLED display (128 x 32):
+  OLED: `OLED Display:
 
    oled_print(*values, sep=' ', end='', size=-1)
                                       - size 0 small scrolling, 1 normal, 2 large
@@ -126,8 +127,23 @@ const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
    oled_get_framebuffer() / oled_set_framebuffer(data) / oled_get_framebuffer_size()
    oled_load_bitmap(path) / oled_display_bitmap(x, y, w, h, data=None)
    oled_show_bitmap_file(path, x, y)
+
+OLED Layout (retained screens, live-updating):
+
+   s = oled_screen()                  - a screen handle 1-8 (0: all 8 in use)
+   e = oled_add_text(s, text, x=0, y=0, font=None, size=8, halign=-1, valign=-1, z=0)
+   e = oled_add_shape(s, kind=1, x=0, y=0, w=0, h=0, filled=0, z=0)
+                                      - kind 0 line, 1 rectangle, 2 filled rectangle
+   oled_set(e, prop, value)           - text, font, x, y, w, h, z, size, visible, ...
+   oled_set_var(name, value)          - fills {name} in texts
+   oled_screen_show(s, persist=False) / oled_screen_hide()
+   oled_screen_clear(s) / oled_screen_free(s) / oled_screen_reset()
+   oled_screen_save(s, name) / oled_screen_load(name)
+                                      - /screens/<name>.json
+
+      texts may hold {adc:N} {gpio:N} {dac:N} {uptime} {freemem} and pushed names
 `,
-  PROBE: `Probe:
+  PROBE: `Probe Functions:
 
    probe_read(blocking=True)          - wait for a pad touch; returns a ProbePad
    probe_read_nonblocking()           - NO_PAD when nothing is touched
@@ -142,19 +158,23 @@ const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
                get_button, button_read, read_button, button_check
       blocking waits end with Ctrl-C
 `,
-  CLICKWHEEL: `Clickwheel:
+  CLICKWHEEL: `Clickwheel (Rotary Encoder):
 
    clickwheel_get_position() / clickwheel_reset_position()
+                                      - raw encoder counts, not detents
    clickwheel_get_direction(consume=True)
                                       - CLICKWHEEL_NONE, CLICKWHEEL_UP, CLICKWHEEL_DOWN
-   clickwheel_get_button()            - CLICKWHEEL_IDLE, _PRESSED, _HELD, _RELEASED
-   clickwheel_up(clicks) / clickwheel_down(clicks) / clickwheel_press()
-                                      - pretend the wheel moved or was pressed
+   clickwheel_get_button()            - CLICKWHEEL_IDLE, _PRESSED, _HELD, _RELEASED,
+                                        _DOUBLECLICKED; 5 long hold, 6 medium hold
+   clickwheel_up() / clickwheel_down() / clickwheel_press()
+                                      - pretend the wheel turned one step or was clicked
 `,
-  STATUS: `Status printouts (they go to the main serial port):
+  STATUS: `Status:
 
    print_bridges() / print_paths() / print_nets()
    print_crossbars() / print_chip_status()
+
+      they print on the main serial port, not here
 `,
   FILESYSTEM: `Filesystem:
 
@@ -166,21 +186,20 @@ const SECTION_TEXT: Record<(typeof HELP_SECTIONS)[number], string> = {
    jfs.remove(p) / jfs.rename(a, b) / jfs.stat(p) / jfs.info()
    fs_exists(p) / fs_listdir(p) / fs_read(p) / fs_write(p, text) / fs_cwd()
 
-      open() and os work on the same files; walk(path) lists a folder tree
+      open() and os work on the same files
 `,
-  MISC: `Miscellaneous:
+  // The one section given as the firmware prints it: a short list of signatures (probe ui.help_sections).
+  MISC: `Misc:
 
-   arduino_reset()                    - reset an Arduino in the Nano header
-   run_app(name)                      - run a built-in app until you leave it
-   pause_core2(True/False)            - pause the LED and routing core
-   send_raw(chip, x, y, set=1)        - switch one crosspoint directly (chips A-L)
-   change_terminal_color(color) / cycle_term_color()
-   force_service(name) / get_service_index(name)
-   FakeGpioPin(node, mode) / FakeGpioDisconnect(a, b)
-   check_interrupt()                  - give Ctrl-C a chance inside long loops
-   help(section) / nodes_help()
+   arduino_reset()                  - Reset Arduino
+   run_app(appName)                 - Run built-in app
+   pause_core2(pause)               - Pause/unpause Core2 (True/False)
+   send_raw(chip, x, y, set)        - Send raw data to crossbar chip
+   force_service(name)              - Force run a specific service (e.g., "ProbeButton")
+   force_service_by_index(idx)      - Force run service by index (faster)
+   get_service_index(name)          - Get service index by name (cache for fast calls)
 `,
-  EXAMPLES: `Examples:
+  EXAMPLES: `Examples (all functions available globally):
 
    connect(1, 30)                              # bridge rows 1 and 30
    connect(D13, TOP_RAIL)                      # Nano pin to the top rail
@@ -200,19 +219,42 @@ export function helpSection(name: string): string | undefined {
   return (SECTION_TEXT as Record<string, string>)[key];
 }
 
-/** The overview printed by `help()`: one line per section. */
-export function helpIndex(): string {
-  const lines = HELP_SECTIONS.map((s) => {
-    const call = `  help("${s}")`.padEnd(28);
-    return `${call}- ${SECTION_TEXT[s].split(':')[0]}`;
-  });
-  return `Jumperless MicroPython module\n\nHelp sections:\n\n  help() or help("all")     - everything\n${lines.join('\n')}\n\n`;
+/** What each line of the `help()` overview calls a section (the firmware's short labels). */
+const INDEX_LABELS: Record<(typeof HELP_SECTIONS)[number], string> = {
+  DAC: 'DAC functions',
+  ADC: 'ADC functions',
+  GPIO: 'GPIO functions',
+  PWM: 'PWM functions',
+  WAVEGEN: 'Waveform generator',
+  INA: 'INA current/power monitor',
+  NODES: 'Node connections',
+  NETS: 'Net info (names, colors)',
+  SLOTS: 'Slot management',
+  OLED: 'OLED display',
+  PROBE: 'Probe and button functions',
+  CLICKWHEEL: 'Clickwheel (rotary encoder) functions',
+  STATUS: 'Status and debug functions',
+  FILESYSTEM: 'Filesystem functions',
+  MISC: 'Miscellaneous functions',
+  EXAMPLES: 'Usage examples',
+};
+
+/** The title `help()` starts with (modjumperless.c:4282). */
+export const HELP_TITLE = 'Jumperless Native MicroPython Module\n';
+
+/** The overview lines printed by `help()` after the title, one per section (modjumperless.c:4285-4319). */
+export function helpIndexLines(): string[] {
+  const all = `${'  help() or help("all")'.padEnd(28)}- Show all functions\n`;
+  const lines = HELP_SECTIONS.map((s) => `${`  help("${s}")`.padEnd(28)}- ${INDEX_LABELS[s]}\n`);
+  return ['Available help sections:\n\n', all, ...lines.slice(0, -1), `${lines.at(-1)}\n`];
 }
 
 export const UNKNOWN_SECTION = (name: string): string =>
   `Unknown help section: ${name}\nUse help() to see available sections.\n\n`;
 
-export const NODES_HELP = `Jumperless nodes
+/** `nodes_help()`: the firmware's heading (modjumperless.c:4228), our own reference below it. */
+export const NODES_HELP = `Jumperless Node Reference
+========================
 
 Kinds of node:
   Breadboard rows  1-60 (1-30 top half, 31-60 bottom half)

@@ -7,12 +7,14 @@
 import { parsePartsFile, partsToElements } from '../parts.js';
 import type { Element } from '../solver.js';
 import { adcGroup } from './adc.js';
+import { wireAutosave } from './autosave.js';
 import { type Circuit, createCircuit, nodeName } from './circuit.js';
 import { connectionsGroup } from './connections.js';
 import { gpioGroup } from './gpio.js';
 import { createHardware, type Hardware } from './hardware.js';
 import { historyGroup } from './history.js';
 import { inaGroup } from './ina.js';
+import { createLogicAnalyzer, laGroup } from './la.js';
 import { netsGroup } from './nets.js';
 import { powerGroup } from './power.js';
 import { pwmGroup } from './pwm.js';
@@ -88,6 +90,10 @@ export function createFirmware(env: FirmwareEnv): Firmware {
   const inputHandlers: ((event: InputEvent) => void)[] = [];
   const ui = uiGroups(env, hw, (name) => functions[name]);
   inputHandlers.push(ui.applyInput);
+  // Button and clickwheel activity holds off the autosave (noteUserInput, autosave.ts).
+  inputHandlers.push((event) => {
+    if (event.kind === 'button' || event.kind.startsWith('clickwheel')) hw.lastUserInput = hw.now();
+  });
   const groups: FirmwareFunctions[] = [
     ...ui.groups,
     { firmware_version: () => FIRMWARE_VERSION },
@@ -97,12 +103,14 @@ export function createFirmware(env: FirmwareEnv): Firmware {
     gpioGroup(hw, circuit, env.host),
     pwmGroup(hw),
     wavegenGroup(hw),
+    laGroup(createLogicAnalyzer(), env.host),
     connectionsGroup(hw, env.host),
     netsGroup(hw, env.host),
     slotsGroup(hw, circuit, env.host, fs),
     historyGroup(hw),
   ];
   const functions = mergeGroups(groups);
+  wireAutosave(functions, hw);
   return {
     functions,
     applyInput: (event) => {

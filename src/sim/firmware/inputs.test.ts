@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHardware } from './hardware.js';
-import { createInputs } from './inputs.js';
+import { createInputs, RAW_PER_CLICK } from './inputs.js';
 import { scriptedHost } from './scriptedHost.js';
 import { PyError } from './types.js';
 
@@ -25,21 +25,37 @@ describe('probe_read (spec §6.10)', () => {
     expect(host.now()).toBeGreaterThanOrEqual(50);
   });
 
-  it('answers one blocking read per touch event, even one that came before the call', () => {
+  it('a blocking read returns at once, and again, while the tip rests on a pad', () => {
     const { host, call } = setup();
     host.apply({ kind: 'probe_touch', pad: 12 });
-    expect(call('probe_read', true)).toEqual([12, '12']);
+    expect(call('probe_read', true)).toEqual([12, 'PAD_12']);
+    expect(call('probe_read', true)).toEqual([12, 'PAD_12']);
+    expect(host.now()).toBe(0);
+    host.apply({ kind: 'probe_release' });
     host.interruptAt(host.now() + 100);
     expect(() => call('probe_read', true)).toThrow(PyError);
   });
 
-  it('non-blocking: a waiting touch first, then the pad under the tip, NO_PAD after release', () => {
+  it('non-blocking: NO_PAD, then the pad, then the same pad only every 500 ms', () => {
     const { host, call } = setup();
     expect(call('probe_read', false)).toEqual([-1, 'NO_PAD']);
     host.apply({ kind: 'probe_touch', pad: 142 });
     expect(call('probe_read', false)).toEqual([142, 'LOGO_PAD_TOP']);
+    expect(call('probe_read', false)).toEqual([-1, 'NO_PAD']);
+    host.sleep(500);
     expect(call('probe_read', false)).toEqual([142, 'LOGO_PAD_TOP']);
+    host.apply({ kind: 'probe_touch', pad: 5 });
+    expect(call('probe_read', false)).toEqual([5, 'PAD_5']);
     host.apply({ kind: 'probe_release' });
+    host.sleep(600);
+    expect(call('probe_read', false)).toEqual([-1, 'NO_PAD']);
+  });
+
+  it('a tap that ended before the read still counts once', () => {
+    const { host, call } = setup();
+    host.apply({ kind: 'probe_touch', pad: 30 });
+    host.apply({ kind: 'probe_release' });
+    expect(call('probe_read', true)).toEqual([30, 'PAD_30']);
     expect(call('probe_read', false)).toEqual([-1, 'NO_PAD']);
   });
 
@@ -47,6 +63,7 @@ describe('probe_read (spec §6.10)', () => {
     const { host, call } = setup();
     host.at(10, { kind: 'probe_touch', pad: 5 });
     call('probe_read', true);
+    host.apply({ kind: 'probe_release' });
     host.interruptAt(200);
     let error: unknown;
     try {
@@ -63,8 +80,8 @@ describe('probe_read (spec §6.10)', () => {
   it('names pads as the firmware prints them', () => {
     const { call } = setup();
     expect(call('_pad_names', [1, 60, 70, 101, 104, 126, 148, -1, 100, 61])).toEqual([
-      '1',
-      '60',
+      'PAD_1',
+      'PAD_60',
       'NANO_D0',
       'TOP_RAIL',
       'TOP_RAIL_GND',
@@ -87,23 +104,31 @@ describe('probe_read (spec §6.10)', () => {
 });
 
 describe('probe buttons', () => {
-  it('a blocking read takes the click, which then no longer shows as held', () => {
+  it('a blocking consuming read takes the latched press', () => {
     const { host, call } = setup();
     host.at(30, { kind: 'button', button: 'remove' });
-    expect(call('probe_button', true, false)).toBe(2);
-    expect(call('probe_button', false, false)).toBe(0);
+    expect(call('probe_button', true, true)).toBe(2);
+    expect(call('probe_button', false, true)).toBe(0);
   });
 
-  it('non-consuming reads see a click while it is held; consuming reads take it once', () => {
+  it('a blocking non-consuming read waits for the held state and leaves the press latched', () => {
+    const { host, call } = setup();
+    host.at(30, { kind: 'button', button: 'connect' });
+    expect(call('probe_button', true, false)).toBe(1);
+    host.sleep(500);
+    expect(call('probe_button', false, false)).toBe(0);
+    expect(call('probe_button', false, true)).toBe(1);
+  });
+
+  it('the latch holds the last press only, and never expires', () => {
     const { host, call } = setup();
     host.apply({ kind: 'button', button: 'connect' });
     expect(call('probe_button', false, false)).toBe(1);
-    expect(call('probe_button', false, false)).toBe(1);
-    expect(call('probe_button', false, true)).toBe(1);
-    expect(call('probe_button', false, true)).toBe(0);
-    host.apply({ kind: 'button', button: 'connect' });
-    host.sleep(500);
+    host.apply({ kind: 'button', button: 'remove' });
+    host.sleep(10_000);
     expect(call('probe_button', false, false)).toBe(0);
+    expect(call('probe_button', false, true)).toBe(2);
+    expect(call('probe_button', false, true)).toBe(0);
   });
 
   it('a blocking read is interruptible', () => {
@@ -127,38 +152,52 @@ describe('switch and clickwheel', () => {
     expect(call('check_switch_position')).toBe(1);
   });
 
-  it('turns move the position and leave a direction that a consuming read clears', () => {
+  it('with autoconnect off, check_switch_position forces SELECT (Probing.cpp:4994-4997)', () => {
+    const { call } = setup();
+    expect(call('probe_autoconnect', null)).toBe(true);
+    expect(call('check_switch_position')).toBe(0);
+    expect(call('probe_autoconnect', false)).toBe(false);
+    expect(call('check_switch_position')).toBe(1);
+    expect(call('get_switch_position')).toBe(1);
+    expect(call('probe_autoconnect', true)).toBe(true);
+    expect(call('check_switch_position')).toBe(0);
+  });
+
+  it('turns move the raw count and leave a direction that a consuming read clears', () => {
     const { host, call } = setup();
     host.apply({ kind: 'clickwheel_turn', clicks: 3 });
     host.apply({ kind: 'clickwheel_turn', clicks: -1 });
-    expect(call('clickwheel_get_position')).toBe(2);
+    expect(call('clickwheel_get_position')).toBe(2 * RAW_PER_CLICK);
     expect(call('clickwheel_get_direction', false)).toBe(2);
     expect(call('clickwheel_get_direction', true)).toBe(2);
     expect(call('clickwheel_get_direction', true)).toBe(0);
-    call('clickwheel_up', 4);
-    expect(call('clickwheel_get_position')).toBe(6);
-    expect(call('clickwheel_get_direction')).toBe(1);
     call('clickwheel_reset_position');
     expect(call('clickwheel_get_position')).toBe(0);
   });
 
-  it('button events report once, held lasts until released', () => {
+  it('clickwheel_up/down set the direction only: the count is ignored, the position stays', () => {
+    const { call } = setup();
+    call('clickwheel_up');
+    expect(call('clickwheel_get_position')).toBe(0);
+    expect(call('clickwheel_get_direction')).toBe(1);
+    call('clickwheel_down');
+    expect(call('clickwheel_get_direction')).toBe(2);
+  });
+
+  it('the button state is read without consuming it; RELEASED and DOUBLECLICKED expire', () => {
     const { host, call } = setup();
     call('clickwheel_press');
     expect(call('clickwheel_get_button')).toBe(3);
+    expect(call('clickwheel_get_button')).toBe(3);
+    host.sleep(20);
     expect(call('clickwheel_get_button')).toBe(0);
     host.apply({ kind: 'clickwheel_button', state: 'held' });
+    host.sleep(1000);
     expect(call('clickwheel_get_button')).toBe(2);
-    expect(call('clickwheel_get_button')).toBe(2);
-    host.apply({ kind: 'clickwheel_button', state: 'released' });
-    expect(call('clickwheel_get_button')).toBe(3);
+    host.apply({ kind: 'clickwheel_button', state: 'long_held' });
+    expect(call('clickwheel_get_button')).toBe(5);
+    host.apply({ kind: 'clickwheel_button', state: 'medium_held' });
+    expect(call('clickwheel_get_button')).toBe(6);
     expect(call('clickwheel_is_initialized')).toBe(true);
-  });
-
-  it('probe_autoconnect reports and sets the flag', () => {
-    const { call } = setup();
-    expect(call('probe_autoconnect', null)).toBe(false);
-    expect(call('probe_autoconnect', true)).toBe(true);
-    expect(call('probe_autoconnect', null)).toBe(true);
   });
 });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createFakeGpioState, fakeGpioFunctions } from './fakeGpio.js';
 import { createHardware } from './hardware.js';
 import { HELP_SECTIONS } from './help.js';
 import { createInputs } from './inputs.js';
@@ -7,26 +6,22 @@ import { createMiscState, hueToAnsi, miscFunctions, parseChip } from './misc.js'
 import { scriptedHost } from './scriptedHost.js';
 import { PyError } from './types.js';
 
-function setup(volts: Record<number, number> = {}) {
+function setup() {
   const host = scriptedHost();
-  const inputs = createInputs(host, createHardware({ host }));
+  const hw = createHardware({ host });
+  const inputs = createInputs(host, hw);
   host.apply = inputs.applyInput;
   const state = createMiscState();
-  const fns = {
-    ...miscFunctions(state, { host, inputs: inputs.state }),
-    ...fakeGpioFunctions(createFakeGpioState(), (name) =>
-      name === 'get_node_voltage' ? (node) => volts[node as number] ?? null : undefined,
-    ),
-  };
+  const fns = miscFunctions(state, { host, inputs: inputs.state, hw });
   const call = (name: string, ...args: unknown[]) => fns[name]?.(...(args as never[]));
-  return { host, state, call, volts };
+  return { host, hw, state, call };
 }
 
 describe('misc (spec §6.14)', () => {
   it('pause_core2 sets a flag other groups can read', () => {
-    const { state, call } = setup();
+    const { hw, call } = setup();
     call('pause_core2', true);
-    expect(state.core2Paused).toBe(true);
+    expect(hw.core2Paused).toBe(true);
     expect(call('_core2_paused')).toBe(true);
     call('pause_core2', false);
     expect(call('_core2_paused')).toBe(false);
@@ -51,97 +46,88 @@ describe('misc (spec §6.14)', () => {
     expect(call('_raw_crosspoints')).toEqual([]);
   });
 
-  it('terminal colours are ANSI escapes; cycling walks the hue', () => {
-    const { call } = setup();
-    expect(call('change_terminal_color', -1)).toBe('\x1b[0m');
-    expect(call('change_terminal_color', 196)).toBe('\x1b[38;5;196m');
-    const first = call('cycle_term_color', true, 0);
-    expect(first).toBe(`\x1b[38;5;${hueToAnsi(0)}m`);
+  it('terminal colours go to the main port as ANSI escapes, never to the REPL', () => {
+    const { host, call } = setup();
+    expect(call('change_terminal_color', -1)).toBeNull();
+    expect(call('change_terminal_color', 196)).toBeNull();
+    expect(call('change_terminal_color', -5)).toBeNull();
+    expect(call('cycle_term_color', true, 0)).toBeNull();
+    expect(host.main).toEqual(['\x1b[0m', '\x1b[38;5;196m', '\x1b[38;5;-5m', `\x1b[38;5;${hueToAnsi(0)}m`]);
     expect(hueToAnsi(0)).toBe(196);
     expect(hueToAnsi(120)).toBe(46);
     expect(hueToAnsi(240)).toBe(21);
-    expect(call('cycle_term_color', false, 120)).toBe('\x1b[38;5;46m');
   });
 
-  it('services are found by name, case-insensitively, and by index', () => {
+  it('services: the firmware names, case-sensitive, in jOS order; the index is cast to uint8', () => {
     const { call } = setup();
-    expect(call('get_service_index', 'probebutton')).toBe(0);
-    expect(call('get_service_index', 'nope')).toBe(-1);
+    expect(call('get_service_index', 'TermSerial')).toBe(0);
+    expect(call('get_service_index', 'ProbeButton')).toBe(2);
+    expect(call('get_service_index', 'ConfigSave')).toBe(19);
+    expect(call('get_service_index', 'probebutton')).toBe(-1);
     expect(call('force_service', 'OLED')).toBe(true);
-    expect(call('force_service', 'nope')).toBe(false);
+    expect(call('force_service', 'oled')).toBe(false);
     expect(call('force_service_by_index', -1)).toBe(false);
-    expect(call('force_service_by_index', 2)).toBe(true);
+    expect(call('force_service_by_index', 200)).toBe(false);
+    expect(call('force_service_by_index', 256)).toBe(true);
   });
 
-  it('run_app blocks until the clickwheel is held, and Ctrl-C interrupts it', () => {
+  it('run_app: an unknown app returns at once; a known one blocks until the clickwheel is held', () => {
     const { host, state, call } = setup();
+    expect(call('run_app', 'no such app')).toBeNull();
+    expect(host.main).toEqual(['App not found\r\n']);
+    expect(host.now()).toBe(0);
     host.at(300, { kind: 'clickwheel_button', state: 'held' });
-    expect(call('run_app', 'Snake')).toBeNull();
+    expect(call('run_app', '  calib dacs ')).toBeNull();
+    expect(host.main[1]).toBe('Running app: calib dacs\r\n');
     expect(host.now()).toBeGreaterThanOrEqual(300);
     expect(state.app).toBeUndefined();
     host.interruptAt(host.now() + 100);
     expect(() => call('run_app', 'Snake')).toThrow(PyError);
   });
-
-  it('fake GPIO inputs follow the node voltage with hysteresis; outputs remember their level', () => {
-    const { call, volts } = setup();
-    expect(call('fake_gpio_config', 500, 0, 2.0, 0.8)).toBe(false);
-    expect(call('fake_gpio_config', 20, 0, 2.0, 0.8)).toBe(true);
-    volts[20] = 3.3;
-    expect(call('fake_gpio_read', 20)).toBe(1);
-    volts[20] = 1.2;
-    expect(call('fake_gpio_read', 20)).toBe(1);
-    volts[20] = 0.2;
-    expect(call('fake_gpio_read', 20)).toBe(0);
-    call('fake_gpio_config', 21, 1, 2.0, 0.8);
-    call('fake_gpio_write', 21, 1);
-    expect(call('fake_gpio_read', 21)).toBe(1);
-  });
-
-  it('check_interrupt sleeps 1 ms and lets Ctrl-C through', () => {
-    const { host, call } = setup();
-    call('check_interrupt');
-    expect(host.now()).toBe(1);
-    host.interruptAt(1);
-    expect(() => call('check_interrupt')).toThrow(PyError);
-  });
 });
 
 describe('help (spec §6.9)', () => {
-  it('help() lists every section, then prints them all', () => {
-    const { call } = setup();
+  it('help() starts with the firmware title and overview, then prints every section', () => {
+    const { host, call } = setup();
     const text = call('help_text', null) as string;
+    expect(text.startsWith('Jumperless Native MicroPython Module\nAvailable help sections:\n\n')).toBe(true);
+    expect(text).toContain('  help() or help("all")     - Show all functions\n');
     for (const section of HELP_SECTIONS) expect(text).toContain(`help("${section}")`);
     for (const fn of [
       'dac_set',
       'adc_get',
       'probe_read',
       'oled_print',
+      'oled_screen',
       'overlay_set',
       'jfs.open',
-      'pause_core2',
     ]) {
       expect(text).toContain(fn);
     }
-    expect(text).toContain('\x1b[38;5;');
+    expect(text).not.toContain('\x1b');
+    expect(host.main.join('')).toContain('\x1b[38;5;');
   });
 
-  it('one section, case-insensitive; an unknown one says so', () => {
+  it('one section, case-insensitive, with its firmware heading; an unknown one says so', () => {
     const { call } = setup();
     const oled = call('help_text', 'oled') as string;
-    expect(oled).toContain('oled_print');
+    expect(oled.startsWith('OLED Display:\n\n')).toBe(true);
+    expect(oled).toContain('OLED Layout (retained screens, live-updating):');
     expect(oled).not.toContain('dac_set');
     expect(call('help_text', 'encoder')).toContain('clickwheel_get_position');
     expect(call('help_text', 'bogus')).toBe(
       'Unknown help section: bogus\nUse help() to see available sections.\n\n',
     );
-    expect(call('help_text', 'all')).not.toContain('Help sections');
+    const all = call('help_text', 'all') as string;
+    expect(all.startsWith('DAC (Digital-to-Analog Converter):')).toBe(true);
+    expect(all).not.toContain('Available help sections');
+    expect(call('help_text', 'MISC')).toMatch(/^Misc:\n\n {3}arduino_reset\(\) {18}- Reset Arduino\n/);
   });
 
-  it('nodes_help explains the three ways to name a node', () => {
+  it('nodes_help starts with the firmware title and explains the three ways to name a node', () => {
     const { call } = setup();
     const text = call('nodes_help_text') as string;
+    expect(text.startsWith('Jumperless Node Reference\n========================\n\n')).toBe(true);
     expect(text).toContain('connect(D13, TOP_RAIL)');
-    expect(text).toContain('NANO_D13');
   });
 });

@@ -3,31 +3,77 @@
  * crosspoint writes, terminal colours, service kicks and the help text.
  */
 import { asInt, asNum, truthy } from './args.js';
-import { HELP_SECTIONS, helpIndex, helpSection, NODES_HELP, UNKNOWN_SECTION } from './help.js';
+import type { Hardware } from './hardware.js';
+import {
+  HELP_SECTIONS,
+  HELP_TITLE,
+  helpIndexLines,
+  helpSection,
+  NODES_HELP,
+  UNKNOWN_SECTION,
+} from './help.js';
 import type { InputState } from './inputs.js';
 import { WHEEL_HELD, WHEEL_IDLE } from './inputs.js';
 import { type FirmwareFunctions, type FirmwareHost, type Json, PyError } from './types.js';
 
-/** The main loop's services, in registration order (`get_service_index` answers with the position). */
+/**
+ * The main loop's services in jOS's table order, which `get_service_index` answers with: registration
+ * order (main.cpp:442-484, a V5 with probe pads and PSRAM), stably sorted by priority CRITICAL, HIGH,
+ * NORMAL, LOW (JumperlOS.cpp:494-518; each service's getPriority() in its header). Names are
+ * matched case-sensitively (JumperlOS.cpp:406-488).
+ */
 export const SERVICES: readonly string[] = [
-  'ProbeButton',
   'TermSerial',
-  'InjectedCommand',
-  'Menus',
-  'TinyUSB',
+  'InjectedCmd',
+  'ProbeButton',
+  'MpRemote',
+  'Peripherals',
   'AsyncPassthrough',
+  'Menus',
+  'States',
   'Probing',
   'Highlighting',
-  'SlotManager',
-  'Peripherals',
-  'LEDs',
+  'MeasureMode',
+  'TinyUSB',
+  'ProbeSwitch',
+  'USBPeriodic',
+  'SingleCharCommands',
+  'OledGui',
+  'ProbePads',
   'OLED',
-  'Clickwheel',
+  'LiveXbar',
+  'ConfigSave',
+  'FileCache',
 ];
 
+/** The built-in apps `run_app` knows (Apps.cpp:66-88); matched after collapsing spaces, any case. */
+export const APPS: readonly string[] = [
+  'Bounce Startup',
+  'Calib  DACs',
+  'I2C    Scan',
+  'Custom App',
+  'PNG Image',
+  'Scan',
+  'XLSX   GUI',
+  'Micropython',
+  'uPythonREPL',
+  'File   Manager',
+  'eKilo Editor',
+  'Probe  Calib',
+  'JDI MIPdisplay',
+  'DOOM',
+  'Snake',
+  'DMX Serial',
+  'OLED Images',
+  'Switch Calib',
+  'Python',
+  'Files',
+];
+
+/** Apps.cpp:91-115 normalizeSpaces: trimmed, runs of spaces collapsed, \x19 dropped. */
+export const normalizeSpaces = (s: string): string => s.trim().replace(/\x19/g, '').replace(/ {2,}/g, ' ');
+
 export interface MiscState {
-  /** `pause_core2`: the core that refreshes LEDs and routing is held (wavegen and others read this). */
-  core2Paused: boolean;
   arduinoResets: number;
   /** Crosspoints closed by `send_raw`, as `chip,x,y` (A = 0 ... L = 11). */
   rawCrosspoints: Set<string>;
@@ -39,7 +85,6 @@ export interface MiscState {
 
 export function createMiscState(): MiscState {
   return {
-    core2Paused: false,
     arduinoResets: 0,
     rawCrosspoints: new Set(),
     hue: 0,
@@ -82,26 +127,39 @@ const asStr = (x: Json | undefined): string => {
   return x;
 };
 
-const serviceIndex = (name: string): number =>
-  SERVICES.findIndex((s) => s.toLowerCase() === name.trim().toLowerCase());
+const serviceIndex = (name: string): number => SERVICES.indexOf(name);
 
 export interface MiscDeps {
   host: FirmwareHost;
   inputs: InputState;
+  hw: Pick<Hardware, 'core2Paused'>;
 }
 
 export function miscFunctions(state: MiscState, deps: MiscDeps): FirmwareFunctions {
   const { host, inputs } = deps;
+  /** cycleTermColor: `reset` starts over, otherwise the hue moves on by `step` (our own palette). */
+  const nextColor = (reset: boolean, step: number): string => {
+    state.hue = reset ? 0 : (state.hue + (Number.isFinite(step) ? step : 0)) % 360;
+    return `${ESC}38;5;${hueToAnsi(state.hue)}m`;
+  };
 
   return {
     arduino_reset: () => {
       state.arduinoResets++;
       return null;
     },
-    // The firmware's UI apps take over until the user leaves them: holding the clickwheel does, and
-    // Ctrl-C ends the wait with KeyboardInterrupt.
+    // Apps.cpp:122-144: an unknown name prints on Serial (the main port) and returns at once. A
+    // known app takes over until the user leaves it: holding the clickwheel does here, and Ctrl-C
+    // ends the wait with KeyboardInterrupt.
     run_app: (name) => {
-      state.app = asStr(name);
+      const wanted = normalizeSpaces(asStr(name));
+      const app = APPS.find((a) => normalizeSpaces(a).toLowerCase() === wanted.toLowerCase());
+      if (app === undefined) {
+        host.writeMain('App not found\r\n');
+        return null;
+      }
+      host.writeMain(`Running app: ${wanted}\r\n`);
+      state.app = app;
       try {
         for (;;) {
           host.pollInputs();
@@ -116,10 +174,10 @@ export function miscFunctions(state: MiscState, deps: MiscDeps): FirmwareFunctio
       }
     },
     pause_core2: (pause) => {
-      state.core2Paused = truthy(pause);
+      deps.hw.core2Paused = truthy(pause);
       return null;
     },
-    _core2_paused: () => state.core2Paused,
+    _core2_paused: () => deps.hw.core2Paused,
     send_raw: (chip, x, y, set) => {
       const c = parseChip(chip);
       const cx = asInt(x);
@@ -131,41 +189,47 @@ export function miscFunctions(state: MiscState, deps: MiscDeps): FirmwareFunctio
       return null;
     },
     _raw_crosspoints: () => [...state.rawCrosspoints].map((k) => k.split(',').map(Number)),
-    /** The escape for `change_terminal_color(color)`: -1 resets to the default colour. */
+    // Graphics.cpp:442-479, 488-545: colour escapes go to Jerial, the main port, never to the
+    // REPL's stdout. The colour is printed as given (only -1 means reset).
     change_terminal_color: (color) => {
       const c = color === undefined ? -1 : asInt(color);
-      return c < 0 ? `${ESC}0m` : `${ESC}38;5;${c & 0xff}m`;
-    },
-    cycle_term_color: (reset, step) => {
-      if (reset !== undefined && truthy(reset)) state.hue = 0;
-      state.hue = (state.hue + (step === undefined ? 100 : asNum(step))) % 360;
-      return `${ESC}38;5;${hueToAnsi(state.hue)}m`;
-    },
-    force_service: (name) => serviceIndex(asStr(name)) >= 0,
-    force_service_by_index: (index) => {
-      const i = asInt(index);
-      return i >= 0 && i < SERVICES.length;
-    },
-    get_service_index: (name) => serviceIndex(asStr(name)),
-    /** help(): the whole text with a colour change before each section, as the firmware prints it. */
-    help_text: (section) => {
-      const color = () => {
-        state.hue = (state.hue + 100) % 360;
-        return `${ESC}38;5;${hueToAnsi(state.hue)}m`;
-      };
-      const wanted = section === undefined || section === null ? undefined : asStr(section);
-      if (wanted !== undefined && wanted.toUpperCase() !== 'ALL') {
-        const text = helpSection(wanted);
-        return text === undefined ? UNKNOWN_SECTION(wanted) : `${color()}${text}\n${ESC}0m`;
-      }
-      const all = HELP_SECTIONS.map((s) => `${color()}${helpSection(s)}\n`).join('');
-      return `${wanted === undefined ? helpIndex() : ''}${all}${ESC}0m`;
-    },
-    nodes_help_text: () => NODES_HELP,
-    /** `check_interrupt()` of spec §3.1: a 1 ms sleep, during which Ctrl-C is noticed. */
-    check_interrupt: () => {
-      host.sleep(1);
+      host.writeMain(c === -1 ? `${ESC}0m` : `${ESC}38;5;${c}m`);
       return null;
     },
+    cycle_term_color: (reset, step) => {
+      host.writeMain(nextColor(reset !== undefined && truthy(reset), step === undefined ? 100 : asNum(step)));
+      return null;
+    },
+    force_service: (name) => serviceIndex(asStr(name)) >= 0,
+    // JumperlessMicroPythonAPI.cpp:2204-2209: negative is False, otherwise the index is cast to uint8.
+    force_service_by_index: (index) => {
+      const i = asInt(index);
+      return i >= 0 && (i & 0xff) < SERVICES.length;
+    },
+    get_service_index: (name) => serviceIndex(asStr(name)),
+    /**
+     * help(): the text for stdout (mp_printf), with the colour changes between lines and sections on
+     * the main port (modjumperless.c:4279-4598).
+     */
+    help_text: (section) => {
+      const wanted = section === undefined || section === null ? undefined : asStr(section);
+      const out: string[] = [];
+      const print = (text: string) => {
+        host.writeMain(nextColor(false, 100));
+        out.push(text);
+      };
+      if (wanted === undefined) {
+        out.push(HELP_TITLE);
+        for (const line of helpIndexLines()) print(line);
+      }
+      const sections = wanted === undefined || wanted.toUpperCase() === 'ALL' ? [...HELP_SECTIONS] : [wanted];
+      for (const name of sections) {
+        host.writeMain(nextColor(true, 5));
+        const text = helpSection(name);
+        print(text === undefined ? UNKNOWN_SECTION(name) : `${text}\n`);
+      }
+      return out.join('');
+    },
+    nodes_help_text: () => NODES_HELP,
   };
 }

@@ -89,6 +89,7 @@ describe('jumperless module in the real VM', () => {
         'OUTPUT == 0',
         'OUTPUT == True',
         'type(GND).__name__',
+        'hash(HIGH)',
       ]),
     ).toEqual([
       'HIGH',
@@ -103,24 +104,27 @@ describe('jumperless module in the real VM', () => {
       'DISCONNECTED',
       '0',
       'True',
-      'True',
-      'True',
-      'True',
+      // Across types equality is identity on the board (MP_TYPE_FLAG_NONE, py/obj.c:268-300).
+      'False',
+      'False',
+      'False',
       "'node'",
+      "TypeError: unsupported type for __hash__: 'GPIOState'",
     ]);
   });
 
-  it('compares and counts nodes like ints; arithmetic gives a plain int', async () => {
+  it('orders and counts nodes like ints, but equals only nodes; arithmetic gives a plain int', async () => {
     expect(
       await s.outcomes([
         'GND == 100',
         '100 == GND',
+        'GND == node(100)',
         'D13 < 90',
         'D13 + 1',
         'type(D13 - 1).__name__',
         'bool(node(0))',
       ]),
-    ).toEqual(['True', 'True', 'True', '84', "'int'", 'False']);
+    ).toEqual(['False', 'False', 'True', 'True', '84', "'int'", 'False']);
   });
 
   it('raises the firmware error strings (§6)', async () => {
@@ -183,16 +187,21 @@ describe('jumperless module in the real VM', () => {
         'connect(GND, TOP_RAIL)',
         'connect(GPIO_1, TOP_RAIL)',
         'connect(DAC1, GND)',
+        'connect(5, 84)',
+        'connect(5, ADC7)',
         'get_num_bridges()',
       ]),
-    ).toEqual(['None', 'None', 'None', 'None', 'None', 'None', '1']);
+    ).toEqual(['None', 'None', 'None', 'None', 'None', 'None', 'None', 'None', '0']);
   });
 
   it('stores but does not route a bridge between two special nets (§8.3)', async () => {
     await s.run('nodes_clear(); connect(5, TOP_RAIL); connect(6, GND); connect(5, 6)');
-    expect(
-      await s.outcomes(['is_connected(5, 6)', 'get_bridge(3)', 'get_path_between(5, 6)["net"]']),
-    ).toEqual(['CONNECTED', '(5, 6, 2)', '-1']);
+    // It joins no net, so it has no path (NetManager.cpp:456-465).
+    expect(await s.outcomes(['is_connected(5, 6)', 'get_bridge(2)', 'get_path_between(5, 6)'])).toEqual([
+      'CONNECTED',
+      '(5, 6, 2)',
+      'None',
+    ]);
   });
 
   it('renumbers user nets from 6 as they merge and split (§6.9)', async () => {
@@ -228,13 +237,13 @@ describe('jumperless module in the real VM', () => {
     ]);
   });
 
-  it('prints nets and paths on the main port, not on stdout, and returns', async () => {
+  it('prints paths on the main port, not on stdout, and returns', async () => {
+    // print_nets() is left out: like the board, it blocks until a probe button press (nets.ts).
     await s.run('nodes_clear(); connect(38, 44)');
     s.main.text = '';
-    expect(await s.run('print_nets(); print_bridges(); print("done")')).toBe('done\n');
+    expect(await s.run('print_bridges(); print("done")')).toBe('done\n');
     const main = await s.main.until('pathType');
-    expect(main).toContain('Index\tName');
-    expect(main).toContain('38,44');
+    expect(main).toContain('38');
     expect(main).toContain('numberOfPaths: 3');
   });
 
@@ -314,7 +323,7 @@ describe('jumperless module on a fresh board', () => {
       '3.33',
       '0.0',
       '0.0',
-      '(139, 106, 1)',
+      '(139, 106, 0)',
       "'DAC_0,BUF_IN'",
       '6',
       'False',

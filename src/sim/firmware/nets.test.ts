@@ -43,18 +43,28 @@ describe('nets group (spec §6.9)', () => {
     expect(b.call('get_net_name', 60)).toBeNull();
     expect(b.call('get_net_name', -1)).toBeNull();
     expect(b.call('get_net_name', 0)).toBe('Empty Net');
+    // An unused net is named with one space; a name can be stored on it (States.cpp:72-82).
+    expect(b.call('get_net_name', 30)).toBe(' ');
+    b.call('set_net_name', 30, 'spare');
+    expect(b.call('get_net_name', 30)).toBe('spare');
+    b.call('set_net_name', 6, 'y'.repeat(40));
+    expect(b.call('get_net_name', 6)).toBe('y'.repeat(31));
   });
 
   it('colours nets by name, hex, integer, tuple, r,g,b and HSV, returning bools', () => {
     const b = testBoard();
     b.call('connect', 10, 11);
-    expect(b.call('set_net_color', 6, 'red')).toBe(true);
-    expect(b.call('get_net_color', 6)).toBe(0xff0000);
-    expect(b.call('get_net_color_name', 6)).toBe('red');
-    expect(b.call('set_net_color', 6, '#00FF00')).toBe(true);
-    expect(b.call('get_net_color', 6)).toBe(0x00ff00);
+    // A name is dimmed and kept as typed (States.cpp:2407-2460).
+    expect(b.call('set_net_color', 6, 'RED')).toBe(true);
+    expect(b.call('get_net_color', 6)).toBe(0x200000);
+    expect(b.call('get_net_color_name', 6)).toBe('RED');
+    // '#' skips two characters: '#FF0000' reads 'F0000', then dims it.
+    expect(b.call('set_net_color', 6, '#FF0000')).toBe(true);
+    expect(b.call('get_net_color', 6)).toBe(0x020000);
+    expect(b.call('get_net_color_name', 6)).toBe('#FF0000');
     expect(b.call('set_net_color', 6, 0x0000ff)).toBe(true);
-    expect(b.call('get_net_color_name', 6)).toBe('blue');
+    expect(b.call('get_net_color', 6)).toBe(0x0000ff);
+    expect(b.call('get_net_color_name', 6)).toBe('royal blue');
     expect(b.call('set_net_color', 6, [1, 2, 3])).toBe(true);
     expect(b.call('get_net_color', 6)).toBe(0x010203);
     expect(b.call('set_net_color', 6, 255, 0, 255)).toBe(true);
@@ -78,20 +88,22 @@ describe('nets group (spec §6.9)', () => {
     });
     const all = b.call('get_all_nets') as unknown[];
     expect(all.length).toBe(6);
-    expect(all[0]).toMatchObject({ name: 'Empty Net', number: 0, nodes: '' });
+    expect(all[0]).toMatchObject({ name: 'Empty Net', number: 0, nodes: 'EMPTY' });
+    expect(b.call('get_net_nodes', 0)).toBe('EMPTY');
     expect(b.call('get_net_info', 99)).toBeNull();
   });
 
-  it('prints on the main port and returns at once', () => {
+  it('prints on the main port; print_nets waits for the probe button (NetManager.cpp:1668-1740)', () => {
     const b = testBoard();
     b.call('connect', 38, 44);
+    b.hardware.probe.button = 1;
     expect(b.call('print_nets')).toBeNull();
     const nets = b.takeMain();
     expect(nets).toContain('Index\tName');
     expect(nets).toMatch(/6\t Net 6\t\t pink\s+38,44/);
     b.call('print_bridges');
     const paths = b.takeMain();
-    expect(paths).toContain('numberOfPaths: 3');
+    expect(paths).toContain('numberOfPaths: 4');
     expect(paths).toContain('path\tnet\tnode1\tchip0');
     b.call('print_paths');
     expect(b.takeMain()).toBe(paths);

@@ -1,10 +1,19 @@
 /**
- * Nets (spec §6.9): names, colours, members, and the printers. The printers write to the main
- * port (CDC0) and return at once: the firmware's `print_nets()` can sit in live mode until a byte
- * or a button arrives, which the simulator does not reproduce (nothing would wake it from a
- * script, and a wedged script helps nobody). Their layout is illustrative, without ANSI colours.
+ * Nets (spec §6.9): names, colours, members, and the printers. The printers write to the main port
+ * (CDC0), not to the REPL. Their layout is illustrative, without ANSI colours.
+ *
+ * `print_nets()` blocks, as on the board: listNets forces its live mode and then waits, redrawing on
+ * GPIO/ADC changes, until a byte arrives on the main port or the probe or encoder button is pressed;
+ * it never looks at Ctrl-C (NetManager.cpp:1165-1169, 1668-1740). Here it ends on a probe button
+ * press; the simulator cannot see main-port bytes or the encoder button while a script runs. A
+ * Ctrl-C is left pending, so the simulated watchdog reboots the board (SimBoard `watchdogMs`): that is
+ * the only way out, as a reset is on the board. (A host whose clock does not run, the unit-test
+ * host, cannot press anything, so there it returns after 60 ms.)
+ *
+ * Colours follow the firmware: a string goes through parseColorValue (dimmed, the text kept as its
+ * name), numbers are stored exactly and named by colorToName (board/colors.ts).
  */
-import { type Color, colorName, parseColor } from '../../board/colors.js';
+import { type Color, firmwareColorName, firmwareParseColor, fwHsvToRgb } from '../../board/colors.js';
 import { MAX_NETS } from '../../board/limits.js';
 import { shortName } from '../../board/nodes.js';
 import { asInt, asNum } from './args.js';
@@ -14,64 +23,49 @@ import type { FirmwareFunctions, FirmwareHost, Json } from './types.js';
 
 const inRange = (n: number): boolean => n >= 0 && n < MAX_NETS;
 
-/** FastLED-style HSV (all 0-255) to 0xRRGGBB. */
-export function hsvToRgb(h: number, s: number, v: number): number {
-  const sector = (h / 256) * 6;
-  const i = Math.floor(sector) % 6;
-  const f = sector - Math.floor(sector);
-  const sv = s / 255;
-  const p = v * (1 - sv);
-  const q = v * (1 - sv * f);
-  const t = v * (1 - sv * (1 - f));
-  const [r, g, b] = [
-    [v, t, p],
-    [q, v, p],
-    [p, v, t],
-    [p, q, v],
-    [t, p, v],
-    [v, p, q],
-  ][i] as [number, number, number];
-  return (Math.round(r) << 16) | (Math.round(g) << 8) | Math.round(b);
-}
+/** DisplayState keeps colour names in char[32]. */
+const COLOR_NAME_MAX = 31;
 
-/** `jl_set_net_color_hsv`: h <= 1.0 means 0.0-1.0 ranges; s defaults to 255 and v to 32. */
+/** `jl_set_net_color_hsv` (JumperlessMicroPythonAPI.cpp:869-926): h in 0..1 means 0.0-1.0 ranges; s defaults to 255, v to 32. */
 export function hsvColor(h: number, s: number, v: number): Color {
   const normalized = h >= 0 && h <= 1;
-  const byte = (x: number, scale: boolean): number => (scale ? Math.trunc(x * 255) : Math.trunc(x)) & 0xff;
-  const hh = byte(h, normalized);
-  const ss = s < 0 ? 255 : byte(s, normalized);
-  const vv = v < 0 ? 32 : byte(v, normalized);
-  return { rgb: hsvToRgb(hh, ss, vv), name: `hsv(${hh},${ss},${vv})` };
+  const f = Math.fround;
+  const byte = (x: number): number => (normalized ? Math.trunc(f(f(x) * 255)) : Math.trunc(f(x))) & 0xff;
+  const hh = byte(h);
+  const ss = s < 0 ? 255 : byte(s);
+  const vv = v < 0 ? 32 : byte(v);
+  return { rgb: fwHsvToRgb({ h: hh, s: ss, v: vv }), name: `hsv(${hh},${ss},${vv})` };
 }
+
+/** A colour given as a number, stored exactly and named by colorToName. */
+const exact = (rgb: number): Color => ({ rgb: rgb & 0xffffff, name: firmwareColorName(rgb) });
+
+/** Sleeps without looking at Ctrl-C (the interrupt flag stays set for the watchdog). */
+const nap = new Int32Array(new SharedArrayBuffer(4));
+const sleepDeaf = (ms: number): void => {
+  Atomics.wait(nap, 0, 0, ms);
+};
 
 const CHIPS = 'ABCDEFGHIJKL';
 
 export function netsGroup(hw: Hardware, host: FirmwareHost): FirmwareFunctions {
-  const name = (n: number): string | undefined => {
-    if (!inRange(n)) return undefined;
-    // Net 0 is the firmware's placeholder entry.
-    return n === 0 ? 'Empty Net' : hw.conns.netName(n);
+  const name = (n: number): string | undefined => hw.conns.netName(n);
+  // A custom colour is read by net number, allocated or not (JumperlessMicroPythonAPI.cpp:777-816).
+  const color = (n: number): number =>
+    inRange(n) ? (hw.conns.customColor(n)?.rgb ?? hw.conns.net(n)?.color ?? 0) : 0;
+  const colorLabel = (n: number): string => {
+    if (!inRange(n)) return 'unknown';
+    return hw.conns.customColor(n)?.name ?? firmwareColorName(color(n));
   };
-  const color = (n: number): number => (inRange(n) ? (hw.conns.net(n)?.color ?? 0) : 0);
-  const colorLabel = (n: number): string =>
-    inRange(n) ? (hw.conns.net(n)?.colorName ?? 'black') : 'unknown';
-  const nodes = (n: number): string => (hw.conns.net(n)?.nodes ?? []).map(shortName).join(',');
+  // Net 0 holds EMPTY_NET alone (NetsToChipConnections.cpp:1297), whose short name is EMPTY.
+  const nodes = (n: number): string =>
+    n === 0 ? 'EMPTY' : (hw.conns.net(n)?.nodes ?? []).map(shortName).join(',');
   const info = (n: number): Json => {
     const label = name(n);
     if (label === undefined) return null;
-    return {
-      name: label,
-      number: n,
-      color: color(n),
-      color_name: colorLabel(n),
-      nodes: n === 0 ? '' : nodes(n),
-    };
+    return { name: label, number: n, color: color(n), color_name: colorLabel(n), nodes: nodes(n) };
   };
-  const setColor = (n: number, c: Color): boolean => {
-    if (!inRange(n)) return false;
-    hw.conns.setNetColor(n, c);
-    return true;
-  };
+  const setColor = (n: number, c: Color): boolean => hw.conns.setNetColor(n, c);
 
   const printPaths = (): null => {
     const rows = primaryPaths(hw).map((p, i) => {
@@ -83,15 +77,15 @@ export function netsGroup(hw: Hardware, host: FirmwareHost): FirmwareFunctions {
         p.net,
         shortName(p.node1),
         chip(c1),
-        -1,
-        -1,
+        p.x[0],
+        p.y[0],
         shortName(p.node2),
         chip(c2),
-        -1,
-        -1,
+        p.x[1],
+        p.y[1],
         'no',
         c1 === c2 ? 'yes' : 'no',
-        hw.conns.bridge(i)?.duplicates ?? 0,
+        hw.conns.bridges().find((b) => b.node1 === p.node1 && b.node2 === p.node2)?.duplicates ?? 0,
         `${kind(p.node1)}to${kind(p.node2)}`,
       ].join('\t');
     });
@@ -121,26 +115,24 @@ export function netsGroup(hw: Hardware, host: FirmwareHost): FirmwareFunctions {
     set_net_color: (n, c, g, b) => {
       const i = asInt(n);
       if (g !== undefined) {
-        const rgb = ((asInt(c) & 0xff) << 16) | ((asInt(g) & 0xff) << 8) | (asInt(b) & 0xff);
-        return setColor(i, { rgb, name: colorName(rgb) });
+        return setColor(i, exact(((asInt(c) & 0xff) << 16) | ((asInt(g) & 0xff) << 8) | (asInt(b) & 0xff)));
       }
       if (typeof c === 'string') {
-        const parsed = parseColor(c);
-        return inRange(i) && parsed.ok ? setColor(i, parsed.color) : false;
+        // States.cpp:2407 parseColorValue; the text as typed becomes the name (API.cpp:820-845).
+        const rgb = inRange(i) ? firmwareParseColor(c) : undefined;
+        return rgb === undefined ? false : setColor(i, { rgb, name: c.slice(0, COLOR_NAME_MAX) });
       }
       if (Array.isArray(c)) {
         const [r = 0, gg = 0, bb = 0] = c.map((x) => asInt(x) & 0xff);
-        const rgb = (r << 16) | (gg << 8) | bb;
-        return setColor(i, { rgb, name: colorName(rgb) });
+        return setColor(i, exact((r << 16) | (gg << 8) | bb));
       }
-      const rgb = asInt(c) & 0xffffff;
-      return setColor(i, { rgb, name: colorName(rgb) });
+      return setColor(i, exact(asInt(c)));
     },
     set_net_color_hsv: (n, h, s = -1, v = -1) => setColor(asInt(n), hsvColor(asNum(h), asNum(s), asNum(v))),
     get_num_nets: () => hw.conns.getNumNets(),
     get_net_nodes: (n) => {
       const i = asInt(n);
-      return inRange(i) && i > 0 ? nodes(i) : '';
+      return inRange(i) ? nodes(i) : '';
     },
     get_net_info: (n) => info(asInt(n)),
     get_all_nets: () => Array.from({ length: hw.conns.getNumNets() }, (_, i) => info(i)),
@@ -157,6 +149,16 @@ export function netsGroup(hw: Hardware, host: FirmwareHost): FirmwareFunctions {
         lines.push(`${net.index}\t ${label}\t ${middle} ${net.nodes.map(shortName).join(',')}`);
       }
       host.writeMain(`${lines.join('\n')}\n`);
+      // The live mode: the probe button ends it (checked after the first 100 ms, NetManager.cpp:1705).
+      const clock = host.now();
+      for (let waited = 0; ; waited += 20) {
+        host.pollInputs();
+        if (waited > 100 && hw.probe.button !== 0) break;
+        // A host whose clock stands still (the unit-test host) can never press a button: end there.
+        if (waited >= 60 && host.now() === clock) break;
+        sleepDeaf(20);
+      }
+      host.writeMain('\n');
       return null;
     },
     print_bridges: printPaths,

@@ -1,7 +1,16 @@
 import { loadMicroPython } from '@micropython/micropython-webassembly-pyscript/micropython.mjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { virtualFs } from '../flashSync.js';
-import { createOledState, framebufferRows, getPixel, OLED_BYTES, oledFunctions, wrapText } from './oled.js';
+import {
+  createOledState,
+  fontFamily,
+  framebufferRows,
+  getPixel,
+  OLED_BYTES,
+  oledFunctions,
+  parseBitmap,
+  wrapText,
+} from './oled.js';
 import type { VirtualFs } from './types.js';
 
 let fs: VirtualFs;
@@ -11,11 +20,17 @@ beforeAll(async () => {
   fs = virtualFs(mp.FS);
 });
 
-function setup() {
+/** A display started with oled_connect (unless `connected` is false); `bridges` logs the wiring calls. */
+function setup(connected = true) {
   const state = createOledState();
-  const fns = oledFunctions(state, () => fs);
+  const bridges: boolean[] = [];
+  const fns = oledFunctions(state, () => fs, { i2cBridges: (add) => bridges.push(add) });
   const call = (name: string, ...args: unknown[]) => fns[name]?.(...(args as never[]));
-  return { state, call };
+  if (connected) {
+    call('oled_connect');
+    call('oled_clear');
+  }
+  return { state, call, bridges };
 }
 
 /** Lit pixels' bounding box: [minX, minY, maxX, maxY]. */
@@ -101,21 +116,45 @@ describe('framebuffer access', () => {
     expect(call('oled_get_framebuffer_size')).toEqual([128, 32, 512]);
   });
 
-  it('does nothing while disconnected', () => {
-    const { state, call } = setup();
-    call('oled_disconnect');
+  it('starts without a display: the calls answer as on a board with none', () => {
+    const { state, call, bridges } = setup(false);
     expect(call('oled_print', 'x', 2)).toBe(0);
     expect(state.panel.every((b) => b === 0)).toBe(true);
     expect(call('oled_get_framebuffer')).toBeNull();
     expect(call('oled_get_framebuffer_size')).toEqual([0, 0, 0]);
     expect(call('oled_get_pixel', 0, 0)).toBe(-1);
     expect(call('oled_set_pixel', 0, 0, 1)).toBe(false);
-    expect(call('oled_set_font', 'Jokerman')).toBe(false);
     expect(call('oled_get_current_font')).toBe('');
-    call('oled_connect');
-    expect(call('oled_set_font', 'jokerman')).toBe(true);
-    expect(call('oled_get_current_font')).toBe('Jokerman');
+    expect(bridges).toEqual([]);
+  });
+
+  it('oled_connect adds the I2C bridges and starts the panel; oled_disconnect removes them', () => {
+    const { state, call, bridges } = setup(false);
+    expect(call('oled_connect')).toBe(1);
+    expect(state.connected).toBe(true);
+    expect(state.panel.some((b) => b !== 0)).toBe(true);
+    call('oled_disconnect');
+    expect(state.connected).toBe(false);
+    expect(bridges).toEqual([true, false]);
+    state.fitted = false;
+    expect(call('oled_connect')).toBe(0);
+    expect(state.connected).toBe(false);
+    expect(bridges).toEqual([true, false, true]);
+  });
+
+  it('fonts: any long or short name, normalised, with or without a display', () => {
+    const { call } = setup(false);
+    for (const name of ['comic_sans', 'COMICSANS', 'ComicSns', ' Comic-Sans ']) {
+      expect(call('oled_set_font', name)).toBe(true);
+    }
+    expect(call('oled_set_font', 'Ubuntu')).toBe(true);
+    expect(call('oled_set_font', '   ')).toBe(false);
     expect(call('oled_set_font', 'Wingdings')).toBe(false);
+    expect(fontFamily('Iosevka Light 5pt')).toBe(8);
+    call('oled_connect');
+    expect(call('oled_get_current_font')).toBe('Eurostile');
+    call('oled_set_font', 'iosevkas5');
+    expect(call('oled_get_current_font')).toBe('Iosevka Regular');
   });
 
   it('copy-print mirrors text onto the small console only while on', () => {
@@ -132,32 +171,40 @@ describe('framebuffer access', () => {
 });
 
 describe('bitmaps', () => {
-  it('loads a binary PBM and draws it at a position', () => {
+  it('loads the 4-byte-header format and draws set bits only, at a position', () => {
     const { state, call } = setup();
-    // 9 x 2: first row all lit, second row only the last pixel.
-    const pbm = Uint8Array.from([...Buffer.from('P4\n# test\n9 2\n'), 0xff, 0x80, 0x00, 0x80]);
-    fs.writeFile('/smile.pbm', pbm);
-    expect(call('oled_show_bitmap_file', '/smile.pbm', 10, 5)).toBe(true);
+    call('oled_set_pixel', 11, 6, 1);
+    // 9 x 2 = 18 bits in 3 bytes (not row-padded); drawn with rows padded to 2 bytes.
+    fs.writeFile('/smile.bin', Uint8Array.from([9, 0, 2, 0, 0xff, 0x80, 0x00]));
+    expect(call('oled_show_bitmap_file', 'smile.bin', 10, 5)).toBe(true);
     expect(getPixel(state.panel, 10, 5)).toBe(1);
     expect(getPixel(state.panel, 18, 5)).toBe(1);
-    expect(getPixel(state.panel, 17, 6)).toBe(0);
-    expect(getPixel(state.panel, 18, 6)).toBe(1);
-    expect(call('oled_load_bitmap', '/nope.pbm')).toBe(false);
+    expect(getPixel(state.panel, 11, 6)).toBe(1);
+    expect(call('oled_load_bitmap', '/nope.bin')).toBe(false);
+    expect(call('oled_display_bitmap', 0, 0, 0, 0, null)).toBe(false);
+  });
+
+  it('raw files of 512, 1024, 256 or 496 bytes are drawBitmap data of a known size', () => {
+    expect(parseBitmap(new Uint8Array(512))).toMatchObject({ width: 128, height: 32 });
+    expect(parseBitmap(new Uint8Array(1024))).toMatchObject({ width: 128, height: 64 });
+    expect(parseBitmap(new Uint8Array(256))).toMatchObject({ width: 64, height: 32 });
+    expect(parseBitmap(new Uint8Array(496))).toMatchObject({ width: 128, height: 31 });
+    expect(parseBitmap(new Uint8Array(100))).toBeUndefined();
+    expect(parseBitmap(Uint8Array.from([...Buffer.from('P4\n1 1\n'), 0x80]))).toBeUndefined();
   });
 
   it('draws data passed in, or the loaded bitmap when there is none', () => {
     const { state, call } = setup();
-    expect(call('oled_display_bitmap', 0, 0, 8, 1, null)).toBe(false);
     expect(call('oled_display_bitmap', 2, 3, 8, 1, [0b10000001])).toBe(true);
     expect(getPixel(state.panel, 2, 3)).toBe(1);
     expect(getPixel(state.panel, 9, 3)).toBe(1);
     expect(getPixel(state.panel, 5, 3)).toBe(0);
     const raw = new Uint8Array(OLED_BYTES);
-    raw[127] = 0x80;
+    raw[15] = 0x01;
     fs.writeFile('/screen.bin', raw);
     expect(call('oled_load_bitmap', '/screen.bin')).toBe(true);
     expect(call('oled_display_bitmap', 0, 0, 0, 0, null)).toBe(true);
-    expect(getPixel(state.panel, 127, 7)).toBe(1);
+    expect(getPixel(state.panel, 127, 0)).toBe(1);
   });
 });
 

@@ -3,9 +3,16 @@
  * a buffer (Adafruit_SSD1306) and pushes it to the glass on `display()`; we keep both, so
  * `oled_set_pixel` changes `oled_get_framebuffer` at once but the panel only after `oled_show()`.
  *
- * Text: size 0 is a small scrolling console (4 lines of 21 characters), sizes 1 and 2 clear the
- * screen and centre the text at 1x or 2x scale (the firmware's default is 2). Every font name the
- * firmware lists is accepted; all of them draw with our one 5x7 font.
+ * The virtual board has a panel fitted but does not start it at boot (as with the config's
+ * `[top_oled] connect_on_boot = false`): until `oled_connect()` every call behaves as on a board
+ * without a display (JumperlessMicroPythonAPI.cpp:1692-1879). `oled_connect()` starts it the way a
+ * V5 (connection type 0) does: two bridges, GPIO_7-NANO_D2 and GPIO_8-NANO_D3 (oled.cpp:4145-4181,
+ * config.h:188-191); `oled_disconnect()` removes those two bridges, whoever made them
+ * (oled.cpp:4451-4477).
+ *
+ * Text: size 0 is a small scrolling console (4 lines of 21 characters), other sizes clear the
+ * screen and centre the text at 1x (size 1) or 2x scale (2 and up; the firmware's default is 2).
+ * The firmware's fonts are proportional; all of them draw with our one 5x7 font here.
  */
 import { asInt, truthy } from './args.js';
 import { GLYPH_HEIGHT, GLYPH_ROWS, GLYPH_WIDTH, glyphColumns } from './oledFont.js';
@@ -30,6 +37,46 @@ export const OLED_FONTS: readonly string[] = [
   'Pragmatism',
 ];
 
+/** Font entries (oled.cpp:137-183): short name, long name, family (oled.h:72-84 FontFamily). */
+const FONT_TABLE: readonly (readonly [string, string, number])[] = [
+  ['Eurostl', 'Eurostile', 0],
+  ['Jokermn', 'Jokerman', 1],
+  ['ComicSns', 'Comic Sans', 2],
+  ['Courier', 'Courier New', 3],
+  ['Science', 'New Science', 4],
+  ['SciExt', 'New Science Ext', 5],
+  ['AndlMno', 'Andale Mono', 6],
+  ['FreMno', 'Free Mono', 7],
+  ['BerkMono', 'Berkeley Mono', 9],
+  ['Pragmtsm', 'Pragmatism', 10],
+  ['IosevkaR', 'Iosevka Regular', 8],
+  ['Ubuntu', 'Ubuntu', 0],
+  ['DotGoth', 'DotGothic', 0],
+  ['IosevkaS5', 'Iosevka Light 5pt', 8],
+  ['FreMonoS5', 'Free Mono 5pt', 7],
+  ['EnvyS5', 'EnvyCode 5pt', 0],
+];
+
+/** normalizeFontNameInto (oled.cpp:779-796): no spaces, tabs, newlines, `_` or `-`; ASCII lower case; 31 at most. */
+export const normalizeFontName = (name: string): string =>
+  name
+    .replace(/[ \t\n\r_-]/g, '')
+    .replace(/[A-Z]/g, (c) => c.toLowerCase())
+    .slice(0, 31);
+
+/** The font family a name selects (oled.cpp:823-845: long and short names), or undefined. */
+export function fontFamily(name: string): number | undefined {
+  const wanted = normalizeFontName(name);
+  const entry = FONT_TABLE.find(
+    ([short, long]) => normalizeFontName(long) === wanted || normalizeFontName(short) === wanted,
+  );
+  return entry?.[2];
+}
+
+/** getFontName (oled.cpp:908-916): the long name of the family's first entry. */
+export const familyName = (family: number): string =>
+  FONT_TABLE.find(([, , f]) => f === family)?.[1] ?? 'Unknown';
+
 const CELL_W = GLYPH_WIDTH + 1;
 const CELL_H = GLYPH_HEIGHT + 1;
 const SMALL_COLS = Math.floor(OLED_WIDTH / CELL_W);
@@ -43,7 +90,9 @@ export interface Bitmap {
 }
 
 export interface OledState {
-  /** Whether a display answers on I2C; the simulated board has one fitted. */
+  /** A panel is plugged in (it answers on I2C once started). */
+  fitted: boolean;
+  /** `oled.isConnected()`: started and answering. False until `oled_connect()`. */
   connected: boolean;
   /** The drawing buffer, SSD1306 page layout: byte `page*128 + x`, bit `y % 8` (LSB at the top). */
   buffer: Uint8Array;
@@ -51,7 +100,8 @@ export interface OledState {
   panel: Uint8Array;
   /** Size used when `oled_print` gets size -1. */
   textSize: number;
-  font: string;
+  /** currentFontFamily (oled.h:72-84); set by oled_set_font with or without a display. */
+  fontFamily: number;
   /** `oled_copy_print(True)`: `print()` output scrolls on the small console too. */
   copyPrint: boolean;
   /** The size-0 console's lines, oldest first. */
@@ -62,11 +112,12 @@ export interface OledState {
 
 export function createOledState(): OledState {
   return {
-    connected: true,
+    fitted: true,
+    connected: false,
     buffer: new Uint8Array(OLED_BYTES),
     panel: new Uint8Array(OLED_BYTES),
     textSize: 2,
-    font: OLED_FONTS[0] as string,
+    fontFamily: 0,
     copyPrint: false,
     smallLines: [],
     bitmap: undefined,
@@ -112,11 +163,20 @@ function drawChar(fb: Uint8Array, char: string, x: number, y: number, scale: num
   }
 }
 
-function drawLine(fb: Uint8Array, text: string, x: number, y: number, scale: number): void {
+/** Draws one line of text with its top-left corner at (x, y), `scale` pixels per font pixel. */
+export function drawText(fb: Uint8Array, text: string, x: number, y: number, scale: number): void {
   [...text].forEach((ch, i) => {
     drawChar(fb, ch, x + i * CELL_W * scale, y, scale);
   });
 }
+
+/** The ink size of one line of text: [width, height] (height without descenders). */
+export function textSize(text: string, scale: number): [number, number] {
+  const n = [...text].length;
+  return [n === 0 ? 0 : n * CELL_W * scale - scale, GLYPH_HEIGHT * scale];
+}
+
+const drawLine = drawText;
 
 /** Splits on newlines and wraps at `width` characters, at a space when there is one. */
 export function wrapText(text: string, width: number): string[] {
@@ -168,11 +228,15 @@ function appendSmall(state: OledState, text: string): void {
   });
 }
 
-function show(state: OledState): void {
+/** `display()`: the glass shows the buffer. */
+export function show(state: OledState): void {
   state.panel.set(state.buffer);
 }
 
-/** Draws a row-major 1-bit bitmap: set bits white, clear bits black. */
+/**
+ * Adafruit `drawBitmap(x, y, bitmap, w, h, WHITE)`: row-major, most significant bit first, rows
+ * padded to whole bytes; set bits light a pixel, clear bits leave it as it was.
+ */
 export function drawBitmap(fb: Uint8Array, x: number, y: number, bitmap: Bitmap): void {
   const stride = (bitmap.width + 7) >> 3;
   // Only the part that lands on the screen is visited, whatever size the caller claims.
@@ -181,36 +245,36 @@ export function drawBitmap(fb: Uint8Array, x: number, y: number, bitmap: Bitmap)
   for (let j = Math.max(0, -y); j < rows; j++) {
     for (let i = Math.max(0, -x); i < cols; i++) {
       const byte = bitmap.data[j * stride + (i >> 3)] ?? 0;
-      setPixel(fb, x + i, y + j, byte & (0x80 >> (i & 7)) ? 1 : 0);
+      if (byte & (0x80 >> (i & 7))) setPixel(fb, x + i, y + j, 1);
     }
   }
 }
 
+/** Raw files the firmware recognises by size alone (oled.cpp:463-480): bytes -> [width, height]. */
+const RAW_SIZES: ReadonlyMap<number, readonly [number, number]> = new Map([
+  [512, [128, 32]],
+  [1024, [128, 64]],
+  [256, [64, 32]],
+  [496, [128, 31]],
+]);
+
 /**
- * Reads a bitmap file. The firmware's own format is not documented, so the simulator takes a binary
- * PBM (`P4`, any size) or a raw 512-byte dump in `oled_get_framebuffer` layout (a whole screen).
+ * loadBitmapFromFile's two formats (oled.cpp:401-489): a 4-byte header (width, height as
+ * little-endian 16-bit, 1-128 x 1-64) followed by exactly ceil(w*h/8) bytes, or a raw file of
+ * 512/1024/256/496 bytes. Both are drawn as `drawBitmap` data (rows padded to bytes), which is not
+ * the page layout of `oled_get_framebuffer()`.
  */
 export function parseBitmap(bytes: Uint8Array): Bitmap | undefined {
-  if (bytes.length === OLED_BYTES) {
-    const stride = OLED_WIDTH / 8;
-    const data = new Uint8Array(stride * OLED_HEIGHT);
-    for (let y = 0; y < OLED_HEIGHT; y++) {
-      for (let x = 0; x < OLED_WIDTH; x++) {
-        const i = y * stride + (x >> 3);
-        if (getPixel(bytes, x, y)) data[i] = (data[i] ?? 0) | (0x80 >> (x & 7));
-      }
+  if (bytes.length >= 4) {
+    const width = (bytes[0] ?? 0) | ((bytes[1] ?? 0) << 8);
+    const height = (bytes[2] ?? 0) | ((bytes[3] ?? 0) << 8);
+    const valid = width > 0 && width <= 128 && height > 0 && height <= 64;
+    if (valid && Math.ceil((width * height) / 8) === bytes.length - 4) {
+      return { width, height, data: bytes.slice(4) };
     }
-    return { width: OLED_WIDTH, height: OLED_HEIGHT, data };
   }
-  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 64));
-  const match = /^P4(?:\s+|#[^\n]*\n)+(\d+)(?:\s+|#[^\n]*\n)+(\d+)\s/.exec(head);
-  if (!match?.[1] || !match[2]) return undefined;
-  const width = Number(match[1]);
-  const height = Number(match[2]);
-  if (width < 1 || height < 1 || width > 1024 || height > 1024) return undefined;
-  const data = bytes.subarray(match[0].length);
-  if (data.length < ((width + 7) >> 3) * height) return undefined;
-  return { width, height, data: data.slice() };
+  const size = RAW_SIZES.get(bytes.length);
+  return size ? { width: size[0], height: size[1], data: bytes.slice() } : undefined;
 }
 
 const asStr = (x: Json | undefined): string => {
@@ -221,15 +285,20 @@ const asStr = (x: Json | undefined): string => {
 const asBytes = (x: Json | undefined): Uint8Array =>
   Uint8Array.from(Array.isArray(x) ? x.map((b) => (typeof b === 'number' ? b & 0xff : 0)) : []);
 
-export function oledFunctions(state: OledState, fs: () => VirtualFs): FirmwareFunctions {
+/** What starting and stopping the display does to the wiring (the GPIO_7/8 bridges to NANO_D2/D3). */
+export interface OledWiring {
+  /** Adds (true) or removes (false) the display's two I2C bridges. */
+  i2cBridges(add: boolean): void;
+}
+
+export function oledFunctions(state: OledState, fs: () => VirtualFs, wiring: OledWiring): FirmwareFunctions {
+  // Every load forgets the previous bitmap first, so a failed one leaves none (oled.cpp:402-404).
   const loadBitmap = (path: string): boolean => {
+    state.bitmap = undefined;
     try {
-      const bitmap = parseBitmap(fs().readFile(path));
-      if (bitmap) state.bitmap = bitmap;
-      return bitmap !== undefined;
-    } catch {
-      return false;
-    }
+      state.bitmap = parseBitmap(fs().readFile(path.startsWith('/') ? path : `/${path}`));
+    } catch {}
+    return state.bitmap !== undefined;
   };
   const displayBitmap = (x: number, y: number, bitmap: Bitmap | undefined): boolean => {
     if (!state.connected || !bitmap) return false;
@@ -261,11 +330,22 @@ export function oledFunctions(state: OledState, fs: () => VirtualFs): FirmwareFu
       show(state);
       return 1;
     },
+    // oled::init (oled.cpp:503-663): bridges first, then the I2C probe decides `connected`; the
+    // font goes back to the config's (Eurostile) and the screen shows the start-up picture (the
+    // firmware's logo; a word here).
     oled_connect: () => {
-      state.connected = true;
-      return 1;
+      wiring.i2cBridges(true);
+      state.connected = state.fitted;
+      state.fontFamily = 0;
+      if (state.connected) {
+        state.smallLines = [];
+        drawCentered(state.buffer, 'Jumperless', 1);
+        show(state);
+      }
+      return state.connected ? 1 : 0;
     },
     oled_disconnect: () => {
+      wiring.i2cBridges(false);
       state.connected = false;
       return 1;
     },
@@ -292,14 +372,15 @@ export function oledFunctions(state: OledState, fs: () => VirtualFs): FirmwareFu
       return null;
     },
     oled_get_fonts: () => [...OLED_FONTS],
+    // JumperlessMicroPythonAPI.cpp:1776-1787: works without a display (its check is commented out).
     oled_set_font: (name) => {
-      const wanted = asStr(name).trim().toLowerCase();
-      if (!state.connected) return false;
-      const font = OLED_FONTS.find((f) => f.toLowerCase() === wanted);
-      if (font) state.font = font;
-      return font !== undefined;
+      const wanted = asStr(name).trim();
+      if (wanted === '') return false;
+      const family = fontFamily(wanted);
+      if (family !== undefined) state.fontFamily = family;
+      return family !== undefined;
     },
-    oled_get_current_font: () => (state.connected ? state.font : ''),
+    oled_get_current_font: () => (state.connected ? familyName(state.fontFamily) : ''),
     oled_load_bitmap: (path) => loadBitmap(asStr(path)),
     oled_display_bitmap: (x, y, width, height, data) => {
       const bytes = asBytes(data);

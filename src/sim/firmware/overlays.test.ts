@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createOverlayState, overlayAccess, overlayFunctions, renderOverlays } from './overlays.js';
+import {
+  createOverlayState,
+  overlayAccess,
+  overlayFunctions,
+  renderOverlays,
+  SERIALIZE_LIMIT,
+  serializeOverlays,
+} from './overlays.js';
 
 function setup() {
   const state = createOverlayState();
@@ -91,5 +98,53 @@ describe('moving, pixels and serialization', () => {
     ]);
     expect(call('overlay_count')).toBe(1);
     expect(access.list()[0]?.name).toBe('x');
+  });
+});
+
+describe('firmware quirks (GraphicOverlays.cpp, JumperlessMicroPythonAPI.cpp:3172-3186)', () => {
+  it('overlay_serialize() stops at 4095 characters, mid-token; get_state keeps everything', () => {
+    const { state, call } = setup();
+    call('overlay_set', 'pa', 1, 1, 10, 30, new Array(300).fill(0x111111));
+    call('overlay_set', 'pb', 1, 1, 10, 30, new Array(300).fill(0x222222));
+    const full = serializeOverlays(state);
+    expect(full).toHaveLength(5556);
+    const cut = call('overlay_serialize') as string;
+    expect(cut).toHaveLength(SERIALIZE_LIMIT);
+    expect(cut.slice(-12)).toBe(',"222222","2');
+    expect(full.startsWith(cut)).toBe(true);
+    expect(
+      overlayAccess(state)
+        .list()
+        .map((o) => o.colors.length),
+    ).toEqual([300, 300]);
+  });
+
+  it('writes names unescaped, as the firmware does', () => {
+    const { call } = setup();
+    call('overlay_set', 'a"b\\', 1, 1, 1, 1, [1]);
+    expect(call('overlay_serialize')).toContain('{"name":"a"b\\","row":1');
+  });
+
+  it('stores names cut to 31 bytes but looks them up whole: a longer name takes a new slot each time', () => {
+    const { state, call } = setup();
+    const long = 'x'.repeat(40);
+    expect(call('overlay_set', long, 1, 1, 1, 1, [1])).toBe(0);
+    expect(call('overlay_set', long, 1, 1, 1, 1, [1])).toBe(1);
+    expect(state.slots[0]?.name).toBe('x'.repeat(31));
+    expect(call('overlay_clear', long)).toBe(0);
+    expect(call('overlay_clear', 'x'.repeat(31))).toBe(1);
+    expect(call('overlay_count')).toBe(1);
+    // A cut never keeps half a UTF-8 character: 30 ASCII bytes and a 2-byte letter keep 30.
+    call('overlay_clear_all');
+    call('overlay_set', `${'y'.repeat(30)}é`, 1, 1, 1, 1, [1]);
+    expect(state.slots[0]?.name).toBe('y'.repeat(30));
+  });
+
+  it('set_pixel takes one of the 8 slots', () => {
+    const { call } = setup();
+    for (let i = 0; i < 7; i++) call('overlay_set', `o${i}`, 1, 1, 1, 1, [1]);
+    call('overlay_set_pixel', 1, 1, 0x10);
+    expect(call('overlay_count')).toBe(8);
+    expect(call('overlay_set', 'late', 1, 1, 1, 1, [1])).toBe(-1);
   });
 });

@@ -11,7 +11,10 @@ import { type FirmwareFunctions, type Json, PyError } from './types.js';
 export const CANVAS_ROWS = 10;
 export const CANVAS_COLS = 30;
 const MAX_OVERLAYS = 8;
-const MAX_NAME = 31;
+/** GraphicOverlays.h:48: `char name[32]`, so a stored name keeps at most 31 bytes. */
+const MAX_NAME_BYTES = 31;
+/** JumperlessMicroPythonAPI.cpp:3172-3186: overlay_serialize copies into a 4096-byte static buffer. */
+export const SERIALIZE_LIMIT = 4095;
 /** `overlay_set_pixel` draws into this full-canvas overlay, created on first use. */
 const DIRECT_PIXELS = '_DIRECT_PIXELS_';
 
@@ -36,9 +39,26 @@ export function createOverlayState(): OverlayState {
 
 const wrap = (v: number, size: number): number => ((((v - 1) % size) + size) % size) + 1;
 
+/**
+ * GraphicOverlays.cpp:202-211: lookups compare the FULL requested name with the stored (truncated)
+ * one, so a name longer than 31 bytes never matches again.
+ */
 function findSlot(state: OverlayState, name: string): number {
   return state.slots.findIndex((o) => o?.name === name);
 }
+
+/** The first `max` bytes of the UTF-8 text, without a trailing half character. */
+function cutUtf8(text: string, max: number): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= max) return text;
+  let end = max;
+  // bytes[end] is the first byte left out: while it continues a character, that character is cut.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
+
+/** `strncpy(name, src, 31)` (GraphicOverlays.cpp:152-153). */
+export const storedName = (name: string): string => cutUtf8(name, MAX_NAME_BYTES);
 
 /** Adds or replaces an overlay; returns its slot or -1 (bad size or position, or no free slot). */
 export function setOverlay(
@@ -53,16 +73,15 @@ export function setOverlay(
   if (width <= 0 || height <= 0) return -1;
   if (row < 1 || row > CANVAS_ROWS || col < 1 || col > CANVAS_COLS) return -1;
   if (width > CANVAS_COLS || height > CANVAS_ROWS) return -1;
-  const key = name.slice(0, MAX_NAME);
   const overlay: Overlay = {
-    name: key,
+    name: storedName(name),
     row,
     col,
     width,
     height,
     colors: colors.slice(0, width * height).map((c) => c >>> 0),
   };
-  const existing = findSlot(state, key);
+  const existing = findSlot(state, name);
   if (existing >= 0) {
     state.slots[existing] = overlay;
     return existing;
@@ -114,7 +133,8 @@ const hex6 = (c: number): string => (c & 0xffffff).toString(16).toUpperCase().pa
 
 /**
  * The `"overlays": [...]` fragment, byte for byte as the firmware's serializer writes it (spec §6.12:
- * the key is included, so it is not a JSON document on its own; `get_state` embeds it).
+ * the key is included, so it is not a JSON document on its own; `get_state` embeds it). The name is
+ * written raw, unescaped (GraphicOverlays.cpp:485-487): a `"` or `\\` in it makes the text invalid JSON.
  */
 export function serializeOverlays(state: OverlayState): string {
   const items = state.slots
@@ -122,11 +142,20 @@ export function serializeOverlays(state: OverlayState): string {
     .map((o) => {
       const colors = Array.from({ length: o.width * o.height }, (_, i) => `"${hex6(o.colors[i] ?? 0)}"`);
       return (
-        `\n    {"name":${JSON.stringify(o.name)},"row":${o.row},"col":${o.col},` +
+        `\n    {"name":"${o.name}","row":${o.row},"col":${o.col},` +
         `"width":${o.width},"height":${o.height},"colors":[${colors.join(',')}]}`
       );
     });
   return `  "overlays": [${items.join(',')}\n  ]`;
+}
+
+/**
+ * What `overlay_serialize()` returns: the fragment cut at 4095 bytes, mid-token and without an
+ * error (JumperlessMicroPythonAPI.cpp:3172-3186). A cut inside a multi-byte character drops that
+ * character (the board would hand MicroPython a broken UTF-8 tail).
+ */
+export function serializeOverlaysCapped(state: OverlayState): string {
+  return cutUtf8(serializeOverlays(state), SERIALIZE_LIMIT);
 }
 
 /**
@@ -199,7 +228,7 @@ export function overlayFunctions(state: OverlayState): FirmwareFunctions {
     overlay_count: () => state.slots.filter(Boolean).length,
     overlay_shift: (name, dx, dy) => (shiftOverlay(state, asStr(name), asInt(dy), asInt(dx)) ? 1 : 0),
     overlay_place: (name, x, y) => (placeOverlay(state, asStr(name), asInt(y), asInt(x)) ? 1 : 0),
-    overlay_serialize: () => serializeOverlays(state),
+    overlay_serialize: () => serializeOverlaysCapped(state),
     /** The rendered canvas, 300 ints row-major, for the backchannel and pictures of the board. */
     _overlay_canvas: () => Array.from(renderOverlays(state)),
   };

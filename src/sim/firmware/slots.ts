@@ -1,88 +1,73 @@
 /**
- * Slots, state and context (spec §6.4, §7).
+ * Slots, state and context, as JumperlOS 5.7.0.13 does them over the REPL port:
  *
- * - The RAM state (bridges, net looks, power setpoints) lives in `hw`; `nodes_save(slot)` writes
- *   `/slots/slotN.yaml` and `switch_slot` loads one (a slot never saved starts fresh: the
- *   probe-power bridge and the default setpoints). Unsaved changes of the slot left behind are lost.
- * - `nodes_has_changes()` compares with the state saved last (or loaded, or present at boot), and
- *   `nodes_discard()` goes back to it and writes it out, as restoreAndSaveStateBackup does. (The
- *   firmware takes that copy when Python starts; the simulator's Python starts at boot and stays up,
- *   so it refreshes the copy on every save and slot switch.)
- * - `set_state` failures print `set_state error: ...` on the main port and return -1, never raise.
- *   Wokwi diagrams are not supported. A `nets` section replaces the bridges when clear_first (each
- *   net's nodes are bridged in a chain; bridges get the default duplicates, the JSON has no counts).
- * - `context_toggle()` flips global/python; the built-in REPL whose exit would roll Python's changes
- *   back is not simulated, so the flag has no further effect.
+ * - `switch_slot(N)` only renumbers: the current slot becomes N and the bridges in RAM are routed
+ *   again; no file is read (JumperlessMicroPythonAPI.cpp:1559-1585). No module function loads a slot.
+ * - `nodes_save(N)` writes the RAM state to N's file and makes N the current slot (States.cpp:2998);
+ *   it accepts 0-7 and 99 (`/slots/slotPython.yaml`), refuses anything else with a line on the main
+ *   port (FileParsing.cpp:419-426), and returns N either way (API.cpp:1301).
+ * - The board autosaves: a dirty state is written to the current slot once the board is idle
+ *   (autosave.ts). So `switch_slot(N)` followed by any change writes the old wiring into slot N.
+ * - `nodes_has_changes()` is False and `nodes_discard()` does nothing: both use a backup that only
+ *   the built-in `p` REPL takes (API.cpp:1303-1334, 1475-1486; States.cpp:3530-3571).
+ * - Power-on: slot 0's file is loaded (main.cpp:1234-1236) and the probe power is wired: the bridge
+ *   BUFFER_IN-DAC0 (duplicates 0) if missing, DAC0 at the measure voltage (main.cpp:704,
+ *   Probing.cpp:5291-5390). Both mark the state dirty, so the first autosave writes slot 0.
+ * - `set_state` is the firmware's substring scanner (stateScanner.ts); Wokwi diagrams are not
+ *   supported. Failures print `set_state error: ...` on the main port and return -1.
+ * - `context_toggle()` flips global/python; only the built-in REPL reads the flag, so it has no
+ *   effect over the REPL port.
  */
-
-import { parseColor } from '../../board/colors.js';
-import { Connections, defaultNetName } from '../../board/connections.js';
-import {
-  formatSlotYaml,
-  parseSlotYaml,
-  type SlotData,
-  slotFromConnections,
-  slotPath,
-} from '../../board/slots.js';
+import { firmwareColorName, firmwareParseColor } from '../../board/colors.js';
+import { Connections } from '../../board/connections.js';
+import { DEFAULT_POWER } from '../../board/limits.js';
+import { BUFFER_IN, DAC0 } from '../../board/nodes.js';
+import { isSavableSlot, parseSlotYaml, type SlotData, slotPath } from '../../board/slots.js';
 import {
   buildState,
   formatState,
   type GpioInput,
   type GpioPullName,
   type GpioReading,
-  parseState,
-  type StateUpdate,
 } from '../../board/state.js';
 import { ADC_CHANNELS, readAdc } from './adc.js';
 import { asInt, truthy } from './args.js';
+import { AUTOSAVE_QUIET_MS, slotTextOfHardware } from './autosave.js';
 import type { Circuit } from './circuit.js';
 import { readPin } from './gpio.js';
-import {
-  applyPower,
-  freshConnections,
-  freshPower,
-  type GpioPin,
-  type Hardware,
-  type PowerSetpoints,
-  type Snapshot,
-  touch,
-} from './hardware.js';
-import { recordChange } from './history.js';
+import { applyPower, type GpioPin, type Hardware, padPull } from './hardware.js';
+import { applyJsonState } from './stateScanner.js';
 import { type FirmwareFunctions, type FirmwareHost, PyError, type VirtualFs } from './types.js';
 
 const PULL_NAMES: Record<number, GpioPullName> = { 1: 'up', [-1]: 'down', 0: 'none', 2: 'keeper' };
-const PULL_VALUES: Record<GpioPullName, GpioPin['pull']> = { up: 1, down: -1, none: 0, keeper: 2 };
 const READINGS: readonly GpioReading[] = ['low', 'high', 'float'];
+/** Slot config pull code (0 down, 1 up, 2 none, 3 keeper) -> hw pull. */
+const PULL_OF_CONFIG: Readonly<Record<number, GpioPin['pull']>> = { 0: -1, 1: 1, 2: 0, 3: 2 };
+/** calibration.measure_mode_output_voltage default (config.h:121). */
+const MEASURE_VOLTS = DEFAULT_POWER.dac0;
 
-function snapshot(hw: Hardware): Snapshot {
-  return { conns: hw.conns.clone(), power: { ...hw.power } };
-}
-
-function sameState(hw: Hardware, s: Snapshot): boolean {
-  const a = hw.conns.bridges();
-  const b = s.conns.bridges();
-  const samePower = (Object.keys(s.power) as (keyof PowerSetpoints)[]).every(
-    (k) => hw.power[k] === s.power[k],
-  );
-  return (
-    samePower &&
-    a.length === b.length &&
-    a.every((x, i) => x.node1 === b[i]?.node1 && x.node2 === b[i]?.node2 && x.duplicates === b[i]?.duplicates)
-  );
-}
-
-/** Builds RAM state from a slot file. */
-export function connectionsFromSlot(slot: SlotData): Connections {
-  const conns = new Connections();
+/**
+ * Puts a parsed slot into RAM and onto the hardware, as loadSlot does (States.cpp:2795-2919):
+ * bridges in order (the nets and their numbers follow from them), names by net number, colours only
+ * where the user set them, supplies, GPIO direction and pulls (applyStateToHardware), overlays.
+ */
+export function loadSlotData(hw: Hardware, slot: SlotData): void {
+  const conns = new Connections({ stackPaths: slot.config.routing.stackPaths });
   for (const b of slot.bridges) conns.connect(b.n1, b.n2, b.dup);
   for (const n of slot.nets) {
-    const index = n.nodes[0] === undefined ? undefined : conns.netOf(n.nodes[0]);
-    if (index === undefined) continue;
-    if (n.name !== undefined) conns.setNetName(index, n.name);
-    const color = n.color === undefined ? undefined : parseColor(n.color);
-    if (color?.ok) conns.setNetColor(index, color.color);
+    if (n.name) conns.setNetName(n.num, n.name);
+    const rgb = n.user && n.color ? firmwareParseColor(n.color) : undefined;
+    if (rgb !== undefined) conns.setNetColor(n.num, { rgb, name: firmwareColorName(rgb) });
   }
-  return conns;
+  hw.conns = conns;
+  hw.power = { ...slot.power };
+  applyPower(hw);
+  hw.gpio.forEach((g, i) => {
+    g.direction = slot.config.gpio.direction[i] === 0 ? 0 : 1;
+    g.pull = PULL_OF_CONFIG[slot.config.gpio.pulls[i] ?? 2] ?? 0;
+    g.readFloating = (slot.config.gpio.readFloating[i] ?? 0) !== 0;
+  });
+  hw.overlays.replace(slot.overlays.map((o) => ({ ...o })));
 }
 
 export function slotsGroup(
@@ -91,90 +76,78 @@ export function slotsGroup(
   host: FirmwareHost,
   fs: () => VirtualFs,
 ): FirmwareFunctions {
-  const restore = (s: Snapshot): void => {
-    hw.conns = s.conns.clone();
-    hw.power = { ...s.power };
-    applyPower(hw);
-  };
+  /** The slot file text as of the last save or load: a state that differs from it is dirty. */
+  let savedText = '';
 
-  const save = (slot: number): void => {
+  const isDirty = (): boolean => hw.dirty || slotTextOfHardware(hw) !== savedText;
+
+  /** SlotManager::saveSlot: write, then the slot becomes current and the state is clean. */
+  const save = (slot: number): boolean => {
+    if (!isSavableSlot(slot)) return false;
     const files = fs();
     if (!files.exists('/slots')) files.mkdir('/slots');
-    files.writeFile(slotPath(slot), formatSlotYaml(slotFromConnections(hw.conns, hw.power)));
+    const text = slotTextOfHardware(hw);
+    files.writeFile(slotPath(slot), text);
+    hw.slot = slot;
+    hw.dirty = false;
+    savedText = text;
+    return true;
   };
 
-  /** The state a slot holds on flash; a fresh one when it was never saved or cannot be read. */
-  const load = (slot: number): Snapshot => {
-    const files = fs();
-    const path = slotPath(slot);
-    if (files.exists(path)) {
-      const parsed = parseSlotYaml(new TextDecoder().decode(files.readFile(path)));
-      if (parsed.ok) return { conns: connectionsFromSlot(parsed.slot), power: { ...parsed.slot.power } };
-      host.writeMain(`Error loading slot ${slot}: ${parsed.error}\n`);
-    }
-    return { conns: freshConnections(), power: freshPower() };
+  /** The autosave step of SlotManager::service (States.cpp:4130-4146). */
+  const autosave = (): void => {
+    if (hw.now() - hw.lastUserInput <= AUTOSAVE_QUIET_MS) return;
+    if (isDirty()) save(hw.slot);
   };
 
   const gpioInputs = (): GpioInput[] =>
     hw.gpio.map((g, i) => ({
-      function: g.pwm ? 'PWM' : 'SIO',
+      // The UART pins run the Arduino passthrough UART from startup on (AsyncPassthrough.cpp:1621-1626,
+      // 2152-2160, config.h:161). Hardware PWM puts a pad in the PWM function; slow PWM drives it as
+      // SIO (Peripherals.cpp:2635).
+      function: i >= 8 ? 'UART' : g.pwm ? 'PWM' : 'SIO',
       direction: g.direction === 0 ? 'OUTPUT' : 'INPUT',
-      pull: PULL_NAMES[g.pull] ?? 'none',
+      // getPullName reads the pad, not the config (JsonState.cpp:270, Peripherals.cpp).
+      pull: PULL_NAMES[padPull(g)] ?? 'none',
       reading: READINGS[readPin(hw, circuit, i)] ?? 'unknown',
       floatingRead: g.readFloating,
     }));
 
-  const applyUpdate = (update: StateUpdate, clearFirst: boolean): void => {
-    if (update.nets) {
-      // The document lists every net, the probe-power one included: start from nothing.
-      if (clearFirst) hw.conns = new Connections();
-      for (const net of update.nets) {
-        for (let i = 1; i < net.nodes.length; i++) {
-          hw.conns.connect(net.nodes[i - 1] as number, net.nodes[i] as number);
-        }
-      }
-      for (const net of update.nets) {
-        const index = net.nodes[0] === undefined ? undefined : hw.conns.netOf(net.nodes[0]);
-        if (index !== undefined && net.name !== undefined && net.name !== defaultNetName(index)) {
-          if (index > 5) hw.conns.setNetName(index, net.name);
-        }
-      }
-    }
-    if (update.power) {
-      const p = update.power;
-      if (p.top_rail !== undefined) hw.power.topRail = p.top_rail;
-      if (p.bottom_rail !== undefined) hw.power.bottomRail = p.bottom_rail;
-      if (p.dac0 !== undefined) hw.power.dac0 = p.dac0;
-      if (p.dac1 !== undefined) hw.power.dac1 = p.dac1;
-      applyPower(hw);
-    }
-    for (const g of update.gpio ?? []) {
-      const pin = hw.gpio[g.pin === 'TX' ? 8 : g.pin === 'RX' ? 9 : g.pin - 1];
-      if (!pin) continue;
-      if (g.direction) pin.direction = g.direction === 'OUTPUT' ? 0 : 1;
-      if (g.pull) pin.pull = PULL_VALUES[g.pull];
-      if (g.floating_read !== undefined) pin.readFloating = g.floating_read === 1;
-    }
-    if (update.overlays) {
-      hw.overlays.replace(
-        update.overlays.map((o) => ({ ...o, colors: o.colors.map((c) => Number.parseInt(c, 16)) })),
-      );
-    }
-    touch(hw);
-    recordChange(hw, 'set_state');
-  };
-
   return {
     _boot: () => {
-      restore(load(hw.slot));
-      hw.entry = snapshot(hw);
+      const files = fs();
+      const path = slotPath(hw.slot);
+      const parsed = files.exists(path)
+        ? parseSlotYaml(new TextDecoder().decode(files.readFile(path)))
+        : undefined;
+      if (parsed?.ok) loadSlotData(hw, parsed.slot);
+      else hw.conns = new Connections();
+      savedText = slotTextOfHardware(hw);
+      // routableBufferPower(1, 0): the probe-power bridge and DAC0 at the measure voltage.
+      if (!hw.conns.isConnected(BUFFER_IN, DAC0)) hw.conns.connect(BUFFER_IN, DAC0, 0);
+      hw.power.dac0 = MEASURE_VOLTS;
+      applyPower(hw);
+      hw.dirty = true;
+      // The boot load is not undo history (main.cpp:1203 undoBeginIngest).
+      hw.history.last = hw.conns.clone();
+      return null;
+    },
+    _service: () => {
+      autosave();
+      return null;
+    },
+    // SlotManager::service alone, for force_service('States') (autosave.ts).
+    _autosave_service: () => {
+      autosave();
       return null;
     },
     nodes_save: (slot = -1) => {
       const s = asInt(slot);
       const target = s === -1 ? hw.slot : s;
-      save(target);
-      if (target === hw.slot) hw.entry = snapshot(hw);
+      if (!save(target)) {
+        host.writeMain(`Failed to save state to slot ${target}: Invalid slot number: ${target}\n`);
+      }
+      hw.core2Paused = false; // the refresh after saving ends a pause (API.cpp:1298, Commands.cpp:175)
       return target;
     },
     switch_slot: (slot) => {
@@ -183,19 +156,12 @@ export function slotsGroup(
       if (s === hw.slot) return s;
       const previous = hw.slot;
       hw.slot = s;
-      restore(load(s));
-      hw.entry = snapshot(hw);
-      recordChange(hw, `slot ${s}`);
+      hw.core2Paused = false; // re-routing ends a pause (API.cpp:1579, Commands.cpp:175)
       return previous;
     },
     CURRENT_SLOT: () => hw.slot,
-    nodes_discard: () => {
-      restore(hw.entry);
-      save(hw.slot);
-      recordChange(hw, 'discard');
-      return null;
-    },
-    nodes_has_changes: () => !sameState(hw, hw.entry),
+    nodes_discard: () => null,
+    nodes_has_changes: () => false,
     context_get: () => hw.context,
     context_toggle: () => {
       hw.context = hw.context === 'global' ? 'python' : 'global';
@@ -218,14 +184,16 @@ export function slotsGroup(
         host.writeMain('set_state wokwi error: Wokwi diagrams are not supported by the simulator\n');
         return -1;
       }
-      const parsed = parseState(typeof json === 'string' ? json : '');
-      if (!parsed.ok) {
-        host.writeMain(`set_state error: ${parsed.error}\n`);
+      const text = typeof json === 'string' ? json : '';
+      const error = applyJsonState(hw, text, truthy(clearFirst));
+      if (error !== undefined) {
+        host.writeMain(`set_state error: ${error}\n`);
         return -1;
       }
-      applyUpdate(parsed.state, truthy(clearFirst));
+      // Only a nets section re-routes, and the refresh ends a pause (JsonState.cpp:726-731).
+      if (text.includes('"nets"')) hw.core2Paused = false;
       return 0;
     },
-    _slot_yaml: () => formatSlotYaml(slotFromConnections(hw.conns, hw.power)),
+    _slot_yaml: () => slotTextOfHardware(hw),
   };
 }

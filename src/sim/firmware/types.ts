@@ -37,7 +37,11 @@ export type InputEvent =
   | { kind: 'probe_release' }
   | { kind: 'button'; button: 'connect' | 'remove' }
   | { kind: 'clickwheel_turn'; clicks: number }
-  | { kind: 'clickwheel_button'; state: 'pressed' | 'held' | 'released' | 'doubleclicked' }
+  | {
+      kind: 'clickwheel_button';
+      // long_held and medium_held are the encoder's states 5 and 6 (RotaryEncoder.h:60).
+      state: 'pressed' | 'held' | 'released' | 'doubleclicked' | 'long_held' | 'medium_held';
+    }
   | { kind: 'switch'; position: 'measure' | 'select' };
 
 /** What the worker offers the firmware functions. */

@@ -44,16 +44,29 @@ def _cdiv(a, b, op):
     return q if op == '//' else a - q * b
 
 
+def _no_hash(self):
+    # The C types have a unary_op slot that returns NULL for HASH, so MicroPython refuses to hash them
+    # instead of hashing by identity (py/runtime.c:343-375): no dict keys, no set members.
+    raise TypeError("unsupported type for __hash__: '%s'" % type(self).__name__)
+
+
+def _same(a, b):
+    # Equality across types never reaches these types' own code (MP_TYPE_FLAG_NONE, py/obj.c:268-300):
+    # only the same type compares by value; anything else falls back to identity (False).
+    return type(a) is type(b)
+
+
 class _Ordered:
-    # Values with an integer identity (Node, ProbePad) compare and count like ints with ints and
-    # with their own kind; each subclass says which operands it accepts in _other() (None: not).
+    # Values with an integer identity (node, ProbePad): equal only to their own kind; they order and
+    # count with ints and with their own kind; each subclass says which operands it accepts in _other()
+    # (None: not).
+    __hash__ = _no_hash
+
     def __eq__(self, o):
-        v = self._other(o)
-        return NotImplemented if v is None else self._v == v
+        return self._v == o._v if _same(self, o) else NotImplemented
 
     def __ne__(self, o):
-        v = self._other(o)
-        return NotImplemented if v is None else self._v != v
+        return self._v != o._v if _same(self, o) else NotImplemented
 
     def __lt__(self, o):
         v = self._other(o)
@@ -94,9 +107,12 @@ class _Ordered:
 
 class _Flag:
     # A two-valued firmware type (GPIODirection, ConnectionState): prints _names[v], int() is
-    # _ints[v]; equal to its own kind, to a bool of the same truth, or to its int() value.
-    def __init__(self, v):
-        self._v = bool(v)
+    # _ints[v]; the constructor takes the truth of its argument; equal only to its own kind.
+    __hash__ = _no_hash
+
+    def __init__(self, *a, **k):
+        _sig(a, k, 1, 1)
+        self._v = bool(a[0])
 
     def __str__(self):
         return self._names[self._v]
@@ -113,18 +129,8 @@ class _Flag:
     def __float__(self):
         return float(self._ints[self._v])
 
-    def __hash__(self):
-        return hash(self._v)
-
     def __eq__(self, o):
-        if type(o) is type(self):
-            return self._v == o._v
-        if type(o) is bool:
-            return self._v == o
-        if isinstance(o, int):
-            return self._ints[self._v] == o
-        return NotImplemented
+        return self._v == o._v if _same(self, o) else NotImplemented
 
     def __ne__(self, o):
-        r = self.__eq__(o)
-        return r if r is NotImplemented else not r
+        return self._v != o._v if _same(self, o) else NotImplemented

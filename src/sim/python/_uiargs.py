@@ -24,3 +24,33 @@ def _buf_arg(x):
         return list(bytes(memoryview(x)))
     except TypeError:
         raise TypeError('object with buffer protocol required')
+
+
+def _kwargs(pos, kw, spec, n_pos_min):
+    # A native function taking keywords (MP_DEFINE_CONST_FUN_OBJ_KW + mp_arg_parse_all,
+    # argcheck.c:32-131): spec is ((name, is_int, default), ...), default _REQUIRED for required.
+    # Returns the values in spec order, ints converted as mp_obj_get_int does.
+    if len(pos) < n_pos_min:
+        raise TypeError('function missing %d required positional arguments' % (n_pos_min - len(pos)))
+    out = []
+    used = 0
+    for i, (name, is_int, default) in enumerate(spec):
+        if i < len(pos):
+            v = pos[i]
+        elif name in kw:
+            v = kw[name]
+            used += 1
+        elif default is _REQUIRED:
+            raise TypeError("'%s' argument required" % name)
+        else:
+            out.append(default)
+            continue
+        out.append(_int(v) if is_int else v)
+    if len(pos) > len(spec):
+        raise TypeError('extra positional arguments given')
+    if used < len(kw):
+        raise TypeError('extra keyword arguments given')
+    return out
+
+
+_REQUIRED = object()

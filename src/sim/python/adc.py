@@ -1,5 +1,6 @@
 # ADC and INA readings (spec 6.6). adc_get takes channels 0-3, as firmware 5.7.0.13 does.
 
+@_native
 def adc_get(*a, **k):
     _sig(a, k, 1, 1)
     ch = _int(a[0])
@@ -19,19 +20,23 @@ def _ina(name, a, k):
     return _pf(_c(name, s))
 
 
+@_native
 def ina_get_current(*a, **k):
     return _ina('ina_get_current', a, k)
 
 
+@_native
 def ina_get_voltage(*a, **k):
     # The bus voltage, as the firmware returns (the docs say shunt voltage).
     return _ina('ina_get_voltage', a, k)
 
 
+@_native
 def ina_get_bus_voltage(*a, **k):
     return _ina('ina_get_bus_voltage', a, k)
 
 
+@_native
 def ina_get_power(*a, **k):
     return _ina('ina_get_power', a, k)
 

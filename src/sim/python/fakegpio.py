@@ -1,4 +1,6 @@
-# Fake GPIO pins on any node (spec 6.14): FakeGpioPin and FakeGpioDisconnect.
+# Fake GPIO pins on breadboard rows (spec §6.14): FakeGpioPin and FakeGpioDisconnect, native types
+# of the C module (modjumperless.c:2888-3130). The mode is read as an int, so the GPIODirection
+# constants count the other way round: FakeGpioPin(n, OUTPUT) (int 0) makes an input.
 
 FAKE_GPIO_INPUT = 0
 FAKE_GPIO_OUTPUT = 1
@@ -6,8 +8,8 @@ _SOURCE_NODES = (100, 101, 102, 106, 107)
 
 
 class FakeGpioPin:
-    # A machine.Pin-like pin on any routable node. Inputs compare the node's voltage with two
-    # thresholds; outputs are disabled in the documented firmware, so writes only set the level.
+    # Inputs threshold a row's voltage; outputs are disabled in 5.7.0.13: they are created
+    # without error, configure nothing, and read -1.
 
     def __init__(self, *a, **k):
         _sig(a, k, 1, 6)
@@ -20,43 +22,58 @@ class FakeGpioPin:
                 hi = _flt(a[2])
             if len(a) > 3:
                 lo = _flt(a[3])
-            if not _c('fake_gpio_config', self._n, 0, _jf(hi), _jf(lo)):
+            if _c('fake_gpio_config_input', self._n, _jf(hi), _jf(lo)) < 0:
                 raise ValueError('Failed to configure fake GPIO INPUT pin')
             return
-        # Outputs take either two source nodes (TOP_RAIL, GND, DAC0...) or two voltages.
-        if len(a) > 2 and _int(a[2]) in _SOURCE_NODES:
-            if len(a) > 3 and _int(a[3]) not in _SOURCE_NODES:
-                raise ValueError('Invalid low_node - must be TOP_RAIL/BOTTOM_RAIL/DAC0/DAC1/GND')
-        elif len(a) > 3:
-            _flt(a[3])
-        if not _c('fake_gpio_config', self._n, 1, _jf(hi), _jf(lo)):
+        # Arg 2 is read as an int first: a node constant picks the node-based form, anything
+        # else is a voltage (so a float voltage is a TypeError).
+        nodes = len(a) > 2 and _int(a[2]) in _SOURCE_NODES
+        if nodes and len(a) > 3 and _int(a[3]) not in _SOURCE_NODES:
+            raise ValueError('Invalid low_node - must be TOP_RAIL/BOTTOM_RAIL/DAC0/DAC1/GND')
+        if not nodes:
+            if len(a) > 2:
+                _flt(a[2])
+            if len(a) > 3:
+                _flt(a[3])
+        r = _c('fake_gpio_config_output_nodes' if nodes else 'fake_gpio_config_output', self._n)
+        if r < 0:
             raise ValueError('Failed to configure fake GPIO OUTPUT pin')
 
-    def value(self, *a):
-        if len(a) > 1:
-            raise TypeError('function expected at most 2 arguments, got %d' % (len(a) + 1))
+    def __repr__(self):
+        return '<FakeGpioPin>'
+
+    # The methods are builtins too: their argument counts include self.
+    def value(self, *a, **k):
+        _sig((self,) + a, k, 1, 2)
         if a:
             _c('fake_gpio_write', self._n, _int(a[0]))
             return None
         return _c('fake_gpio_read', self._n)
 
-    def on(self):
+    def on(self, *a, **k):
+        _sig((self,) + a, k, 1, 1)
         _c('fake_gpio_write', self._n, 1)
 
-    def off(self):
+    def off(self, *a, **k):
+        _sig((self,) + a, k, 1, 1)
         _c('fake_gpio_write', self._n, 0)
 
-    def toggle(self):
+    def toggle(self, *a, **k):
+        _sig((self,) + a, k, 1, 1)
         _c('fake_gpio_write', self._n, 0 if _c('fake_gpio_read', self._n) else 1)
 
 
 class FakeGpioDisconnect:
-    # `with FakeGpioDisconnect(a, b):` holds the path a-b open for the block.
+    # `with FakeGpioDisconnect(a, b):` is meant to hold the path a-b open for the block; the
+    # firmware's backend returns -1 at once, which the module does not treat as a failure.
 
     def __init__(self, *a, **k):
         _sig(a, k, 2, 2)
         self._a = _int(a[0])
         self._b = _int(a[1])
+
+    def __repr__(self):
+        return '<FakeGpioDisconnect>'
 
     def __enter__(self):
         if not _c('fake_gpio_disconnect', self._a, self._b):

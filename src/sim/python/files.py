@@ -1,42 +1,113 @@
-# The flash filesystem (spec 6.13): `jfs` (also importable as a module) with JFSFile objects, and the
-# module-level fs_* helpers. Files live on the VM's own filesystem, so open() and os see them too.
+# The flash filesystem: the `jfs` module (modjumperless.c:5379-5416, also importable as `jfs`), its
+# JFSFile (4680-5107) and the fs_* helpers (4602-4672). vfs.py builds `os` and open() on top.
+# Paths go to the firmware as a str or, for bytes, as [hex]; file data and names that must be
+# decoded come back as hex, so a bad UTF-8 text raises UnicodeError here as mp_obj_new_str does.
 import sys as _sys
+import io as _io
 
 
-class JFSFile:
-    # A file opened by jfs.open(); operations on a closed file raise ValueError.
+def _fpath(x):
+    # mp_obj_str_get_str: a str, or bytes that reach FatFS byte for byte.
+    if isinstance(x, str):
+        return x
+    if isinstance(x, bytes):
+        return [x.hex()]
+    raise TypeError("can't convert '%s' object to str implicitly" % type(x).__name__)
 
-    def __init__(self, handle, binary):
+
+def _cstr(x):
+    # mp_obj_str_get_str then strlen: the bytes of a str or bytes, up to the first NUL.
+    _fpath(x)
+    b = x.encode() if isinstance(x, str) else x
+    i = b.find(b'\x00')
+    return b if i < 0 else b[:i]
+
+
+def _buffer(x):
+    # mp_get_buffer_raise: any object with the buffer protocol, str included.
+    if isinstance(x, str):
+        return x.encode()
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        return bytes(x)
+    try:
+        return bytes(memoryview(x))
+    except TypeError:
+        raise TypeError('object with buffer protocol required')
+
+
+def _listing(names):
+    # A listing the firmware could not turn into str objects (a name that is not UTF-8).
+    if names is None:
+        raise UnicodeError
+    return names
+
+
+class _StreamProbe(_io.IOBase):
+    # print(..., file=f) and json.dump(x, f) reach JFSFile.write through io.IOBase with a bytearray
+    # built on the C stack (modio.c), which the board's native stream takes in any mode. A script's
+    # own bytearray is on the heap, which this build places above the C stack and the static
+    # objects: id() tells the two apart. Checked once here; if the layout differs, all pass.
+    at = None
+
+    def write(self, b):
+        _StreamProbe.at = id(b)
+        return len(b)
+
+
+print('.', end='', file=_StreamProbe())
+_STACK_BELOW = id(len) if _StreamProbe.at is not None and _StreamProbe.at < id(len) else None
+del _StreamProbe
+
+
+def _from_stream(d):
+    return type(d) is bytearray and (_STACK_BELOW is None or id(d) < _STACK_BELOW)
+
+
+class JFSFile(_io.IOBase):
+    # A file from jfs.open() or open(). The board's type has only these methods (no readline,
+    # readinto or iteration) and is a stream for print(file=)/json (see _StreamProbe, vfs.py).
+
+    def __init__(self, handle, binary, name):
         self._h = handle
         self._b = binary
+        self._n = name
 
     def _open(self):
-        # The firmware side also refuses handles it closed itself (after a `>` line, a soft reset).
         if self._h is None:
             raise ValueError('I/O operation on closed file')
         return self._h
 
-    def read(self, *a):
-        if len(a) > 1:
-            raise TypeError('function expected at most 2 arguments, got %d' % (len(a) + 1))
-        data = _c('jfs_read', self._open(), _int(a[0]) if a else None)
-        return bytes(data) if self._b else data
+    def read(self, *a, **k):
+        _sig((self,) + a, k, 1, 2)
+        h = self._open()
+        data = bytes.fromhex(_c('jfs_read', h, _int(a[0]) if a else None))
+        return data if self._b else data.decode()
 
     def write(self, data):
-        if not self._b and not isinstance(data, (str, bytes, bytearray)):
-            data = _str_arg(data)
-        return _c('jfs_write', self._open(), _buf_arg(data))
+        if self._h is None and _from_stream(data):
+            # The stream protocol's own check (jfs_file_stream_write): EINVAL, not ValueError.
+            raise OSError(22)
+        h = self._open()
+        if self._b:
+            b = _buffer(data)
+        elif isinstance(data, (str, bytes)) or _from_stream(data):
+            b = _buffer(data)
+        else:
+            raise TypeError("can't convert '%s' object to str implicitly" % type(data).__name__)
+        return _c('jfs_write', h, b.hex())
 
     def print(self, *args):
         h = self._open()
         if self._b:
             raise ValueError('print not supported on binary file')
-        return _c('jfs_write', h, _buf_arg(' '.join([str(x) for x in args]) + '\n'))
+        return _c('jfs_write', h, (' '.join([str(x) for x in args]) + '\n').encode().hex())
 
-    def seek(self, *a):
-        if not 1 <= len(a) <= 2:
-            raise TypeError('function takes 2 or 3 positional arguments')
-        return _c('jfs_seek', self._open(), _int(a[0]), _int(a[1]) if len(a) > 1 else 0)
+    def seek(self, *a, **k):
+        _sig((self,) + a, k, 2, 3)
+        h = self._open()
+        # The method flushes first (modjumperless.c:4839-4841); jfs.seek does not.
+        _c('jfs_flush', h)
+        return _c('jfs_seek', h, _int(a[0]), _int(a[1]) if len(a) > 1 else 0)
 
     def tell(self):
         return _c('jfs_tell', self._open())
@@ -50,7 +121,10 @@ class JFSFile:
         return _c('jfs_available', self._h)
 
     def name(self):
-        return _c('jfs_name', self._h)
+        # The path as given to open (at most 255 bytes), None once closed.
+        if self._h is None:
+            return None
+        return self._n.decode() if isinstance(self._n, bytes) else self._n
 
     def flush(self):
         _c('jfs_flush', self._open())
@@ -67,131 +141,115 @@ class JFSFile:
         self.close()
         return False
 
+    def __repr__(self):
+        return '<JFSFile>'
+
+
+_JFSFile = JFSFile
+del JFSFile
+
+
+def _jfs_open(path, mode):
+    # What jfs.open and the VFS's open share: the handle, binary when 'b' is in the mode.
+    name = path[:255] if isinstance(path, (str, bytes)) else path
+    return _JFSFile(_c('jfs_open', _fpath(path), mode), 'b' in mode, name)
+
 
 def _jfs_file(f):
+    # The C functions cast any object blindly; here anything but a JFSFile is refused.
     if type(f) is not _JFSFile:
         raise TypeError("expected a JFSFile, got '%s'" % type(f).__name__)
     return f
 
 
-class _JfsModule:
-    # Stands in for the firmware's `jfs` module: functions, the file type and SEEK_* constants.
-    SEEK_SET = 0
-    SEEK_CUR = 1
-    SEEK_END = 2
-    JFSFile = JFSFile
+class module:
+    # A built-in module as the board has it: attributes, printed as <module 'name'>.
+    def __init__(self, name, attrs):
+        self.__name__ = name
+        for key in attrs:
+            setattr(self, key, attrs[key])
 
     def __repr__(self):
-        return "<module 'jfs'>"
-
-    @staticmethod
-    def open(*a, **k):
-        _sig(a, k, 1, 2)
-        path = _str_arg(a[0])
-        mode = _str_arg(a[1]) if len(a) > 1 else 'r'
-        return _JFSFile(_c('jfs_open', path, mode), 'b' in mode)
-
-    @staticmethod
-    def read(*a, **k):
-        _sig(a, k, 1, 2)
-        return _c('jfs_read_str', _jfs_file(a[0])._open(), _int(a[1]) if len(a) > 1 else 1024)
-
-    @staticmethod
-    def write(*a, **k):
-        _sig(a, k, 2, 2)
-        _c('jfs_write', _jfs_file(a[0])._open(), _buf_arg(_str_arg(a[1])))
-
-    @staticmethod
-    def close(*a, **k):
-        _sig(a, k, 1, 1)
-        _jfs_file(a[0]).close()
-
-    @staticmethod
-    def seek(*a, **k):
-        _sig(a, k, 2, 3)
-        h = _jfs_file(a[0])._open()
-        return _c('jfs_seek', h, _int(a[1]), _int(a[2]) if len(a) > 2 else 0)
-
-    @staticmethod
-    def tell(*a, **k):
-        _sig(a, k, 1, 1)
-        return _jfs_file(a[0]).tell()
-
-    @staticmethod
-    def size(*a, **k):
-        _sig(a, k, 1, 1)
-        return _jfs_file(a[0]).size()
-
-    @staticmethod
-    def available(*a, **k):
-        _sig(a, k, 1, 1)
-        return _jfs_file(a[0]).available()
-
-    @staticmethod
-    def exists(*a, **k):
-        _sig(a, k, 1, 1)
-        return _c('jfs_exists', _str_arg(a[0]))
-
-    @staticmethod
-    def listdir(*a, **k):
-        _sig(a, k, 1, 1)
-        return _c('jfs_listdir', _str_arg(a[0]))
-
-    @staticmethod
-    def mkdir(*a, **k):
-        _sig(a, k, 1, 1)
-        _c('jfs_mkdir', _str_arg(a[0]))
-
-    @staticmethod
-    def rmdir(*a, **k):
-        _sig(a, k, 1, 1)
-        _c('jfs_rmdir', _str_arg(a[0]))
-
-    @staticmethod
-    def remove(*a, **k):
-        _sig(a, k, 1, 1)
-        _c('jfs_remove', _str_arg(a[0]))
-
-    @staticmethod
-    def rename(*a, **k):
-        _sig(a, k, 2, 2)
-        _c('jfs_rename', _str_arg(a[0]), _str_arg(a[1]))
-
-    @staticmethod
-    def stat(*a, **k):
-        _sig(a, k, 1, 1)
-        return tuple(_c('jfs_stat', _str_arg(a[0])))
-
-    @staticmethod
-    def info(*a, **k):
-        _sig(a, k, 0, 0)
-        return tuple(_c('jfs_info'))
+        return "<module '%s'>" % self.__name__
 
 
-jfs = _JfsModule()
+_Module = module
+del module
+
+
+def _jfs_m_open(*a, **k):
+    _sig(a, k, 1, 2)
+    mode = a[1] if len(a) > 1 else 'r'
+    _fpath(mode)
+    return _jfs_open(a[0], mode if isinstance(mode, str) else mode.decode())
+
+
+def _jfs_m_read(*a, **k):
+    # Always a str, even for a 'b' handle.
+    _sig(a, k, 1, 2)
+    h = _jfs_file(a[0])._open()
+    return bytes.fromhex(_c('jfs_read_str', h, _int(a[1]) if len(a) > 1 else 1024)).decode()
+
+
+def _jfs_m_write(f, data):
+    # Returns None; the data is cut at its first NUL (strlen).
+    _c('jfs_write', _jfs_file(f)._open(), _cstr(data).hex())
+
+
+def _jfs_m_close(f):
+    _jfs_file(f).close()
+
+
+def _jfs_m_seek(*a, **k):
+    _sig(a, k, 2, 3)
+    h = _jfs_file(a[0])._open()
+    return _c('jfs_seek', h, _int(a[1]), _int(a[2]) if len(a) > 2 else 0)
+
+
+jfs = _Module('jfs', {
+    'open': _jfs_m_open,
+    'read': _jfs_m_read,
+    'write': _jfs_m_write,
+    'close': _jfs_m_close,
+    'seek': _jfs_m_seek,
+    'tell': lambda f: _jfs_file(f).tell(),
+    'size': lambda f: _jfs_file(f).size(),
+    'available': lambda f: _jfs_file(f).available(),
+    'exists': lambda p: _c('jfs_exists', _fpath(p)),
+    'listdir': lambda p: _listing(_c('jfs_listdir', _fpath(p))),
+    'mkdir': lambda p: _c('jfs_mkdir', _fpath(p)),
+    'rmdir': lambda p: _c('jfs_rmdir', _fpath(p)),
+    'remove': lambda p: _c('jfs_remove', _fpath(p)),
+    'rename': lambda a, b: _c('jfs_rename', _fpath(a), _fpath(b)),
+    'stat': lambda p: tuple(_c('jfs_stat', _fpath(p))),
+    'info': lambda: tuple(_c('jfs_info')),
+    'SEEK_SET': 0,
+    'SEEK_CUR': 1,
+    'SEEK_END': 2,
+})
 _sys.modules['jfs'] = jfs
-_JFSFile = JFSFile
-del JFSFile
 
 
 def fs_exists(*a, **k):
     _sig(a, k, 1, 1)
-    return _c('fs_exists', _str_arg(a[0]))
+    return _c('fs_exists', _fpath(a[0]))
 
 
 def fs_listdir(*a, **k):
     _sig(a, k, 1, 1)
-    return _c('fs_listdir', _str_arg(a[0]))
+    return _listing(_c('fs_listdir', _fpath(a[0])))
 
 
 def fs_read(*a, **k):
+    # At most 4095 bytes, up to a NUL; None when the file cannot be opened.
     _sig(a, k, 1, 1)
-    return _c('fs_read', _str_arg(a[0]))
+    data = _c('fs_read', _fpath(a[0]))
+    return None if data is None else bytes.fromhex(data).decode()
 
 
 def fs_write(*a, **k):
     _sig(a, k, 2, 2)
-    return _c('fs_write', _str_arg(a[0]), _str_arg(a[1]))
+    return _c('fs_write', _fpath(a[0]), _cstr(a[1]).hex())
 
 
 def fs_cwd(*a, **k):

@@ -75,6 +75,7 @@ def _pull_value(x):
     return _int(x)
 
 
+@_native
 def gpio_set(*a, **k):
     _sig(a, k, 2, 2)
     p = _pin(a[0])
@@ -83,6 +84,7 @@ def gpio_set(*a, **k):
     _c('gpio_set', p, v)
 
 
+@_native
 def gpio_get(*a, **k):
     _sig(a, k, 1, 1)
     p = _pin(a[0])
@@ -90,6 +92,7 @@ def gpio_get(*a, **k):
     return _state(_c('gpio_get', p))
 
 
+@_native
 def gpio_set_dir(*a, **k):
     _sig(a, k, 2, 2)
     p = _pin(a[0])
@@ -98,6 +101,7 @@ def gpio_set_dir(*a, **k):
     _c('gpio_set_dir', p, d)
 
 
+@_native
 def gpio_get_dir(*a, **k):
     _sig(a, k, 1, 1)
     p = _pin(a[0])
@@ -105,6 +109,7 @@ def gpio_get_dir(*a, **k):
     return OUTPUT if _c('gpio_get_dir', p) == 0 else INPUT
 
 
+@_native
 def gpio_set_pull(*a, **k):
     _sig(a, k, 2, 2)
     p = _pin(a[0])
@@ -113,6 +118,7 @@ def gpio_set_pull(*a, **k):
     _c('gpio_set_pull', p, v)
 
 
+@_native
 def gpio_get_pull(*a, **k):
     _sig(a, k, 1, 1)
     p = _pin(a[0])
@@ -120,6 +126,7 @@ def gpio_get_pull(*a, **k):
     return _GPIOPull(_c('gpio_get_pull', p))
 
 
+@_native
 def gpio_set_read_floating(*a, **k):
     _sig(a, k, 2, 2)
     p = _pin(a[0])
@@ -127,6 +134,7 @@ def gpio_set_read_floating(*a, **k):
     _c('gpio_set_read_floating', p, bool(a[1]))
 
 
+@_native
 def gpio_get_read_floating(*a, **k):
     _sig(a, k, 1, 1)
     p = _pin(a[0])
@@ -134,6 +142,7 @@ def gpio_get_read_floating(*a, **k):
     return _c('gpio_get_read_floating', p)
 
 
+@_native
 def gpio_claim_pin(*a, **k):
     _sig(a, k, 1, 1)
     p = _pin(a[0])
@@ -141,6 +150,7 @@ def gpio_claim_pin(*a, **k):
     _c('gpio_claim_pin', p)
 
 
+@_native
 def gpio_release_pin(*a, **k):
     _sig(a, k, 1, 1)
     p = _pin(a[0])
@@ -148,6 +158,7 @@ def gpio_release_pin(*a, **k):
     _c('gpio_release_pin', p)
 
 
+@_native
 def gpio_release_all_pins(*a, **k):
     _sig(a, k, 0, 0)
     _c('gpio_release_all_pins')

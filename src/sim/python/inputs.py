@@ -3,9 +3,10 @@
 
 
 class ProbePad(_Ordered):
-    # Prints 1..60 or the pad's name (NANO_D13, TOP_RAIL, LOGO_PAD_TOP, NO_PAD); true unless NO_PAD;
-    # compares and counts like an int; ProbePad + str concatenates the name. As in the firmware, only
-    # the pad on the left works: `1 + pad`, `"x" + pad` and `1 < pad` raise TypeError.
+    # Prints PAD_1..PAD_60 or the pad's name (NANO_D13, TOP_RAIL, LOGO_PAD_TOP, NO_PAD); true unless
+    # NO_PAD; orders and counts like an int; ProbePad + str concatenates the name. As in the firmware,
+    # only the pad on the left works: `1 + pad`, `"x" + pad` and `1 < pad` raise TypeError. Equal only
+    # to another ProbePad (`pad == 12` is False: MP_TYPE_FLAG_NONE, py/obj.c:263-300), not hashable.
 
     def __init__(self, v, _name=None):
         self._v = v if type(v) is int else _int(v)
@@ -25,9 +26,6 @@ class ProbePad(_Ordered):
     def __float__(self):
         return float(self._v)
 
-    def __hash__(self):
-        return hash(self._v)
-
     def _other(self, o):
         if type(o) is _ProbePad:
             return o._v
@@ -43,7 +41,9 @@ class ProbePad(_Ordered):
 
 
 class ProbeButton:
-    # CONNECT / REMOVE / NONE; true unless NONE; int() 1 / 2 / 0; compares equal to ints.
+    # CONNECT / REMOVE / NONE; true unless NONE; int() 1 / 2 / 0. Equal only to another ProbeButton
+    # (`b == 1` is False: the C type's int case is never reached, py/runtime.c:398-400), not hashable.
+    __hash__ = _no_hash
 
     def __init__(self, v):
         self._v = v if type(v) is int else _int(v)
@@ -62,19 +62,11 @@ class ProbeButton:
     def __float__(self):
         return float(self._v)
 
-    def __hash__(self):
-        return hash(self._v)
-
     def __eq__(self, o):
-        if type(o) is _ProbeButton:
-            return self._v == o._v
-        if isinstance(o, int):
-            return self._v == o
-        return NotImplemented
+        return self._v == o._v if _same(self, o) else NotImplemented
 
     def __ne__(self, o):
-        r = self.__eq__(o)
-        return r if r is NotImplemented else not r
+        return self._v != o._v if _same(self, o) else NotImplemented
 
 
 # The types are not in the module table: keep them out of `from jumperless import *`.
@@ -199,13 +191,18 @@ def clickwheel_is_initialized(*a, **k):
 
 
 def clickwheel_up(*a, **k):
+    # The count is converted, then ignored (JumperlessMicroPythonAPI.cpp:2161-2165).
     _sig(a, k, 0, 1)
-    _c('clickwheel_up', _int(a[0]) if a else 1)
+    if a:
+        _int(a[0])
+    _c('clickwheel_up')
 
 
 def clickwheel_down(*a, **k):
     _sig(a, k, 0, 1)
-    _c('clickwheel_down', _int(a[0]) if a else 1)
+    if a:
+        _int(a[0])
+    _c('clickwheel_down')
 
 
 def clickwheel_press(*a, **k):

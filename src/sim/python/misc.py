@@ -1,5 +1,6 @@
-# Miscellaneous calls (spec 6.14), the Jumperless help() that shadows the built-in one (6.9), and
-# the helpers the firmware sets up for every VM: check_interrupt() and walk() (3.1).
+# Miscellaneous calls (spec 6.14) and the Jumperless help() that shadows the built-in one (6.9).
+# check_interrupt() and walk() are not module attributes: the firmware defines them in __main__
+# (Python_Proper.cpp:2543-2600), and so does the VM's set-up (vmRuntime.ts).
 
 
 def arduino_reset(*a, **k):
@@ -37,15 +38,16 @@ def send_raw(*a, **k):
 
 
 def change_terminal_color(*a, **k):
+    # The escape goes to the main port (Graphics.cpp:442-466), not to this REPL's output.
     _sig(a, k, 0, 2)
-    print(_c('change_terminal_color', _int(a[0]) if a else -1), end='')
+    _c('change_terminal_color', _int(a[0]) if a else -1)
 
 
 def cycle_term_color(*a, **k):
     _sig(a, k, 0, 3)
     reset = bool(a[0]) if a else False
     step = _jf(_flt(a[1])) if len(a) > 1 else 100.0
-    print(_c('cycle_term_color', reset, step), end='')
+    _c('cycle_term_color', reset, step)
 
 
 def force_service(*a, **k):
@@ -71,20 +73,3 @@ def help(*a, **k):
 def nodes_help(*a, **k):
     _sig(a, k, 0, 0)
     print(_c('nodes_help_text'), end='')
-
-
-def check_interrupt():
-    _c('check_interrupt')
-
-
-def walk(p='/'):
-    # f|path|size for files and d|path|0 for folders, depth first.
-    base = p.rstrip('/')
-    for entry in _c('jfs_listdir', p):
-        if entry.endswith('/'):
-            path = base + '/' + entry[:-1]
-            print('d|%s|0' % path)
-            walk(path)
-        else:
-            path = base + '/' + entry
-            print('f|%s|%d' % (path, _c('jfs_stat', path)[6]))

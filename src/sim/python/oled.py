@@ -23,11 +23,9 @@ def _oled_hook(on):
 
 
 def oled_print(*values, **kw):
-    for key in kw:
-        if key not in ('sep', 'end', 'size'):
-            raise TypeError("unexpected keyword argument '%s'" % key)
-    sep = kw.get('sep')
-    end = kw.get('end')
+    # modjumperless.c:3134-3197: sep, end and size are keyword-only; the older form
+    # oled_print(text, size) counts only with no keywords and an int (not a bool) second value.
+    sep, end, size = _kwargs((), kw, (('sep', False, None), ('end', False, None), ('size', True, -1)), 0)
     if sep is None:
         sep = ' '
     elif not isinstance(sep, str):
@@ -36,9 +34,7 @@ def oled_print(*values, **kw):
         end = ''
     elif not isinstance(end, str):
         raise TypeError('end must be str or None')
-    size = _int(kw.get('size', -1))
-    if not kw and len(values) == 2 and isinstance(values[1], int):
-        # The older form oled_print(text, size).
+    if not kw and len(values) == 2 and type(values[1]) is int:
         size = values[1]
         values = values[:1]
     _c('oled_print', sep.join([str(v) for v in values]) + end, size)

@@ -12,6 +12,7 @@ def _dac_channel(x):
     return ch
 
 
+@_native
 def dac_set(*a, **k):
     _sig(a, k, 2, 3)
     ch = _dac_channel(a[0])
@@ -20,6 +21,7 @@ def dac_set(*a, **k):
     _c('dac_set', ch, _jf(volts), save)
 
 
+@_native
 def dac_get(*a, **k):
     _sig(a, k, 1, 1)
     return _pf(_c('dac_get', _dac_channel(a[0])))

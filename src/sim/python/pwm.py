@@ -18,6 +18,7 @@ def _pwm_duty(d):
         raise ValueError('PWM duty cycle must be 0.0 to 1.0')
 
 
+@_native
 def pwm(*a, **k):
     _sig(a, k, 1, 3)
     p = _int(a[0])
@@ -29,6 +30,7 @@ def pwm(*a, **k):
     _c('pwm', p, _jf(f), _jf(d))
 
 
+@_native
 def pwm_set_duty_cycle(*a, **k):
     _sig(a, k, 2, 2)
     p = _int(a[0])
@@ -38,6 +40,7 @@ def pwm_set_duty_cycle(*a, **k):
     _c('pwm_set_duty_cycle', p, _jf(d))
 
 
+@_native
 def pwm_set_frequency(*a, **k):
     _sig(a, k, 2, 2)
     p = _int(a[0])
@@ -47,6 +50,7 @@ def pwm_set_frequency(*a, **k):
     _c('pwm_set_frequency', p, _jf(f))
 
 
+@_native
 def pwm_stop(*a, **k):
     _sig(a, k, 1, 1)
     _c('pwm_stop', _pwm_pin(_int(a[0])))

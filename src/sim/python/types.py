@@ -60,15 +60,20 @@ def _node(x):
 
 
 def _unsupported(op, a, b):
-    raise TypeError("unsupported types for %s: '%s', '%s'" % (op, type(a).__name__, type(b).__name__))
+    # MicroPython hands a bool operand on as an int, so the message names it 'int'.
+    name = 'int' if type(b) is bool else type(b).__name__
+    raise TypeError("unsupported types for %s: '%s', '%s'" % (op, type(a).__name__, name))
 
 
 # ---- GPIOState: HIGH / LOW / FLOATING --------------------------------------------------------
 
 class GPIOState:
     __slots__ = ('_v',)
+    __hash__ = _no_hash
 
-    def __init__(self, v):
+    def __init__(self, *a, **k):
+        _sig(a, k, 1, 1)
+        v = a[0]
         if type(v) is not bool and isinstance(v, int):
             v = _int(v)
             self._v = v if v in (0, 1, 2) else (1 if v else 0)
@@ -98,19 +103,11 @@ class GPIOState:
     def __float__(self):
         return float(self._v)
 
-    def __hash__(self):
-        return hash(self._v)
-
     def __eq__(self, o):
-        if type(o) is _GPIOState:
-            return self._v == o._v
-        if type(o) is not bool and isinstance(o, int):
-            return self._v == o
-        return NotImplemented
+        return self._v == o._v if _same(self, o) else NotImplemented
 
     def __ne__(self, o):
-        r = self.__eq__(o)
-        return r if r is NotImplemented else not r
+        return self._v != o._v if _same(self, o) else NotImplemented
 
 
 def _state(v):
@@ -128,9 +125,11 @@ class GPIODirection(_Flag):
 
 class GPIOPull:
     __slots__ = ('_v',)
+    __hash__ = _no_hash
 
-    def __init__(self, v):
-        self._v = _int(v)
+    def __init__(self, *a, **k):
+        _sig(a, k, 1, 1)
+        self._v = _int(a[0])
 
     def __str__(self):
         return {1: 'PULLUP', -1: 'PULLDOWN', 2: 'BUS_KEEPER'}.get(self._v, 'NO_PULL')
@@ -146,19 +145,11 @@ class GPIOPull:
     def __float__(self):
         return float(self._v)
 
-    def __hash__(self):
-        return hash(self._v)
-
     def __eq__(self, o):
-        if type(o) is _GPIOPull:
-            return self._v == o._v
-        if type(o) is not bool and isinstance(o, int):
-            return self._v == o
-        return NotImplemented
+        return self._v == o._v if _same(self, o) else NotImplemented
 
     def __ne__(self, o):
-        r = self.__eq__(o)
-        return r if r is NotImplemented else not r
+        return self._v != o._v if _same(self, o) else NotImplemented
 
 
 # ---- ConnectionState: CONNECTED / DISCONNECTED -----------------------------------------------
@@ -168,12 +159,14 @@ class ConnectionState(_Flag):
     _ints = (0, 1)
 
 
-# ---- node: prints its first alias (NANO_D13, RP_GPIO_1), compares and counts like an int -------
+# ---- node: prints its first alias (NANO_D13, RP_GPIO_1), orders and counts like an int ----------
 
 class node(_Ordered):
     __slots__ = ('_v',)
 
-    def __init__(self, v):
+    def __init__(self, *a, **k):
+        _sig(a, k, 1, 1)
+        v = a[0]
         if isinstance(v, str):
             self._v = _node(v)
         elif type(v) is _Node:
@@ -197,9 +190,6 @@ class node(_Ordered):
 
     def __float__(self):
         return float(self._v)
-
-    def __hash__(self):
-        return hash(self._v)
 
     def _other(self, o):
         if type(o) is _Node:

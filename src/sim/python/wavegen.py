@@ -30,16 +30,19 @@ def _wave(x):
     raise TypeError('Expected int or string for waveform')
 
 
+@_native
 def wavegen_set_output(*a, **k):
     _sig(a, k, 1, 1)
     _c('wavegen_set_output', _wg_channel(a[0]))
 
 
+@_native
 def wavegen_set_freq(*a, **k):
     _sig(a, k, 1, 1)
     _c('wavegen_set_freq', _jf(_flt(a[0])))
 
 
+@_native
 def wavegen_set_wave(*a, **k):
     _sig(a, k, 1, 1)
     w = _wave(a[0])
@@ -48,56 +51,67 @@ def wavegen_set_wave(*a, **k):
     _c('wavegen_set_wave', w)
 
 
+@_native
 def wavegen_set_sweep(*a, **k):
     _sig(a, k, 3, 3)
     _c('wavegen_set_sweep', _jf(_flt(a[0])), _jf(_flt(a[1])), _jf(_flt(a[2])))
 
 
+@_native
 def wavegen_set_amplitude(*a, **k):
     _sig(a, k, 1, 1)
     _c('wavegen_set_amplitude', _jf(_flt(a[0])))
 
 
+@_native
 def wavegen_set_offset(*a, **k):
     _sig(a, k, 1, 1)
     _c('wavegen_set_offset', _jf(_flt(a[0])))
 
 
+@_native
 def wavegen_start(*a, **k):
     _sig(a, k, 0, 1)
     _c('wavegen_start', bool(a[0]) if a else True)
 
 
+@_native
 def wavegen_stop(*a, **k):
     _sig(a, k, 0, 0)
     _c('wavegen_stop')
 
 
+@_native
 def wavegen_get_output(*a, **k):
     _sig(a, k, 0, 0)
     return _c('wavegen_get_output')
 
 
+@_native
 def wavegen_get_freq(*a, **k):
     _sig(a, k, 0, 0)
     return _pf(_c('wavegen_get_freq'))
 
 
+@_native
 def wavegen_get_wave(*a, **k):
     _sig(a, k, 0, 0)
     return _c('wavegen_get_wave')
 
 
+@_native
 def wavegen_get_amplitude(*a, **k):
     _sig(a, k, 0, 0)
     return _pf(_c('wavegen_get_amplitude'))
 
 
+@_native
 def wavegen_get_offset(*a, **k):
     _sig(a, k, 0, 0)
     return _pf(_c('wavegen_get_offset'))
 
 
+@_native
 def wavegen_is_running(*a, **k):
     _sig(a, k, 0, 0)
     return _c('wavegen_is_running')

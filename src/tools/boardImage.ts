@@ -1,0 +1,332 @@
+/**
+ * A whole board state as the slot and state tools restore it and compare with it: what a slot file
+ * holds, or a host-side snapshot. The firmware has no call that loads a slot (switch_slot only
+ * renumbers, JumperlessMicroPythonAPI.cpp:1559-1585) and its set_state drops duplicates, names and
+ * colours (JsonState.cpp:473-567), so a target is put on the board call by call in one job: clear,
+ * every bridge with its duplicates, the supplies, names, colours, then GPIO and overlays through
+ * set_state's sections, which it reads as meant.
+ */
+import { Connections } from '../board/connections.js';
+import { shortName } from '../board/nodes.js';
+import type { SlotData, SlotOverlay, SlotPower } from '../board/slots.js';
+import type { GpioPullName } from '../board/state.js';
+import type { BoardClient } from './boardClient.js';
+import {
+  customNetName,
+  driveHazards,
+  type RamState,
+  supplyShorts,
+  supplySource,
+  type ToolBoardState,
+} from './boardState.js';
+import { py } from './py.js';
+import { checkVolts, type SafetyPolicy } from './safety.js';
+import { ToolError } from './tool.js';
+
+/** Board-side helpers (part of the slots group's `python`). */
+export const boardImagePython = `
+def image_put(s, br, pw, nm, co, st, sv):
+    if s is not None:
+        switch_slot(s)
+    nodes_clear()
+    for i in range(60):
+        set_net_name(i, None)
+    for a, b, d in br:
+        connect(a, b, d)
+    for c, v in pw:
+        dac_set(c, v)
+    for i, t in nm:
+        set_net_name(i, t)
+    for i, c in co:
+        set_net_color(i, c)
+    r = set_state(st, False)
+    if sv:
+        nodes_save()
+    return r
+def net_looks(nm, co):
+    for i, t in nm:
+        set_net_name(i, t)
+    for i, c in co:
+        set_net_color(i, c)
+    return _jlt.ram()
+`;
+
+export const AUTOSAVE_NOTE =
+  'The board itself saves its state to the active slot about a second after the last change (not while the computer has its USB drive mounted).';
+
+// ---- what a slot file or a snapshot puts on the board, and how the board differs from it ----
+
+type Bridge = readonly [number, number, number];
+
+export interface PinSetting {
+  readonly pin: number;
+  readonly direction: 'INPUT' | 'OUTPUT';
+  readonly pull: GpioPullName;
+  readonly floating: 0 | 1;
+}
+
+/** A whole board state to restore and compare with: what a slot file holds, or a snapshot. */
+export interface Target {
+  readonly bridges: readonly Bridge[];
+  readonly power: SlotPower;
+  /** Custom net names by net number. */
+  readonly names: ReadonlyMap<number, string>;
+  /** Net colours by net number: the user colours of a slot file, every colour of a snapshot. */
+  readonly colors: ReadonlyMap<number, number | string>;
+  /** GPIO_1..8. */
+  readonly gpio: readonly PinSetting[];
+  /** Pins whose PWM the file has enabled (their pads are not compared). */
+  readonly pwmPins: ReadonlySet<number>;
+  readonly overlays: readonly SlotOverlay[];
+  /** A slot file names only nets of two or more nodes; a snapshot knows every net's name. */
+  readonly namesOfAllNets: boolean;
+}
+
+const PULL_OF_CODE: readonly GpioPullName[] = ['down', 'up', 'none', 'keeper'];
+
+export function targetOfSlot(slot: SlotData): Target {
+  const g = slot.config.gpio;
+  return {
+    bridges: slot.bridges.map((b) => [b.n1, b.n2, b.dup] as const),
+    power: slot.power,
+    names: new Map(slot.nets.filter((n) => n.name).map((n) => [n.num, n.name as string])),
+    // Loading restores a colour only when the user set it (States.cpp:1804-1818).
+    colors: new Map(slot.nets.filter((n) => n.user && n.color).map((n) => [n.num, n.color as string])),
+    gpio: Array.from({ length: 8 }, (_, i) => ({
+      pin: i + 1,
+      direction: g.direction[i] === 0 ? 'OUTPUT' : 'INPUT',
+      pull: PULL_OF_CODE[g.pulls[i] ?? 2] ?? 'none',
+      floating: (g.readFloating[i] ?? 0) === 0 ? 0 : 1,
+    })),
+    pwmPins: new Set(g.pwmEnabled.flatMap((on, i) => (on && i < 8 ? [i + 1] : []))),
+    overlays: slot.overlays,
+    namesOfAllNets: false,
+  };
+}
+
+export function targetOfRam(ram: RamState): Target {
+  const s = ram.state;
+  return {
+    bridges: ram.bridges,
+    power: {
+      topRail: s.power.top_rail,
+      bottomRail: s.power.bottom_rail,
+      dac0: s.power.dac0,
+      dac1: s.power.dac1,
+    },
+    names: new Map(s.nets.flatMap((n) => (customNetName(n) ? [[n.index, n.name] as const] : []))),
+    colors: new Map(
+      s.nets.flatMap((n) =>
+        ram.colors[n.index] === undefined ? [] : [[n.index, ram.colors[n.index] as number] as const],
+      ),
+    ),
+    gpio: s.gpio
+      .filter((p) => typeof p.pin === 'number')
+      .map((p) => ({
+        pin: p.pin as number,
+        direction: p.direction === 'OUTPUT' ? 'OUTPUT' : 'INPUT',
+        pull: (['up', 'down', 'none', 'keeper'].includes(p.pull) ? p.pull : 'none') as GpioPullName,
+        floating: p.floating_read === 0 ? 0 : 1,
+      })),
+    pwmPins: new Set(),
+    overlays: s.overlays.map((o) => ({ ...o, colors: o.colors.map((c) => Number.parseInt(c, 16) >>> 0) })),
+    namesOfAllNets: true,
+  };
+}
+
+export const pairKey = (a: number, b: number): string => (a < b ? `${a}-${b}` : `${b}-${a}`);
+const bridgeName = (a: number, b: number): string => `${shortName(a)}-${shortName(b)}`;
+const POWER_FIELDS = [
+  ['topRail', 'top_rail'],
+  ['bottomRail', 'bottom_rail'],
+  ['dac0', 'dac0'],
+  ['dac1', 'dac1'],
+] as const;
+/** Slot files keep two decimals, get_state prints three. */
+const POWER_TOLERANCE = 0.006;
+const overlayKey = (o: SlotOverlay): string =>
+  `${o.name}@${o.row},${o.col} ${o.width}x${o.height}:${Array.from({ length: o.width * o.height }, (_, i) => ((o.colors[i] ?? 0) & 0xffffff).toString(16)).join(',')}`;
+
+/** How the board differs from the target, one sentence each (board first, then the target). */
+export function differences(target: Target, ram: RamState, where: string): string[] {
+  const out: string[] = [];
+  const want = new Map(target.bridges.map(([a, b, d]) => [pairKey(a, b), { a, b, d }]));
+  const have = new Map(ram.bridges.map(([a, b, d]) => [pairKey(a, b), { a, b, d }]));
+  for (const [key, x] of have) {
+    const w = want.get(key);
+    if (!w) out.push(`bridge ${bridgeName(x.a, x.b)} is on the board but not in ${where}`);
+    else if (w.d !== x.d) {
+      out.push(`bridge ${bridgeName(x.a, x.b)} has ${x.d} duplicates on the board, ${w.d} in ${where}`);
+    }
+  }
+  for (const [key, w] of want) {
+    if (!have.has(key)) out.push(`bridge ${bridgeName(w.a, w.b)} is in ${where} but not on the board`);
+  }
+  for (const [key, jsonKey] of POWER_FIELDS) {
+    const got = ram.state.power[jsonKey];
+    const v = target.power[key];
+    if (Math.abs(got - v) > POWER_TOLERANCE)
+      out.push(`${jsonKey} is ${got} V on the board, ${v} V in ${where}`);
+  }
+  for (const net of ram.state.nets) {
+    if (!target.namesOfAllNets && net.nodes.length < 2) continue;
+    const got = customNetName(net);
+    // get_state trims names (JsonState.cpp:100).
+    const w = target.names.get(net.index)?.trim() || undefined;
+    if (got !== w) {
+      out.push(
+        `net ${net.index} is ${got === undefined ? 'unnamed' : `named "${got}"`} on the board, ${w === undefined ? 'unnamed' : `"${w}"`} in ${where}`,
+      );
+    }
+  }
+  for (const [index, c] of target.colors) {
+    // A slot file records a user colour by the name the board keeps with it (get_net_color_name);
+    // a snapshot by its value.
+    const same =
+      typeof c === 'string'
+        ? ram.colorNames[index] === undefined ||
+          ram.colorNames[index]?.trim().toLowerCase() === c.trim().toLowerCase()
+        : ram.colors[index] === undefined || ((ram.colors[index] as number) & 0xffffff) === (c & 0xffffff);
+    if (!same) out.push(`net ${index} has another colour on the board than in ${where}`);
+  }
+  for (const p of target.gpio) {
+    const got = ram.state.gpio.find((g) => g.pin === p.pin);
+    // A PWM pin's pad belongs to the PWM (setGPIO skips it, Peripherals.cpp:707-711).
+    if (!got || got.function === 'PWM' || target.pwmPins.has(p.pin)) continue;
+    if (got.direction !== p.direction) {
+      out.push(`GPIO ${p.pin} is ${got.direction} on the board, ${p.direction} in ${where}`);
+    }
+    // Reading a bus-keeper pin leaves only its pull-up (Peripherals.cpp:797-800, 883-884).
+    if (got.pull !== p.pull && !(p.pull === 'keeper' && got.pull === 'up')) {
+      out.push(`GPIO ${p.pin} pull is ${got.pull} on the board, ${p.pull} in ${where}`);
+    }
+    if (got.floating_read !== p.floating) {
+      out.push(`GPIO ${p.pin} floating_read is ${got.floating_read} on the board, ${p.floating} in ${where}`);
+    }
+  }
+  const wantOverlays = target.overlays.map(overlayKey).sort();
+  const haveOverlays = ram.state.overlays
+    .map((o) => overlayKey({ ...o, colors: o.colors.map((c) => Number.parseInt(c, 16) >>> 0) }))
+    .sort();
+  if (wantOverlays.join('|') !== haveOverlays.join('|')) out.push(`the overlays differ from ${where}`);
+  return out;
+}
+
+export interface Plan {
+  readonly target: Target;
+  /** GPIO settings actually sent (outputs that would fight a driven net stay inputs). */
+  readonly gpio: readonly PinSetting[];
+  readonly notes: string[];
+}
+
+/** The nets the bridges make, routed by the firmware's rules, as a ToolBoardState to check. */
+function predictedState(target: Target, gpio: readonly PinSetting[]): ToolBoardState {
+  const conns = new Connections();
+  for (const [a, b, d] of target.bridges) conns.connect(a, b, d);
+  return {
+    power: { top_rail: 0, bottom_rail: 0, dac0: 0, dac1: 0 },
+    nets: conns
+      .nets()
+      .map((n) => ({ index: n.index, name: n.name, nodes: n.nodes.map(shortName), special: n.special })),
+    gpio: gpio.map((p) => ({
+      pin: p.pin,
+      net: null,
+      function: 'SIO',
+      direction: p.direction,
+      pull: p.pull,
+      reading: 'unknown',
+      floating_read: p.floating,
+    })),
+    overlays: [],
+  };
+}
+
+/** Refuses a target outside the voltage policy or joining two supplies; keeps fighting outputs as inputs. */
+export function planTarget(target: Target, safety: SafetyPolicy, what: string): Plan {
+  for (const [key, jsonKey] of POWER_FIELDS) checkVolts(safety, target.power[key], `${what} ${jsonKey}`);
+  const predicted = predictedState(target, target.gpio);
+  const shorts = supplyShorts(predicted.nets.filter((n) => n.index > 5).map((n) => n.nodes));
+  const specialShorts = predicted.nets
+    .filter((n) => n.index <= 5)
+    .flatMap((n) => {
+      const sources = [...new Set(n.nodes.map(supplySource).filter((s) => s !== undefined))];
+      return sources.length > 1 ? [`${sources.join(' and ')} would be joined (net ${n.name})`] : [];
+    });
+  if (shorts.length + specialShorts.length > 0) {
+    throw new ToolError('unsafe_short', `Refusing ${what}: ${[...shorts, ...specialShorts].join('; ')}.`, {
+      details: { shorts: [...shorts, ...specialShorts] },
+    });
+  }
+  const notes: string[] = [];
+  const gpio = target.gpio.map((p) => {
+    if (p.direction !== 'OUTPUT') return p;
+    const hazards = driveHazards(predicted, p.pin);
+    if (hazards.length === 0) return p;
+    notes.push(`GPIO ${p.pin} stays an INPUT instead of an OUTPUT: ${hazards.join('; ')}`);
+    return { ...p, direction: 'INPUT' as const };
+  });
+  return { target, gpio, notes };
+}
+
+/** A decimal without exponent: set_state stops reading a number at an 'e' (JsonState.cpp:397-403). */
+export function plainNumber(v: number): string {
+  const s = v.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
+  return s === '-0' ? '0' : s;
+}
+
+/** Characters that break set_state's bracket counting or get_state's JSON (JsonState.cpp:29-35, 321-381). */
+const SCANNER_BREAKERS = /["\\[\]{}]/;
+
+/** The gpio and overlays sections of a set_state document (overlays replace all there are). */
+function gpioAndOverlaysDocument(gpio: readonly PinSetting[], overlays: readonly SlotOverlay[]): string {
+  const pins = gpio.map(
+    (p) => `{"pin":${p.pin},"direction":"${p.direction}","pull":"${p.pull}","floating_read":${p.floating}}`,
+  );
+  const marks = overlays.map((o) => {
+    const colors = Array.from(
+      { length: o.width * o.height },
+      (_, i) => `"${((o.colors[i] ?? 0) & 0xffffff).toString(16).toUpperCase().padStart(6, '0')}"`,
+    );
+    return `{"name":"${o.name}","row":${o.row},"col":${o.col},"width":${o.width},"height":${o.height},"colors":[${colors.join(',')}]}`;
+  });
+  return `{"gpio":[${pins.join(',')}],"overlays":[${marks.join(',')}]}`;
+}
+
+/**
+ * Puts a target on the board in one job (then reads it back): switch to `slot` when given, clear,
+ * every bridge with its duplicates, the supplies (dac_set stores them), names, colours, GPIO
+ * direction and pulls and the overlays (set_state's gpio and overlays sections).
+ */
+export async function putTarget(
+  board: BoardClient,
+  plan: Plan,
+  slot: number | null,
+  save: boolean,
+): Promise<string[]> {
+  const t = plan.target;
+  const notes = [...plan.notes];
+  const overlays = t.overlays.filter((o) => {
+    if (!SCANNER_BREAKERS.test(o.name)) return true;
+    notes.push(`overlay "${o.name}" is not restored: its name has a quote, backslash or bracket`);
+    return false;
+  });
+  const power: [number, number][] = [
+    [2, t.power.topRail],
+    [3, t.power.bottomRail],
+    [0, t.power.dac0],
+    [1, t.power.dac1],
+  ];
+  const bridges = t.bridges.map(([a, b, d]) => [a, b, d]);
+  const names = [...t.names].map(([i, name]) => [i, name]);
+  const colors = [...t.colors].map(([i, c]) => [i, c]);
+  const code = await board.call(
+    py`_jlt.image_put(${slot}, ${bridges}, ${power}, ${names}, ${colors}, ${gpioAndOverlaysDocument(plan.gpio, overlays)}, ${save})`,
+    { timeoutMs: 20_000 },
+  );
+  if (code !== 0) notes.push('the board refused the GPIO and overlay settings (set_state returned -1)');
+  return notes;
+}
+
+const MAX_LISTED = 30;
+export const listed = (xs: readonly string[]): string[] =>
+  xs.length <= MAX_LISTED ? [...xs] : [...xs.slice(0, MAX_LISTED), `... and ${xs.length - MAX_LISTED} more`];

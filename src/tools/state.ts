@@ -1,0 +1,524 @@
+/**
+ * The board state as one document (spec §7), host-side snapshots with undo, and Wokwi import, for the
+ * firmware's real `set_state`: a substring scanner (JsonState.cpp:321-735) that ignores net names,
+ * reads only quoted node names and stops numbers at an exponent. state_set sends documents it reads
+ * as meant, then names the nets itself; state_undo restores bridges exactly (with their duplicates),
+ * names and colours, instead of sending a get_state document back.
+ */
+import { z } from 'zod';
+import { DAC_SAFE, MAX_NODES_PER_NET, OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
+import { BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } from '../board/nodes.js';
+import { parseState } from '../board/state.js';
+import type { BoardClient } from './boardClient.js';
+import {
+  AUTOSAVE_NOTE,
+  differences,
+  listed,
+  pairKey,
+  plainNumber,
+  planTarget,
+  putTarget,
+  type Target,
+  targetOfRam,
+} from './boardImage.js';
+import {
+  boardStateSchema,
+  canonicalNode,
+  driveHazards,
+  mergeGroups,
+  netOfNode,
+  parseRam,
+  parseStateText,
+  type RamState,
+  readRam,
+  readState,
+  setStateNodeText,
+  supplyShorts,
+  type ToolBoardState,
+} from './boardState.js';
+import { py } from './py.js';
+import { checkVolts, type SafetyPolicy } from './safety.js';
+import { defineTool, ToolError } from './tool.js';
+import { translateWokwi, WOKWI_MAX_CHARS } from './wokwi.js';
+
+/** Python run on the board, inside `_jlt`. */
+export const python = `
+def state_put(j, c, k):
+    r = set_state(j, c)
+    if k:
+        connect(139, 106, 0)
+    return [r, get_state()]
+`;
+
+export const stateGet = defineTool({
+  name: 'state_get',
+  title: 'Read the board state',
+  description:
+    'The whole board state: supply setpoints in volts, nets with their nodes, GPIO pins and LED overlays. ADC voltages and GPIO readings in it are live.',
+  group: 'state',
+  kind: 'read',
+  capability: 'jumperless.read',
+  requires: ['get_state'],
+  input: z.object({}),
+  output: boardStateSchema,
+  handle: async (_args, { board }) => (await readState(board)).state,
+});
+
+/**
+ * Names: printable ASCII without the characters that break the firmware's set_state scanner or its
+ * get_state JSON (`"`, `\`, brackets, braces), and without edge spaces (the state trims names).
+ */
+const NAME = /^[!#-Z^-z|~](?:[ !#-Z^-z|~]*[!#-Z^-z|~])?$/;
+const nameField = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(NAME, 'printable ASCII without quotes, backslashes, brackets or braces, no edge spaces');
+const volts = z.number().min(DAC_SAFE.min).max(DAC_SAFE.max);
+
+const stateInput = z.object({
+  power: z
+    .object({ top_rail: volts, bottom_rail: volts, dac0: volts, dac1: volts })
+    .partial()
+    .optional()
+    .describe('Setpoints in volts'),
+  nets: z
+    .array(
+      z.object({
+        nodes: z
+          .array(z.string().min(1).max(32))
+          .min(1)
+          .max(MAX_NODES_PER_NET)
+          .describe('Node names: rows "1"-"60", GND, TOP_R, BOT_R, DAC_0, GP_1, D5, A0, ...'),
+        name: nameField(31).optional().describe('Net name, set after the nets are made'),
+      }),
+    )
+    .max(60)
+    .optional()
+    .describe('Each net is made as a chain of its nodes in the order given'),
+  gpio: z
+    .array(
+      z.object({
+        pin: z.number().int().min(1).max(8).describe('GPIO 1-8 (the board ignores TX/RX here)'),
+        direction: z.enum(['INPUT', 'OUTPUT']).optional(),
+        pull: z.enum(['up', 'down', 'none', 'keeper']).optional(),
+      }),
+    )
+    .max(8)
+    .optional(),
+  overlays: z
+    .array(
+      z.object({
+        name: nameField(31),
+        row: z.number().int().min(1).max(OVERLAY_ROWS),
+        col: z.number().int().min(1).max(OVERLAY_COLS),
+        width: z.number().int().min(1).max(OVERLAY_COLS),
+        height: z.number().int().min(1).max(OVERLAY_ROWS),
+        colors: z.array(z.string().regex(/^[0-9a-fA-F]{6}$/, 'RRGGBB hex')).max(OVERLAY_ROWS * OVERLAY_COLS),
+      }),
+    )
+    .max(8)
+    .optional()
+    .describe('Replace every overlay'),
+});
+type StateInput = z.infer<typeof stateInput>;
+
+// ---- snapshots, kept host-side per board (a state is 10-20 KB: too much for the board's RAM) ----
+
+interface Snapshot {
+  id: number;
+  label: string;
+  takenAt: string;
+  slot: number;
+  target: Target;
+}
+
+const MAX_SNAPSHOTS = 16;
+const snapshots = new Map<string, Snapshot[]>();
+let nextSnapshotId = 1;
+
+/** Snapshots are per board: the session's port names it. */
+const boardKey = (board: BoardClient): string => board.health().port;
+
+async function takeSnapshot(board: BoardClient, label: string, ram?: RamState): Promise<Snapshot> {
+  const now = ram ?? (await readRam(board));
+  const snapshot: Snapshot = {
+    id: nextSnapshotId++,
+    label,
+    takenAt: new Date().toISOString(),
+    slot: now.slot,
+    target: targetOfRam(now),
+  };
+  const list = snapshots.get(boardKey(board)) ?? [];
+  list.push(snapshot);
+  snapshots.set(boardKey(board), list.slice(-MAX_SNAPSHOTS));
+  return snapshot;
+}
+
+// ---- applying a state, checked before and verified after ----
+
+/** Node ids of the requested nets; refuses names the board does not know or cannot route. */
+function requestedNodes(doc: StateInput): number[][] {
+  return (doc.nets ?? []).map((net) =>
+    net.nodes.map((n) => {
+      const id = parseShortName(n);
+      if (id === undefined) throw new ToolError('bad_state', `Unknown node ${JSON.stringify(n)} in nets.`);
+      if (!isBridgeable(id) || setStateNodeText(id) === undefined) {
+        throw new ToolError('bad_state', `Node ${JSON.stringify(n)} cannot be routed.`);
+      }
+      return id;
+    }),
+  );
+}
+
+/** What the request would route, refused when it joins supplies or puts an output on a driven net. */
+function checkState(
+  doc: StateInput,
+  nodes: readonly (readonly number[])[],
+  current: ToolBoardState,
+  clearFirst: boolean,
+  safety: SafetyPolicy,
+): void {
+  for (const [key, v] of Object.entries(doc.power ?? {})) checkVolts(safety, v, key);
+  const requested = nodes.map((net) => net.map((id) => canonicalNode(shortName(id)) ?? shortName(id)));
+  const kept = doc.nets && clearFirst ? [] : current.nets.map((net) => net.nodes);
+  const groups = mergeGroups([...kept, ...requested]);
+  const shorts = supplyShorts(groups);
+  if (shorts.length > 0) {
+    throw new ToolError('unsafe_short', `Refusing the state: ${shorts.join('; ')}.`, { details: { shorts } });
+  }
+  // GPIO outputs after the change, on the nets after the change.
+  const gpio = current.gpio.map((g) => {
+    const change = doc.gpio?.find((c) => c.pin === g.pin);
+    return change?.direction ? { ...g, direction: change.direction } : g;
+  });
+  const predicted: ToolBoardState = {
+    ...current,
+    nets: groups.map((members, i) => ({
+      index: 100 + i,
+      name: `net ${i + 1}`,
+      nodes: members,
+      special: 'none',
+    })),
+    gpio,
+  };
+  for (const g of gpio) {
+    if (g.direction !== 'OUTPUT') continue;
+    const pin = g.pin === 'TX' ? 9 : g.pin === 'RX' ? 10 : Number(g.pin);
+    const hazards = driveHazards(predicted, pin);
+    if (hazards.length > 0) {
+      throw new ToolError(
+        'unsafe_drive',
+        `Refusing the state: GPIO ${g.pin} is an output and ${hazards.join('; ')}.`,
+        {
+          details: { pin: g.pin, hazards },
+        },
+      );
+    }
+  }
+}
+
+/**
+ * The set_state document, written so the firmware's scanner reads it as meant: quoted node names it
+ * parses back to the same nodes, numbers without exponents, no net names (it ignores them).
+ */
+function stateDocument(
+  doc: StateInput,
+  nodes: readonly (readonly number[])[],
+  keepProbePower: boolean,
+): string {
+  const sections: string[] = [];
+  if (doc.power) {
+    const p = Object.entries(doc.power).map(([k, v]) => `"${k}":${plainNumber(v)}`);
+    sections.push(`"power":{${p.join(',')}}`);
+  }
+  if (doc.nets) {
+    const nets = nodes.map((net) => `{"nodes":[${net.map((id) => `"${setStateNodeText(id)}"`).join(',')}]}`);
+    // clear_first would drop the probe-power bridge BUFFER_IN-DAC0: it is sent first and gets its
+    // duplicates 0 back after (state_put).
+    if (keepProbePower) nets.unshift('{"nodes":["BUFFER_IN","DAC0"]}');
+    sections.push(`"nets":[${nets.join(',')}]`);
+  }
+  if (doc.gpio) {
+    const pins = doc.gpio.map((g) => {
+      const fields = [`"pin":${g.pin}`];
+      if (g.direction) fields.push(`"direction":"${g.direction}"`);
+      if (g.pull) fields.push(`"pull":"${g.pull}"`);
+      return `{${fields.join(',')}}`;
+    });
+    sections.push(`"gpio":[${pins.join(',')}]`);
+  }
+  if (doc.overlays) {
+    const marks = doc.overlays.map(
+      (o) =>
+        `{"name":"${o.name}","row":${o.row},"col":${o.col},"width":${o.width},"height":${o.height},"colors":[${o.colors.map((c) => `"${c.toUpperCase()}"`).join(',')}]}`,
+    );
+    sections.push(`"overlays":[${marks.join(',')}]`);
+  }
+  return `{${sections.join(',')}}`;
+}
+
+/** What differs between the request and the board after it. */
+function compareState(doc: StateInput, after: ToolBoardState): string[] {
+  const differences: string[] = [];
+  for (const [key, v] of Object.entries(doc.power ?? {})) {
+    const got = after.power[key as keyof ToolBoardState['power']];
+    if (Math.abs(got - v) > 0.01) differences.push(`power.${key} is ${got} V, not ${v} V`);
+  }
+  for (const net of doc.nets ?? []) {
+    const [first, ...rest] = net.nodes;
+    if (first === undefined) continue;
+    const home = netOfNode(after, first);
+    for (const node of rest) {
+      if (!home || netOfNode(after, node)?.index !== home.index)
+        differences.push(`${first} and ${node} are not connected`);
+    }
+    if (net.name !== undefined && home && home.name !== net.name) {
+      differences.push(`the net of ${first} is named "${home.name}", not "${net.name}"`);
+    }
+  }
+  for (const g of doc.gpio ?? []) {
+    const pin = after.gpio.find((p) => p.pin === g.pin);
+    if (g.direction && pin?.direction !== g.direction)
+      differences.push(`GPIO ${g.pin} is ${pin?.direction ?? 'missing'}, not ${g.direction}`);
+    if (g.pull && pin?.pull !== g.pull)
+      differences.push(`GPIO ${g.pin} pull is ${pin?.pull ?? 'missing'}, not ${g.pull}`);
+  }
+  for (const o of doc.overlays ?? []) {
+    if (!after.overlays.some((a) => a.name === o.name)) differences.push(`overlay "${o.name}" is missing`);
+  }
+  return differences;
+}
+
+interface Applied {
+  state: ToolBoardState;
+  differences: string[];
+  snapshot: Snapshot;
+}
+
+/** Snapshot, check, `set_state`, names, re-read, compare. */
+async function applyState(
+  board: BoardClient,
+  doc: StateInput,
+  clearFirst: boolean,
+  safety: SafetyPolicy,
+  label: string,
+): Promise<Applied> {
+  if (!doc.power && !doc.nets && !doc.gpio && !doc.overlays) {
+    throw new ToolError('bad_state', 'The state is empty: give power, nets, gpio or overlays.');
+  }
+  const nodes = requestedNodes(doc);
+  const ram = await readRam(board);
+  const probeInRequest = nodes.some((net) => net.includes(BUFFER_IN) || net.includes(DAC0));
+  const hasProbePower = ram.bridges.some(([a, b]) => pairKey(a, b) === pairKey(BUFFER_IN, DAC0));
+  const keepProbePower = clearFirst && doc.nets !== undefined && hasProbePower && !probeInRequest;
+  const text = stateDocument(doc, nodes, keepProbePower);
+  // Our own shape check of what we send (the board prints its reasons on the main port only).
+  const pre = parseState(text);
+  if (!pre.ok) throw new ToolError('bad_state', `The state is not valid: ${pre.error}.`);
+  checkState(doc, nodes, ram.state, clearFirst, safety);
+  const snapshot = await takeSnapshot(board, label, ram);
+  const [code, afterText] = z
+    .tuple([z.number(), z.string()])
+    .parse(await board.call(py`_jlt.state_put(${text}, ${clearFirst}, ${keepProbePower})`));
+  if (code !== 0) {
+    throw new ToolError(
+      'refused',
+      `The firmware refused the state (set_state returned ${code}; it prints the reason on its main port). Snapshot ${snapshot.id} holds the state before.`,
+      { details: { snapshot_id: snapshot.id } },
+    );
+  }
+  let after = parseStateText(afterText);
+  // set_state ignores net names (JsonState.cpp:473-567): name each net by the net its first node is on.
+  const names = (doc.nets ?? []).flatMap((net) => {
+    const index = net.name === undefined ? undefined : netOfNode(after, net.nodes[0] as string)?.index;
+    return index === undefined ? [] : [[index, net.name as string]];
+  });
+  if (names.length > 0) after = parseRam(await board.call(py`_jlt.net_looks(${names}, ${[]})`)).state;
+  return { state: after, differences: compareState(doc, after), snapshot };
+}
+
+const appliedOutput = z.object({
+  applied: z.boolean(),
+  differences: z.array(z.string()),
+  snapshot_id: z.number(),
+  nets: z.array(z.object({ name: z.string(), nodes: z.array(z.string()) })),
+  power: boardStateSchema.shape.power,
+});
+
+const summary = (a: Applied) => ({
+  applied: a.differences.length === 0,
+  differences: a.differences,
+  snapshot_id: a.snapshot.id,
+  nets: a.state.nets
+    .filter((n) => n.index > 5 || n.nodes.length > 1)
+    .map((n) => ({ name: n.name, nodes: n.nodes })),
+  power: a.state.power,
+});
+
+export const stateSet = defineTool({
+  name: 'state_set',
+  title: 'Apply a board state',
+  description: `Apply supplies (volts), nets (each a chain of its nodes, optionally named), GPIO 1-8 direction/pull and overlays in one step. With clear_first (default) the given nets replace all connections, except the probe-power bridge BUFFER_IN-DAC0, which is kept unless a net uses DAC_0 or BUF_IN. Refused when it would join two supplies or put a GPIO output on a driven net. Snapshots first (state_undo restores) and reports what did not take. ${AUTOSAVE_NOTE}`,
+  group: 'state',
+  kind: 'physical',
+  capability: 'jumperless.wire',
+  requires: [
+    'set_state',
+    'get_state',
+    'set_net_name',
+    'connect',
+    'get_bridge',
+    'get_net_color',
+    'get_net_color_name',
+    'CURRENT_SLOT',
+  ],
+  input: z.object({ state: stateInput, clear_first: z.boolean().default(true) }),
+  output: appliedOutput,
+  handle: async ({ state, clear_first }, { board, safety }) =>
+    summary(await applyState(board, state, clear_first, safety, 'before state_set')),
+});
+
+export const stateSnapshot = defineTool({
+  name: 'state_snapshot',
+  title: 'Snapshot the board state',
+  description: `Remember the present board state (host-side, the last ${MAX_SNAPSHOTS} per board): bridges with their duplicates, supplies, net names and colours, GPIO direction/pull and overlays, so state_undo can bring it back.`,
+  group: 'state',
+  kind: 'read',
+  capability: 'jumperless.read',
+  requires: ['get_state', 'get_bridge', 'get_net_color', 'get_net_color_name', 'CURRENT_SLOT'],
+  input: z.object({ label: z.string().max(100).default('').describe('Free text to recognise it by') }),
+  output: z.object({
+    snapshot_id: z.number(),
+    label: z.string(),
+    taken_at: z.string(),
+    slot: z.number(),
+    kept: z.number(),
+  }),
+  handle: async ({ label }, { board }) => {
+    const snapshot = await takeSnapshot(board, label);
+    return {
+      snapshot_id: snapshot.id,
+      label: snapshot.label,
+      taken_at: snapshot.takenAt,
+      slot: snapshot.slot,
+      kept: snapshots.get(boardKey(board))?.length ?? 0,
+    };
+  },
+});
+
+/** What a snapshot does not hold, so state_undo cannot bring it back. */
+const SNAPSHOT_LIMITS = [
+  'GPIO output levels, PWM, fake GPIO and the UART pins are not part of a snapshot',
+] as const;
+
+export const stateUndo = defineTool({
+  name: 'state_undo',
+  title: 'Restore a snapshot',
+  description: `Bring back a snapshot (default the latest; state_set and wokwi_import take one first): the exact bridges with their duplicates, supplies, net names and colours, GPIO direction/pull and overlays. Replaces all present connections; reports what differs afterwards and what a snapshot cannot hold. ${AUTOSAVE_NOTE}`,
+  group: 'state',
+  kind: 'physical',
+  capability: 'jumperless.wire',
+  requires: [
+    'nodes_clear',
+    'connect',
+    'dac_set',
+    'set_net_name',
+    'set_net_color',
+    'set_state',
+    'get_state',
+    'get_bridge',
+    'get_net_color',
+    'get_net_color_name',
+  ],
+  timeoutMs: 60_000,
+  input: z.object({ snapshot_id: z.number().int().min(1).optional() }),
+  output: z.object({
+    snapshot_id: z.number(),
+    label: z.string(),
+    restored: z.boolean(),
+    differences: z.array(z.string()),
+    not_restored: z.array(z.string()),
+    slot_warning: z.string().nullable(),
+  }),
+  handle: async ({ snapshot_id }, { board, safety }) => {
+    const list = snapshots.get(boardKey(board)) ?? [];
+    const snapshot = snapshot_id === undefined ? list.at(-1) : list.find((s) => s.id === snapshot_id);
+    if (!snapshot) {
+      throw new ToolError(
+        'no_snapshot',
+        snapshot_id === undefined
+          ? 'No snapshot of this board yet: take one with state_snapshot.'
+          : `No snapshot ${snapshot_id} for this board (kept: ${list.map((s) => s.id).join(', ') || 'none'}).`,
+      );
+    }
+    const plan = planTarget(snapshot.target, safety, `snapshot ${snapshot.id}`);
+    const slot = (await readRam(board)).slot;
+    const notes = await putTarget(board, plan, null, false);
+    let ram = await readRam(board);
+    // Colours the user set were dropped with the nets; the others come back with the numbering.
+    const recolor = [...snapshot.target.colors].filter(
+      ([i, c]) => ram.colors[i] !== undefined && ram.colors[i] !== c,
+    );
+    if (recolor.length > 0) ram = parseRam(await board.call(py`_jlt.net_looks(${[]}, ${recolor})`));
+    const diffs = differences(snapshot.target, ram, 'the snapshot');
+    return {
+      snapshot_id: snapshot.id,
+      label: snapshot.label,
+      restored: diffs.length === 0,
+      differences: listed(diffs),
+      not_restored: [...notes, ...SNAPSHOT_LIMITS],
+      slot_warning:
+        slot === snapshot.slot ? null : `Taken on slot ${snapshot.slot}, restored onto slot ${slot}.`,
+    };
+  },
+});
+
+export const wokwiImport = defineTool({
+  name: 'wokwi_import',
+  title: 'Import a Wokwi diagram',
+  description: `Route the wires of a Wokwi diagram.json: breadboard holes become rows (top half 1-30, bottom 31-60), rails TOP_RAIL/BOTTOM_RAIL/GND, Arduino pins D0-D13/A0-A7. Parts are not placed; supplies are not set. With clear_first the present connections are replaced (the probe-power bridge is kept). Refused when it would join two supplies. Snapshots first. ${AUTOSAVE_NOTE}`,
+  group: 'state',
+  kind: 'physical',
+  capability: 'jumperless.wire',
+  requires: [
+    'set_state',
+    'get_state',
+    'connect',
+    'get_bridge',
+    'get_net_color',
+    'get_net_color_name',
+    'CURRENT_SLOT',
+  ],
+  input: z.object({
+    diagram: z.string().max(WOKWI_MAX_CHARS).describe('The diagram.json text'),
+    clear_first: z.boolean().default(true).describe('Replace all present connections'),
+  }),
+  output: appliedOutput.extend({
+    wires: z.number(),
+    skipped: z.array(z.object({ pin: z.string(), reason: z.string() })),
+  }),
+  handle: async ({ diagram, clear_first }, { board, safety }) => {
+    const translation = translateWokwi(diagram);
+    if (translation.nets.length === 0) {
+      throw new ToolError(
+        'nothing_to_route',
+        `The diagram has no wire between two board nodes (${translation.wires} wires read).`,
+        {
+          details: { skipped: translation.skipped.slice(0, 50) },
+        },
+      );
+    }
+    const applied = await applyState(
+      board,
+      { nets: translation.nets.map((nodes) => ({ nodes })) },
+      clear_first,
+      safety,
+      'before wokwi_import',
+    );
+    return { ...summary(applied), wires: translation.wires, skipped: translation.skipped };
+  },
+});
+
+export default [stateGet, stateSet, stateSnapshot, stateUndo, wokwiImport];
