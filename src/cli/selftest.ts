@@ -14,6 +14,8 @@ export interface SelftestOptions {
   json?: boolean;
   /** Only probes whose id starts with one of these (e.g. `files`, `slots.switch`). */
   only?: string[];
+  /** The probes to run; default every probe of src/board/probes. */
+  probes?: readonly Probe[];
 }
 
 export interface SelftestReport {
@@ -42,7 +44,9 @@ export async function runSelftest(options: SelftestOptions, out: NodeJS.Writable
   // A virtual board starts fresh every time, so its power-on defaults can always be checked.
   const runOptions = { mutating: options.destructive === true, fresh: options.fresh === true || isSim };
   const only = options.only ?? [];
-  const chosen = PROBES.filter((p) => only.length === 0 || only.some((prefix) => p.id.startsWith(prefix)));
+  const chosen = (options.probes ?? PROBES).filter(
+    (p) => only.length === 0 || only.some((prefix) => p.id.startsWith(prefix)),
+  );
   const board = await openBoard(device, { toolsHelper: false });
   const results: ProbeResult[] = [];
   const onResult = (r: ProbeResult) => {

@@ -7,12 +7,14 @@ import { DeviceError } from './errors.js';
 
 export const HELPER_NAME = '_jlh';
 /** Bump when HELPER_SOURCE changes, so a board primed by an older version gets the new one. */
-export const HELPER_VERSION = 2;
+export const HELPER_VERSION = 3;
 /** Starts the result line; a control char no program prints by accident. */
 export const RESULT_MARKER = '\x1ejlh:';
 
 /**
- * Python source; only printable ASCII (the marker is written as an escape). `fw()` lists the
+ * Python source; only printable ASCII (the marker is written as an escape). `out` streams the JSON
+ * (json.dump to sys.stdout) rather than building it: on a 96 KB heap a result is held once, not
+ * three times. `fw()` lists the
  * firmware's names through `__import__`: the `jumperless` global is gone after any soft reset
  * (JumperlessMicroPythonAPI.cpp:1403-1407, Python_Proper.cpp:2530-2536), the module is not.
  */
@@ -20,7 +22,9 @@ export const HELPER_SOURCE = `import json as _jlj, sys as _jls
 class _jlh:
     V = ${HELPER_VERSION}
     def out(v):
-        print('\\x1ejlh:' + _jlj.dumps(v))
+        _jls.stdout.write('\\x1ejlh:')
+        _jlj.dump(v, _jls.stdout)
+        _jls.stdout.write('\\n')
     def info():
         i = _jls.implementation
         return {'micropython': '.'.join(str(x) for x in i.version[:3]), 'machine': getattr(i, '_machine', ''), 'platform': _jls.platform}

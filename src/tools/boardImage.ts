@@ -14,6 +14,7 @@ import type { BoardClient } from './boardClient.js';
 import {
   customNetName,
   driveHazards,
+  RAM_REQUIRES,
   type RamState,
   supplyShorts,
   supplySource,
@@ -22,6 +23,18 @@ import {
 import { py } from './py.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
 import { ToolError } from './tool.js';
+
+/** Firmware functions `putTarget` (and its read-back) use. */
+export const IMAGE_REQUIRES = [
+  'nodes_clear',
+  'connect',
+  'dac_set',
+  'set_net_name',
+  'set_net_color',
+  'set_state',
+  'nodes_save',
+  ...RAM_REQUIRES,
+] as const;
 
 /** Board-side helpers (part of the slots group's `python`). */
 export const boardImagePython = `

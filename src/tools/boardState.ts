@@ -238,7 +238,22 @@ export function setStateNodeText(id: number): string | undefined {
 
 // ---- the RAM state a slot file records, as the API reads it ----
 
-/** Board-side helpers (part of the slots group's `python`): the RAM state and slot files. */
+/** Firmware functions `ram()` reads the board with. */
+export const RAM_REQUIRES = [
+  'CURRENT_SLOT',
+  'get_state',
+  'get_num_bridges',
+  'get_bridge',
+  'get_num_nets',
+  'get_net_color',
+  'get_net_color_name',
+] as const;
+
+/**
+ * Board-side helpers (part of the slots group's `python`): the RAM state and slot files. A file is
+ * read in pieces: `read()` returns at most 8192 bytes (modjumperless.c:4712-4715), and a slot with
+ * full overlays is larger.
+ */
 export const ramPython = `
 def ram():
     b = [list(get_bridge(i)) for i in range(get_num_bridges())]
@@ -252,7 +267,12 @@ def slot_text(s):
     except OSError:
         return None
     try:
-        return f.read()
+        parts = []
+        while True:
+            p = f.read(4096)
+            if not p:
+                return ''.join(parts)
+            parts.append(p)
     finally:
         f.close()
 def slot_look(t):

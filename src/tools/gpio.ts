@@ -182,6 +182,17 @@ export const gpioGet = defineTool({
   },
 });
 
+/** What driving a pin takes: the level and direction, then the read-back of all three settings. */
+const DRIVE_REQUIRES = [
+  'gpio_set',
+  'gpio_set_dir',
+  'gpio_get',
+  'gpio_get_dir',
+  'gpio_get_pull',
+  'gpio_set_pull',
+  'get_state',
+] as const;
+
 export const gpioSet = defineTool({
   name: 'gpio_set',
   title: 'Drive a GPIO pin high or low',
@@ -190,15 +201,7 @@ export const gpioSet = defineTool({
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
-  requires: [
-    'gpio_set',
-    'gpio_set_dir',
-    'gpio_get',
-    'gpio_get_dir',
-    'gpio_get_pull',
-    'gpio_set_pull',
-    'get_state',
-  ],
+  requires: DRIVE_REQUIRES,
   input: z.object({ pin: pinField, level: z.enum(LEVELS).describe('HIGH = 3.3 V, LOW = 0 V') }),
   output: pinResult.extend({ level: z.enum(LEVELS) }),
   handle: async ({ pin, level }, { board }) => {
@@ -222,15 +225,7 @@ export const gpioDirectionSet = defineTool({
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
-  requires: [
-    'gpio_set',
-    'gpio_set_dir',
-    'gpio_get',
-    'gpio_get_dir',
-    'gpio_get_pull',
-    'gpio_set_pull',
-    'get_state',
-  ],
+  requires: DRIVE_REQUIRES,
   input: z.object({
     pin: pinField,
     direction: z.enum(DIRECTIONS),

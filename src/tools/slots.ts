@@ -19,12 +19,13 @@ import {
   AUTOSAVE_NOTE,
   boardImagePython,
   differences,
+  IMAGE_REQUIRES,
   listed,
   planTarget,
   putTarget,
   targetOfSlot,
 } from './boardImage.js';
-import { parseRam, type RamState, ramPython, readRam, readSlotLook } from './boardState.js';
+import { parseRam, RAM_REQUIRES, type RamState, ramPython, readRam, readSlotLook } from './boardState.js';
 import { py } from './py.js';
 import type { SafetyPolicy } from './safety.js';
 import { defineTool, ToolError } from './tool.js';
@@ -116,7 +117,7 @@ export const slotCurrent = defineTool({
   group: 'slots',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['CURRENT_SLOT', 'get_state', 'get_bridge', 'get_net_color', 'get_net_color_name'],
+  requires: RAM_REQUIRES,
   input: z.object({}),
   output: statusOutput,
   handle: async (_args, { board }) => statusResult(board),
@@ -129,7 +130,7 @@ export const slotHasChanges = defineTool({
   group: 'slots',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['CURRENT_SLOT', 'get_state', 'get_bridge', 'get_net_color', 'get_net_color_name'],
+  requires: RAM_REQUIRES,
   input: z.object({}),
   output: statusOutput,
   handle: async (_args, { board }) => statusResult(board),
@@ -161,7 +162,7 @@ export const slotSave = defineTool({
   group: 'slots',
   kind: 'write',
   capability: 'jumperless.wire',
-  requires: ['nodes_save', 'CURRENT_SLOT', 'get_state', 'get_bridge', 'get_net_color', 'get_net_color_name'],
+  requires: ['nodes_save', ...RAM_REQUIRES],
   timeoutMs: 20_000,
   input: z.object({ slot: slotField.optional().describe('Slot 0-7; default the active one') }),
   output: z.object({
@@ -261,20 +262,7 @@ export const slotSwitch = defineTool({
   group: 'slots',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: [
-    'switch_slot',
-    'nodes_save',
-    'nodes_clear',
-    'connect',
-    'dac_set',
-    'set_net_name',
-    'set_net_color',
-    'set_state',
-    'get_state',
-    'get_bridge',
-    'get_net_color',
-    'get_net_color_name',
-  ],
+  requires: ['switch_slot', ...IMAGE_REQUIRES],
   timeoutMs: 60_000,
   input: z.object({
     slot: slotField,
@@ -333,18 +321,7 @@ export const slotDiscard = defineTool({
   group: 'slots',
   kind: 'destructive',
   capability: 'jumperless.wire',
-  requires: [
-    'nodes_clear',
-    'connect',
-    'dac_set',
-    'set_net_name',
-    'set_net_color',
-    'set_state',
-    'get_state',
-    'get_bridge',
-    'get_net_color',
-    'get_net_color_name',
-  ],
+  requires: IMAGE_REQUIRES,
   timeoutMs: 60_000,
   input: z.object({}),
   output: z.object({

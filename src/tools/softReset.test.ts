@@ -21,6 +21,7 @@ const READS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['oled_show', {}],
   ['clickwheel_read', {}],
   ['slot_current', {}],
+  ['state_get', {}],
   ['file_list', {}],
   ['device_info', {}],
   ['context_get', {}],
