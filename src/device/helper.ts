@@ -7,14 +7,16 @@ import { DeviceError } from './errors.js';
 
 export const HELPER_NAME = '_jlh';
 /** Bump when HELPER_SOURCE changes, so a board primed by an older version gets the new one. */
-export const HELPER_VERSION = 3;
+export const HELPER_VERSION = 4;
 /** Starts the result line; a control char no program prints by accident. */
 export const RESULT_MARKER = '\x1ejlh:';
 
 /**
  * Python source; only printable ASCII (the marker is written as an escape). `out` streams the JSON
  * (json.dump to sys.stdout) rather than building it: on a 96 KB heap a result is held once, not
- * three times. `fw()` lists the
+ * three times. `outs(f, g, ...)` streams a JSON list of f(), g(), ...: each item is made after the
+ * previous one was written and dropped, so the board holds the largest item, not all of them (a
+ * full board's snapshot is 33 KB of state text, then 13 KB of bridges and nets). `fw()` lists the
  * firmware's names through `__import__`: the `jumperless` global is gone after any soft reset
  * (JumperlessMicroPythonAPI.cpp:1403-1407, Python_Proper.cpp:2530-2536), the module is not.
  */
@@ -25,6 +27,13 @@ class _jlh:
         _jls.stdout.write('\\x1ejlh:')
         _jlj.dump(v, _jls.stdout)
         _jls.stdout.write('\\n')
+    def outs(*f):
+        _jls.stdout.write('\\x1ejlh:[')
+        for i in range(len(f)):
+            if i:
+                _jls.stdout.write(',')
+            _jlj.dump(f[i](), _jls.stdout)
+        _jls.stdout.write(']\\n')
     def info():
         i = _jls.implementation
         return {'micropython': '.'.join(str(x) for x in i.version[:3]), 'machine': getattr(i, '_machine', ''), 'platform': _jls.platform}

@@ -19,12 +19,7 @@ declare module '@micropython/micropython-webassembly-pyscript/micropython.mjs' {
     analyzePath(path: string): { exists: boolean };
   }
   export interface MicroPython {
-    _module: {
-      _mp_sched_keyboard_interrupt(): void;
-      /** The C heap, as the JavaScript side of the VM allocates from it. */
-      _malloc(size: number): number;
-      _free(pointer: number): void;
-    };
+    _module: { _mp_sched_keyboard_interrupt(): void };
     FS: EmscriptenFs;
     registerJsModule(name: string, module: Record<string, unknown>): void;
     runPython(code: string): unknown;

@@ -5,7 +5,6 @@ import {
   type MicroPython,
 } from '@micropython/micropython-webassembly-pyscript/micropython.mjs';
 import { type FirmwareFunctions, type Json, PyError } from './firmware/index.js';
-import { capHeap, installGrowthGate } from './heapCap.js';
 import {
   BOARD_HEAP_BYTES,
   BOOT_GLOBALS,
@@ -41,14 +40,13 @@ export interface VmOptions {
   beforeCall: () => void;
   /** The board's GC heap as `gc` reports it; default BOARD_HEAP_BYTES (no PSRAM). */
   heapBytes?: number;
-  /** Hold the heap at that size after boot (heapCap.ts). Default true; off for a board with PSRAM. */
-  capHeap?: boolean;
 }
 
 /**
- * The VM's heap: the board's heap plus what our module keeps resident, with room for the allocation
- * tables (gc.c:146-191: 1 table byte per 4 blocks of 16, 1 finaliser bit per block). After boot it is
- * held at that size (heapCap.ts), so user code meets MemoryError where the board's would.
+ * The VM's first heap area: the board's heap plus what our module keeps resident, with room for
+ * the allocation tables (gc.c:146-191: 1 table byte per 4 blocks of 16, 1 finaliser bit per block).
+ * The WebAssembly build grows its heap when this fills (split heap), so it never raises
+ * MemoryError where the board would; this only makes collections come when they would on the board.
  */
 function vmHeapSize(boardBytes: number): number {
   return Math.ceil(((boardBytes + MODULE_RESIDENT_BYTES) * 524) / 512) + 256;
@@ -64,13 +62,11 @@ export class Vm {
   private constructor(
     readonly mp: MicroPython,
     private readonly vmGc: { collect(): void; mem_alloc(): number },
-    private readonly cap: boolean,
   ) {}
 
   /** Loads MicroPython and our module files; `boot()` then runs the firmware's power-on set-up. */
   static async create(options: VmOptions): Promise<Vm> {
     const frames = new OwnFrameFilter(options.onOutput);
-    installGrowthGate();
     const mp = await loadMicroPython({
       heapsize: vmHeapSize(options.heapBytes ?? BOARD_HEAP_BYTES),
       linebuffer: false,
@@ -94,14 +90,12 @@ export class Vm {
     mp.replInit();
     // The VM's own gc, taken before our stand-in replaces it in sys.modules.
     const vmGc = mp.pyimport('gc') as { collect(): void; mem_alloc(): number };
-    return new Vm(mp, vmGc, options.capHeap !== false);
+    return new Vm(mp, vmGc);
   }
 
   /** Power-on: what initMicroPythonProper runs into __main__, then the first boot.py found. */
   boot(): { bootPyError?: string } {
     this.bootError = this.runMeasured(RUNTIME_SETUP) ?? this.run(BOOT_GLOBALS);
-    // From here on the heap is the board's: our module is in, user code gets what is left.
-    if (this.cap) capHeap(this.mp._module);
     const bootPyError = this.bootError ? undefined : this.runFile(BOOT_PY);
     return bootPyError ? { bootPyError } : {};
   }

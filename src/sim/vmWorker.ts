@@ -17,7 +17,6 @@ import { FlashTracker, virtualFs } from './flashSync.js';
 import { MainPort } from './mainPort.js';
 import { ReplPort } from './replPort.js';
 import { Vm } from './vm.js';
-import { BOARD_HEAP_BYTES } from './vmRuntime.js';
 import {
   CONTROL,
   type FromWorker,
@@ -153,7 +152,6 @@ vm = await Vm.create({
     host.checkInterrupt();
   },
   heapBytes: init.heapBytes,
-  capHeap: init.heapBytes <= BOARD_HEAP_BYTES,
 });
 vmOutput = []; // the VM's own boot banner: the firmware's went out at power-on, to nobody
 const flash = new FlashTracker(vm.mp.FS);

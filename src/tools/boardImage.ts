@@ -2,9 +2,13 @@
  * A whole board state as the slot and state tools restore it and compare with it: what a slot file
  * holds, or a host-side snapshot. The firmware has no call that loads a slot (switch_slot only
  * renumbers, JumperlessMicroPythonAPI.cpp:1559-1585) and its set_state drops duplicates, names and
- * colours (JsonState.cpp:473-567), so a target is put on the board call by call in one job: clear,
- * every bridge with its duplicates, the supplies, names, colours, then GPIO and overlays through
- * set_state's sections, which it reads as meant.
+ * colours (JsonState.cpp:473-567), so a target is put on the board call by call: one job clears,
+ * makes every bridge with its duplicates, the supplies, names and colours, sets GPIO through
+ * set_state's gpio section (which it reads as meant) and removes the overlays; then one job per
+ * overlay (overlay_set, as set_state's overlays section does for each), and the save. Eight full
+ * overlays are 22 KB as a set_state document: in one job with the rest, the board would hold that
+ * text twice (the code received, the string compiled from it) next to the bridges and names, more
+ * than the 58 KB a board without PSRAM has free.
  */
 import { Connections } from '../board/connections.js';
 import { shortName } from '../board/nodes.js';
@@ -32,13 +36,15 @@ export const IMAGE_REQUIRES = [
   'set_net_name',
   'set_net_color',
   'set_state',
+  'overlay_clear_all',
+  'overlay_set',
   'nodes_save',
   ...RAM_REQUIRES,
 ] as const;
 
 /** Board-side helpers (part of the slots group's `python`). */
 export const boardImagePython = `
-def image_put(s, br, pw, nm, co, st, sv):
+def image_put(s, br, pw, nm, co, st):
     if s is not None:
         switch_slot(s)
     nodes_clear()
@@ -52,10 +58,8 @@ def image_put(s, br, pw, nm, co, st, sv):
         set_net_name(i, t)
     for i, c in co:
         set_net_color(i, c)
-    r = set_state(st, False)
-    if sv:
-        nodes_save()
-    return r
+    overlay_clear_all()
+    return set_state(st, False)
 def net_looks(nm, co):
     for i, t in nm:
         set_net_name(i, t)
@@ -287,28 +291,53 @@ export function plainNumber(v: number): string {
   return s === '-0' ? '0' : s;
 }
 
-/** Characters that break set_state's bracket counting or get_state's JSON (JsonState.cpp:29-35, 321-381). */
+/**
+ * Characters that break get_state's JSON (JsonState.cpp:29-35), or any set_state document that
+ * carries the name, as its scanner counts brackets inside names too (JsonState.cpp:321-381).
+ */
 const SCANNER_BREAKERS = /["\\[\]{}]/;
 
-/** The gpio and overlays sections of a set_state document (overlays replace all there are). */
-function gpioAndOverlaysDocument(gpio: readonly PinSetting[], overlays: readonly SlotOverlay[]): string {
+/** The gpio section of a set_state document. */
+function gpioDocument(gpio: readonly PinSetting[]): string {
   const pins = gpio.map(
     (p) => `{"pin":${p.pin},"direction":"${p.direction}","pull":"${p.pull}","floating_read":${p.floating}}`,
   );
-  const marks = overlays.map((o) => {
-    const colors = Array.from(
-      { length: o.width * o.height },
-      (_, i) => `"${((o.colors[i] ?? 0) & 0xffffff).toString(16).toUpperCase().padStart(6, '0')}"`,
-    );
-    return `{"name":"${o.name}","row":${o.row},"col":${o.col},"width":${o.width},"height":${o.height},"colors":[${colors.join(',')}]}`;
-  });
-  return `{"gpio":[${pins.join(',')}],"overlays":[${marks.join(',')}]}`;
+  return `{"gpio":[${pins.join(',')}]}`;
+}
+
+export interface OverlayToPut {
+  readonly name: string;
+  readonly row: number;
+  readonly col: number;
+  readonly width: number;
+  readonly height: number;
+  /** 0xRRGGBB per pixel, row by row; missing ones are black. */
+  readonly colors: readonly number[];
 }
 
 /**
- * Puts a target on the board in one job (then reads it back): switch to `slot` when given, clear,
- * every bridge with its duplicates, the supplies (dac_set stores them), names, colours, GPIO
- * direction and pulls and the overlays (set_state's gpio and overlays sections).
+ * Sets overlays one job each (the caller has removed the others), as set_state's overlays section
+ * does for each entry: 300 colours are 2.4 KB of code, where a document of eight is 22 KB. Returns
+ * the names the board refused (no free slot, a bad size or position).
+ */
+export async function putOverlays(board: BoardClient, overlays: readonly OverlayToPut[]): Promise<string[]> {
+  const refused: string[] = [];
+  for (const o of overlays) {
+    const colors = Array.from({ length: o.width * o.height }, (_, i) => (o.colors[i] ?? 0) & 0xffffff);
+    // Argument order per the firmware (spec §6.12): name, x_col, y_row, height, width, colors.
+    const index = await board.call(
+      py`overlay_set(${o.name}, ${o.col}, ${o.row}, ${o.height}, ${o.width}, ${colors})`,
+    );
+    if (typeof index !== 'number' || index < 0) refused.push(o.name);
+  }
+  return refused;
+}
+
+/**
+ * Puts a target on the board (the caller reads it back): one job switches to `slot` when given,
+ * clears, makes every bridge with its duplicates, the supplies (dac_set stores them), names,
+ * colours, GPIO direction and pulls (set_state's gpio section) and removes the overlays; then one
+ * job per overlay, and the save.
  */
 export async function putTarget(
   board: BoardClient,
@@ -333,10 +362,12 @@ export async function putTarget(
   const names = [...t.names].map(([i, name]) => [i, name]);
   const colors = [...t.colors].map(([i, c]) => [i, c]);
   const code = await board.call(
-    py`_jlt.image_put(${slot}, ${bridges}, ${power}, ${names}, ${colors}, ${gpioAndOverlaysDocument(plan.gpio, overlays)}, ${save})`,
+    py`_jlt.image_put(${slot}, ${bridges}, ${power}, ${names}, ${colors}, ${gpioDocument(plan.gpio)})`,
     { timeoutMs: 20_000 },
   );
-  if (code !== 0) notes.push('the board refused the GPIO and overlay settings (set_state returned -1)');
+  if (code !== 0) notes.push('the board refused the GPIO settings (set_state returned -1)');
+  for (const name of await putOverlays(board, overlays)) notes.push(`the board refused overlay "${name}"`);
+  if (save) await board.call('nodes_save()', { timeoutMs: 15_000 });
   return notes;
 }
 

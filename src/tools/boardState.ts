@@ -249,10 +249,17 @@ export const RAM_REQUIRES = [
   'get_net_color_name',
 ] as const;
 
+/** Bytes of a slot file per board job: 8 KB of hex in the reply. */
+export const SLOT_PART_BYTES = 4096;
+
 /**
- * Board-side helpers (part of the slots group's `python`): the RAM state and slot files. A file is
- * read in pieces: `read()` returns at most 8192 bytes (modjumperless.c:4712-4715), and a slot with
- * full overlays is larger.
+ * Board-side helpers (part of the slots group's `python`): the RAM state and slot files. A full
+ * board's RAM state is 39 KB of heap (33 KB of it the state text) and its slot file 38 KB: together
+ * they do not fit the 58 KB a board without PSRAM has free. So `slot_look` reads the RAM state and
+ * only sizes and sums the slot files (`[bytes, sum]`, None when missing); the host then reads each
+ * file SLOT_PART_BYTES a job (`slot_part`, as hex: exact bytes) and checks the sum, which tells a
+ * file the board rewrote in between (its autosave) from the one the RAM state was read with.
+ * `read()` returns at most 8192 bytes (modjumperless.c:4712-4715).
  */
 export const ramPython = `
 def ram():
@@ -261,24 +268,42 @@ def ram():
     c = [get_net_color(i) for i in n]
     cn = [get_net_color_name(i) for i in n]
     return {'slot': CURRENT_SLOT(), 'bridges': b, 'colors': c, 'color_names': cn, 'state': get_state()}
-def slot_text(s):
+def slot_path(s):
+    return '/slots/slotPython.yaml' if s == 99 else '/slots/slot%d.yaml' % s
+def slot_sum(s):
     try:
-        f = open('/slots/slotPython.yaml' if s == 99 else '/slots/slot%d.yaml' % s)
+        f = open(_jlt.slot_path(s), 'rb')
     except OSError:
         return None
     try:
-        parts = []
+        n = 0
+        t = 0
+        k = 1
         while True:
-            p = f.read(4096)
+            p = f.read(${SLOT_PART_BYTES})
             if not p:
-                return ''.join(parts)
-            parts.append(p)
+                return [n, t]
+            n += len(p)
+            t += k * sum(p)
+            k += 1
     finally:
         f.close()
+def slot_part(s, off, n):
+    import binascii
+    try:
+        f = open(_jlt.slot_path(s), 'rb')
+    except OSError:
+        return None
+    try:
+        f.seek(off)
+        p = f.read(n)
+    finally:
+        f.close()
+    return binascii.hexlify(p).decode()
 def slot_look(t):
     r = _jlt.ram()
-    r['file'] = _jlt.slot_text(r['slot'])
-    r['target'] = None if t is None else _jlt.slot_text(t)
+    r['file'] = _jlt.slot_sum(r['slot'])
+    r['target'] = None if t is None else _jlt.slot_sum(t)
     return r
 `;
 
@@ -319,16 +344,125 @@ export async function readRam(board: BoardClient, options?: BoardCallOptions): P
   return parseRam(await board.call('_jlt.ram()', options));
 }
 
-/** The slot files of the active slot and of `target`, with the RAM state, in one call. */
+/**
+ * Slot files longer than this are refused: the board writes at most about 38 KB (128 bridges, 60
+ * named nets, 8 full overlays), and the host reads a file in SLOT_PART_BYTES jobs.
+ */
+export const SLOT_FILE_MAX_BYTES = 64 * 1024;
+
+/** `slot_sum`'s `[bytes, sum]`: a file's size and its sum of bytes, each 4 KB block weighted by its number. */
+const fileSum = z.tuple([z.number(), z.number()]).nullable();
+type SlotFileSum = z.infer<typeof fileSum>;
+
+function blockSum(bytes: Uint8Array): number {
+  let total = 0;
+  for (let at = 0, k = 1; at < bytes.length; at += SLOT_PART_BYTES, k++) {
+    let part = 0;
+    for (const b of bytes.subarray(at, at + SLOT_PART_BYTES)) part += b;
+    total += k * part;
+  }
+  return total;
+}
+
+/** Thrown by readSlotFile when the file is not the one `sum` describes (rewritten in between). */
+class SlotFileChanged extends Error {}
+
+/**
+ * A slot file's text, read SLOT_PART_BYTES per job and checked against the `[bytes, sum]` the board
+ * gave for it; null when there is no file. Refuses a file longer than SLOT_FILE_MAX_BYTES or not
+ * UTF-8 (nothing a board writes).
+ */
+async function readSlotFile(board: BoardClient, slot: number, sum: SlotFileSum): Promise<string | null> {
+  if (sum === null) return null;
+  const [size, expected] = sum;
+  const path = slot === 99 ? '/slots/slotPython.yaml' : `/slots/slot${slot}.yaml`;
+  if (size > SLOT_FILE_MAX_BYTES) {
+    throw new ToolError(
+      'bad_slot_file',
+      `${path} is ${size} bytes, longer than any slot file the board writes (${SLOT_FILE_MAX_BYTES} at most here): it cannot be used. Nothing was changed.`,
+    );
+  }
+  const parts: Buffer[] = [];
+  for (let offset = 0; offset < size; offset += SLOT_PART_BYTES) {
+    const hex = z
+      .string()
+      .regex(/^[0-9a-f]*$/)
+      .nullable()
+      .parse(await board.call(py`_jlt.slot_part(${slot}, ${offset}, ${SLOT_PART_BYTES})`));
+    if (hex === null) throw new SlotFileChanged();
+    parts.push(Buffer.from(hex, 'hex'));
+  }
+  const bytes = Buffer.concat(parts);
+  if (bytes.length !== size || blockSum(bytes) !== expected) throw new SlotFileChanged();
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new ToolError(
+      'bad_slot_file',
+      `${path} is not UTF-8 text: it cannot be used. Nothing was changed.`,
+    );
+  }
+}
+
+/**
+ * Reads the RAM state with the file sums (`reply`), then the files, again once when the board
+ * rewrote one in between (its autosave): the files always match the RAM state they were read with.
+ */
+async function readWithSlotFiles<T extends { file: SlotFileSum; target: SlotFileSum }>(
+  board: BoardClient,
+  read: () => Promise<T>,
+  slotOf: (reply: T) => { file: number; target: number | null },
+): Promise<{ reply: T; file: string | null; target: string | null }> {
+  for (let attempt = 1; ; attempt++) {
+    const reply = await read();
+    const slots = slotOf(reply);
+    try {
+      const file = await readSlotFile(board, slots.file, reply.file);
+      const target = slots.target === null ? null : await readSlotFile(board, slots.target, reply.target);
+      return { reply, file, target };
+    } catch (error) {
+      if (!(error instanceof SlotFileChanged)) throw error;
+      if (attempt >= 2) {
+        throw new ToolError(
+          'changed',
+          'A slot file changed while it was read (the board saves about a second after every change): try again.',
+          { retryable: true },
+        );
+      }
+    }
+  }
+}
+
+const lookReply = z.object({ file: fileSum, target: fileSum }).loose();
+
+/**
+ * The slot files of the active slot and of `target`, with the RAM state they go with. `first`, when
+ * given, is the job to run instead of the first look (e.g. `slot_store`, which saves, then looks);
+ * a second look, if a file changed under the first, is a plain one.
+ */
 export async function readSlotLook(
   board: BoardClient,
   target?: number,
+  first?: { expression: string; timeoutMs: number },
 ): Promise<{ ram: RamState; file: string | null; target: string | null }> {
-  const reply = z
-    .object({ file: z.string().nullable(), target: z.string().nullable() })
-    .loose()
-    .parse(await board.call(py`_jlt.slot_look(${target ?? null})`));
-  return { ram: parseRam(reply), file: reply.file, target: reply.target };
+  let looks = 0;
+  const read = async () => {
+    const job =
+      looks++ === 0 && first
+        ? board.call(first.expression, { timeoutMs: first.timeoutMs })
+        : board.call(py`_jlt.slot_look(${target ?? null})`);
+    const reply = lookReply.parse(await job);
+    return { ...reply, ram: parseRam(reply) };
+  };
+  const {
+    reply,
+    file,
+    target: text,
+  } = await readWithSlotFiles(board, read, (r) => ({
+    file: r.ram.slot,
+    target: target ?? null,
+  }));
+  return { ram: reply.ram, file, target: text };
 }
 
 /** A net's name when it is a custom one (not its default `GND`, `Net 7`, ...). */

@@ -6,8 +6,10 @@
  *
  * Every change is read back. `overlay_serialize()` stops at 4095 characters without saying so
  * (JumperlessMicroPythonAPI.cpp:3172-3186; one full overlay is about 2.8 KB), so a longer list is
- * read from `get_state()`, whose overlays section is whole (JsonState.cpp:281-284). Names are
- * written into that JSON unescaped (GraphicOverlays.cpp:485-487): the tools refuse `"` and `\\`.
+ * read from `get_state()`, whose overlays section is whole (JsonState.cpp:281-284): the whole state
+ * comes back (33 KB on a full board), not a slice of it, which the board would hold next to it.
+ * Names are written into that JSON unescaped (GraphicOverlays.cpp:485-487): the tools refuse `"`
+ * and `\\`.
  */
 import { z } from 'zod';
 import { OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
@@ -19,8 +21,8 @@ def led_list():
     s = overlay_serialize()
     if len(s.encode()) < 4095:
         return s
-    g = get_state()
-    return g[g.rfind('  "overlays": ['):g.rfind('}')]
+    s = None
+    return get_state()
 def led_set(name, x, y, h, w, colors):
     i = overlay_set(name, x, y, h, w, colors)
     return [i, _jlt.led_list()]
@@ -31,9 +33,9 @@ def led_clear_all():
     overlay_clear_all()
     return _jlt.led_list()
 def led_pixels(px):
-    for p in px:
-        overlay_set_pixel(p[0], p[1], p[2])
-    return _jlt.led_list()
+    for i in range(0, len(px), 3):
+        overlay_set_pixel(px[i], px[i + 1], px[i + 2])
+    return len(px) // 3
 `;
 
 const REQUIRES = ['overlay_serialize', 'get_state'] as const;
@@ -59,8 +61,9 @@ const overlaySchema = z.object({
 
 /**
  * The overlays from `_jlt.led_list()`: the `"overlays": [...]` fragment of the state JSON, key
- * included (spec §6.12); a bare list or a whole object are accepted too. Undefined when the text
- * is not JSON, e.g. because an overlay name holds a quote (the board writes names unescaped).
+ * included (spec §6.12), or the whole state when the fragment is too long for overlay_serialize; a
+ * bare list is accepted too. Undefined when the text is not JSON, e.g. because an overlay name
+ * holds a quote (the board writes names unescaped).
  */
 export function readOverlays(text: unknown): Overlay[] | undefined {
   if (typeof text !== 'string') return undefined;
@@ -349,10 +352,10 @@ export const overlaySetPixels = defineTool({
       .describe('Pixels under a later overlay; null when the board list could not be read back'),
   }),
   handle: async ({ pixels }, { board }) => {
-    const text = await board.call(
-      py`_jlt.led_pixels(${pixels.map((p) => [p.x_col, p.y_row, toInt(p.color)])})`,
-    );
-    const overlays = readOverlays(text);
+    // Flat [x, y, colour, ...] (300 small lists would take 10 KB of the board's heap), and the
+    // list read back in a job of its own, so the board never holds both.
+    await board.call(py`_jlt.led_pixels(${pixels.flatMap((p) => [p.x_col, p.y_row, toInt(p.color)])})`);
+    const overlays = readOverlays(await board.call('_jlt.led_list()'));
     if (!overlays) return { set: pixels.length, hidden: null };
     const canvas = overlayCanvas(overlays);
     // Later pixels win over earlier ones at the same spot, as on the board.

@@ -25,7 +25,7 @@ import {
   putTarget,
   targetOfSlot,
 } from './boardImage.js';
-import { parseRam, RAM_REQUIRES, type RamState, ramPython, readRam, readSlotLook } from './boardState.js';
+import { RAM_REQUIRES, type RamState, ramPython, readRam, readSlotLook } from './boardState.js';
 import { py } from './py.js';
 import type { SafetyPolicy } from './safety.js';
 import { defineTool, ToolError } from './tool.js';
@@ -177,15 +177,15 @@ export const slotSave = defineTool({
     if (!isSavableSlot(target)) {
       throw new ToolError('bad_slot', `The active slot is ${target}, which has no file: give a slot 0-7.`);
     }
-    const after = z
-      .object({ file: z.string().nullable() })
-      .loose()
-      .parse(await board.call(py`_jlt.slot_store(${slot ?? -1})`, { timeoutMs: 15_000 }));
-    const ram = parseRam(after);
+    const after = await readSlotLook(board, undefined, {
+      expression: py`_jlt.slot_store(${slot ?? -1})`,
+      timeoutMs: 15_000,
+    });
+    const ram = after.ram;
     if (ram.slot !== target) {
       throw new ToolError('not_saved', `The board is on slot ${ram.slot} after saving to slot ${target}.`);
     }
-    checkSaved({ ram, file: after.file }, target);
+    checkSaved(after, target);
     return {
       slot: ram.slot,
       previous_slot: before.slot,
@@ -221,11 +221,11 @@ async function saveActive(board: BoardClient, ram: RamState): Promise<void> {
       `The board is on slot ${ram.slot}, which cannot be saved, and differs from it. Save to a slot 0-7 with slot_save first, or pass discard_changes: true.`,
     );
   }
-  const after = z
-    .object({ file: z.string().nullable() })
-    .loose()
-    .parse(await board.call(py`_jlt.slot_store(${-1})`, { timeoutMs: 15_000 }));
-  checkSaved({ ram: parseRam(after), file: after.file }, ram.slot);
+  const after = await readSlotLook(board, undefined, {
+    expression: py`_jlt.slot_store(${-1})`,
+    timeoutMs: 15_000,
+  });
+  checkSaved(after, ram.slot);
 }
 
 /**

@@ -19,7 +19,11 @@ import { nodeInfo, parseShortName, printName } from '../board/nodes.js';
 import type { BoardCallOptions, BoardClient } from './boardClient.js';
 import { parseStateText, type ToolBoardState } from './boardState.js';
 
-/** Board-side helpers (part of the connections group's `python`); measure.ts uses them too. */
+/**
+ * Board-side helpers (part of the connections group's `python`); measure.ts uses them too.
+ * `snapshot` is a script, not an expression: it streams [state, bridges, nets] one after the
+ * other (`_jlh.outs`), so a full board (33 KB of state text) never holds all three at once.
+ */
 export const snapshotPython = `
 def path_routed(p):
     c = p['chips']
@@ -53,7 +57,7 @@ def snap_nets():
             out.append([i, n['name'], int(n['color']), n['color_name']])
     return out
 def snapshot():
-    return {'state': get_state(), 'bridges': _jlt.snap_bridges(), 'nets': _jlt.snap_nets()}
+    _jlh.outs(get_state, _jlt.snap_bridges, _jlt.snap_nets)
 `;
 
 /** Firmware functions the snapshot uses. */
@@ -146,11 +150,12 @@ export function nodeLabel(id: number): string {
 
 export const colorHex = (rgb: number): string => `#${hex6(rgb & 0xffffff).toLowerCase()}`;
 
+/** `_jlt.snapshot()`'s reply: [state text, snap_bridges rows, snap_nets rows]. */
 export function snapshotOf(raw: unknown): BoardSnapshot {
-  const doc = z.object({ state: z.string(), bridges: z.unknown(), nets: z.unknown() }).parse(raw);
-  const state = parseStateText(doc.state);
+  const [stateText, bridges, rawNetList] = z.tuple([z.string(), z.unknown(), z.unknown()]).parse(raw);
+  const state = parseStateText(stateText);
   const looks = new Map(
-    rawNets.parse(doc.nets).map(([index, name, color, colorName]) => [index, { name, color, colorName }]),
+    rawNets.parse(rawNetList).map(([index, name, color, colorName]) => [index, { name, color, colorName }]),
   );
   const nets: NetView[] = state.nets.map((net) => {
     const look = looks.get(net.index);
@@ -167,11 +172,11 @@ export function snapshotOf(raw: unknown): BoardSnapshot {
     if (typeof net.logic === 'number') view.logic = net.logic;
     return view;
   });
-  return { state, bridges: bridgeViews(doc.bridges), nets };
+  return { state, bridges: bridgeViews(bridges), nets };
 }
 
 export async function readSnapshot(board: BoardClient, options?: BoardCallOptions): Promise<BoardSnapshot> {
-  return snapshotOf(await board.call('_jlt.snapshot()', options));
+  return snapshotOf(await board.script('_jlt.snapshot()', options));
 }
 
 export async function readBridges(board: BoardClient, options?: BoardCallOptions): Promise<BridgeView[]> {

@@ -6,7 +6,7 @@
  * names and colours, instead of sending a get_state document back.
  */
 import { z } from 'zod';
-import { DAC_SAFE, MAX_NODES_PER_NET, OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
+import { DAC_SAFE, MAX_BRIDGES, MAX_NODES_PER_NET, OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
 import { BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } from '../board/nodes.js';
 import { parseState } from '../board/state.js';
 import type { BoardClient } from './boardClient.js';
@@ -18,6 +18,7 @@ import {
   pairKey,
   plainNumber,
   planTarget,
+  putOverlays,
   putTarget,
   type Target,
   targetOfRam,
@@ -29,7 +30,6 @@ import {
   mergeGroups,
   netOfNode,
   parseRam,
-  parseStateText,
   RAM_REQUIRES,
   type RamState,
   readRam,
@@ -43,13 +43,17 @@ import { checkVolts, type SafetyPolicy } from './safety.js';
 import { defineTool, ToolError } from './tool.js';
 import { translateWokwi, WOKWI_MAX_CHARS } from './wokwi.js';
 
-/** Python run on the board, inside `_jlt`. */
+/**
+ * Python run on the board, inside `_jlt`. The state is read back in a job of its own, and overlays
+ * are sent one job each (putOverlays): with a full board's 33 KB state text, the 22 KB document of
+ * eight full overlays and its copies would not fit in one job's heap.
+ */
 export const python = `
 def state_put(j, c, k):
     r = set_state(j, c)
     if k:
         connect(139, 106, 0)
-    return [r, get_state()]
+    return r
 `;
 
 export const stateGet = defineTool({
@@ -79,6 +83,11 @@ const nameField = (max: number) =>
     .regex(NAME, 'printable ASCII without quotes, backslashes, brackets or braces, no edge spaces');
 const volts = z.number().min(DAC_SAFE.min).max(DAC_SAFE.max);
 
+/** Bridges a list of nets asks for: each net is a chain, n nodes taking n-1 bridges. */
+const bridgesOf = (nets: ReadonlyArray<{ nodes: readonly unknown[] }>): number =>
+  nets.reduce((sum, net) => sum + Math.max(0, net.nodes.length - 1), 0);
+const TOO_MANY_BRIDGES = `at most ${MAX_BRIDGES} bridges in all, the most the board holds (a net of n nodes takes n-1)`;
+
 const stateInput = z.object({
   power: z
     .object({ top_rail: volts, bottom_rail: volts, dac0: volts, dac1: volts })
@@ -97,8 +106,9 @@ const stateInput = z.object({
       }),
     )
     .max(60)
+    .refine((nets) => bridgesOf(nets) <= MAX_BRIDGES, TOO_MANY_BRIDGES)
     .optional()
-    .describe('Each net is made as a chain of its nodes in the order given'),
+    .describe(`Each net is made as a chain of its nodes in the order given; ${TOO_MANY_BRIDGES}`),
   gpio: z
     .array(
       z.object({
@@ -223,12 +233,14 @@ function checkState(
 
 /**
  * The set_state document, written so the firmware's scanner reads it as meant: quoted node names it
- * parses back to the same nodes, numbers without exponents, no net names (it ignores them).
+ * parses back to the same nodes, numbers without exponents, no net names (it ignores them). The
+ * overlays section only `withOverlays` (the shape check): they are sent with overlay_set.
  */
 function stateDocument(
   doc: StateInput,
   nodes: readonly (readonly number[])[],
   keepProbePower: boolean,
+  withOverlays: boolean,
 ): string {
   const sections: string[] = [];
   if (doc.power) {
@@ -251,7 +263,7 @@ function stateDocument(
     });
     sections.push(`"gpio":[${pins.join(',')}]`);
   }
-  if (doc.overlays) {
+  if (doc.overlays && withOverlays) {
     const marks = doc.overlays.map(
       (o) =>
         `{"name":"${o.name}","row":${o.row},"col":${o.col},"width":${o.width},"height":${o.height},"colors":[${o.colors.map((c) => `"${c.toUpperCase()}"`).join(',')}]}`,
@@ -299,7 +311,10 @@ interface Applied {
   snapshot: Snapshot;
 }
 
-/** Snapshot, check, `set_state`, names, re-read, compare. */
+/**
+ * Snapshot, check, `set_state` (power, nets, gpio), the overlays one job each (what set_state's
+ * overlays section does: remove all, set each), re-read, names, compare.
+ */
 async function applyState(
   board: BoardClient,
   doc: StateInput,
@@ -311,27 +326,43 @@ async function applyState(
     throw new ToolError('bad_state', 'The state is empty: give power, nets, gpio or overlays.');
   }
   const nodes = requestedNodes(doc);
+  const bridges = bridgesOf(doc.nets ?? []);
+  if (bridges > MAX_BRIDGES) {
+    throw new ToolError(
+      'too_many_bridges',
+      `The nets ask for ${bridges} bridges (a net of n nodes takes n-1); the board holds at most ${MAX_BRIDGES}. Nothing was changed.`,
+    );
+  }
   const ram = await readRam(board);
   const probeInRequest = nodes.some((net) => net.includes(BUFFER_IN) || net.includes(DAC0));
   const hasProbePower = ram.bridges.some(([a, b]) => pairKey(a, b) === pairKey(BUFFER_IN, DAC0));
   const keepProbePower = clearFirst && doc.nets !== undefined && hasProbePower && !probeInRequest;
-  const text = stateDocument(doc, nodes, keepProbePower);
   // Our own shape check of what we send (the board prints its reasons on the main port only).
-  const pre = parseState(text);
+  const pre = parseState(stateDocument(doc, nodes, keepProbePower, true));
   if (!pre.ok) throw new ToolError('bad_state', `The state is not valid: ${pre.error}.`);
   checkState(doc, nodes, ram.state, clearFirst, safety);
   const snapshot = await takeSnapshot(board, label, ram);
-  const [code, afterText] = z
-    .tuple([z.number(), z.string()])
-    .parse(await board.call(py`_jlt.state_put(${text}, ${clearFirst}, ${keepProbePower})`));
-  if (code !== 0) {
-    throw new ToolError(
-      'refused',
-      `The firmware refused the state (set_state returned ${code}; it prints the reason on its main port). Snapshot ${snapshot.id} holds the state before.`,
-      { details: { snapshot_id: snapshot.id } },
+  if (doc.power || doc.nets || doc.gpio) {
+    const text = stateDocument(doc, nodes, keepProbePower, false);
+    const code = z
+      .number()
+      .parse(await board.call(py`_jlt.state_put(${text}, ${clearFirst}, ${keepProbePower})`));
+    if (code !== 0) {
+      throw new ToolError(
+        'refused',
+        `The firmware refused the state (set_state returned ${code}; it prints the reason on its main port). Snapshot ${snapshot.id} holds the state before.`,
+        { details: { snapshot_id: snapshot.id } },
+      );
+    }
+  }
+  if (doc.overlays) {
+    await board.call('overlay_clear_all()');
+    await putOverlays(
+      board,
+      doc.overlays.map((o) => ({ ...o, colors: o.colors.map((c) => Number.parseInt(c, 16)) })),
     );
   }
-  let after = parseStateText(afterText);
+  let after = (await readState(board)).state;
   // set_state ignores net names (JsonState.cpp:473-567): name each net by the net its first node is on.
   const names = (doc.nets ?? []).flatMap((net) => {
     const index = net.name === undefined ? undefined : netOfNode(after, net.nodes[0] as string)?.index;
@@ -362,11 +393,11 @@ const summary = (a: Applied) => ({
 export const stateSet = defineTool({
   name: 'state_set',
   title: 'Apply a board state',
-  description: `Apply supplies (volts), nets (each a chain of its nodes, optionally named), GPIO 1-8 direction/pull and overlays in one step. With clear_first (default) the given nets replace all connections, except the probe-power bridge BUFFER_IN-DAC0, which is kept unless a net uses DAC_0 or BUF_IN. Refused when it would join two supplies or put a GPIO output on a driven net. Snapshots first (state_undo restores) and reports what did not take. ${AUTOSAVE_NOTE}`,
+  description: `Apply supplies (volts), nets (each a chain of its nodes, optionally named; at most 128 bridges in all), GPIO 1-8 direction/pull and overlays in one call. With clear_first (default) the given nets replace all connections, except the probe-power bridge BUFFER_IN-DAC0, which is kept unless a net uses DAC_0 or BUF_IN. Refused when it would join two supplies or put a GPIO output on a driven net. Snapshots first (state_undo restores) and reports what did not take. ${AUTOSAVE_NOTE}`,
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['set_state', 'set_net_name', 'connect', ...RAM_REQUIRES],
+  requires: ['set_state', 'set_net_name', 'connect', 'overlay_clear_all', 'overlay_set', ...RAM_REQUIRES],
   input: z.object({ state: stateInput, clear_first: z.boolean().default(true) }),
   output: appliedOutput,
   handle: async ({ state, clear_first }, { board, safety }) =>

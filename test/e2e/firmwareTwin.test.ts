@@ -124,7 +124,7 @@ describe('tools that are right on the firmware, through MCP', () => {
     await call('overlay_clear_all');
   });
 
-  it('writes and reads back a 100 KB file through the tools within the 96000-byte heap', async () => {
+  it('writes and reads back a 100 KB file through the tools, in 4 KB board jobs (the heap is 96000 bytes)', async () => {
     expect((await python('import gc\nprint(gc.mem_free() + gc.mem_alloc())')).stdout).toBe('96000\n');
     const bytes = Buffer.alloc(100 * 1024);
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 8)) & 0xff;
@@ -141,11 +141,6 @@ describe('tools that are right on the firmware, through MCP', () => {
     });
     expect(read.truncated).toBe(false);
     expect(Buffer.from(read.content, 'base64').equals(bytes)).toBe(true);
-    // The same data in one Python string does not fit, as on a board without PSRAM.
-    const whole = await python(
-      "try:\n    s = open('/big.bin', 'rb').read() * 13\n    print(len(s))\nexcept MemoryError:\n    print('MemoryError')",
-    );
-    expect(whole.ok).toBe(true);
     await call('file_delete', { path: '/big.bin' });
   });
 
