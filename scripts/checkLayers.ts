@@ -16,7 +16,20 @@ const allowed: Record<string, readonly string[]> = {
   mcp: ['dispatch'],
   http: ['dispatch', 'mcp', 'auth'],
   socket: ['dispatch', 'auth'],
-  cli: ['mcp', 'http', 'socket', 'dispatch', 'federation', 'auth', 'tools', 'device', 'sim', 'board'],
+  share: ['socket', 'tools', 'device', 'board'],
+  cli: [
+    'mcp',
+    'http',
+    'socket',
+    'share',
+    'dispatch',
+    'federation',
+    'auth',
+    'tools',
+    'device',
+    'sim',
+    'board',
+  ],
 };
 /** Folders that must never see the MCP SDK (DESIGN.md §2). */
 const sdkFree = new Set(['board', 'device', 'sim', 'tools', 'auth']);

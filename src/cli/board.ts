@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { createLink, formatDeviceUrl, parseDeviceUrl, type SimFactory } from '../device/deviceUrl.js';
 import { findReplPorts } from '../device/discovery.js';
 import { streamLink } from '../device/link.js';
-import { DeviceSession } from '../device/session.js';
+import { DeviceSession, type SessionEvent } from '../device/session.js';
+import { boardSocketPath, serialIdentity } from '../share/path.js';
+import { SharedBoard, type ShareEvent } from '../share/shared.js';
 import type { SimBoard } from '../sim/index.js';
 import { type BoardClient, createBoardClient } from '../tools/boardClient.js';
 import { boardHelper } from '../tools/index.js';
@@ -64,6 +66,87 @@ export async function openBoard(device: string, options: OpenBoardOptions = {}):
       if (simId !== undefined) simIds.delete(simId);
     },
   };
+}
+
+/** The board a server serves: held here, or worked through the process that holds it. */
+export interface ServedBoard {
+  client: BoardClient;
+  /** The session, while this process holds the port. */
+  readonly session: DeviceSession | undefined;
+  /** The virtual board, when the device is `sim`. */
+  readonly sim: SimBoard | undefined;
+  device: string;
+  onEvent(listener: (event: SessionEvent | ShareEvent) => void): () => void;
+  /** Opens the port now, or finds the process that holds it. */
+  ready(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real board (serial, auto, TCP) is shared: the first jumperless-mcp to open it serves it to
+ * the others on a socket named after the board (src/share). A virtual board lives in its
+ * process and is never shared.
+ */
+export async function openServedBoard(device: string, client: string): Promise<ServedBoard> {
+  const identity = await identityOf(device);
+  if (identity === undefined) {
+    const board = await openBoard(device);
+    return {
+      client: board.client,
+      session: board.session,
+      get sim() {
+        return board.sim;
+      },
+      device,
+      onEvent: (listener) => board.session.onEvent(listener),
+      ready: () => board.session.connect(),
+      close: () => board.close(),
+    };
+  }
+  const shared = new SharedBoard({
+    id: identity,
+    path: boardSocketPath(identity),
+    device,
+    client,
+    openLocal: () => openBoard(device),
+    log: (line) => process.stderr.write(`jumperless-mcp: ${line}\n`),
+  });
+  // Claim the port (or find its owner) now, so the other processes find this one serving it.
+  void shared.ready().catch((error: unknown) => {
+    process.stderr.write(
+      `jumperless-mcp: ${device}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  });
+  return {
+    client: shared,
+    get session() {
+      return shared.session;
+    },
+    sim: undefined,
+    device,
+    onEvent: (listener) => shared.onEvent(listener),
+    ready: () => shared.ready(),
+    close: () => shared.close(),
+  };
+}
+
+/** What names a board across processes; undefined for a virtual board or no board found. */
+async function identityOf(device: string): Promise<string | undefined> {
+  const url = parseDeviceUrl(device);
+  switch (url.kind) {
+    case 'sim':
+      return undefined;
+    case 'serial':
+      return serialIdentity(url.path);
+    case 'tcp':
+      return `tcp:${url.host}:${url.port}`;
+    case 'auto': {
+      const ports = await findReplPorts().catch(() => []);
+      const port = ports.find((p) => url.location === undefined || p.location === url.location);
+      if (!port) return undefined;
+      return port.location ? `usb:${port.location}` : serialIdentity(port.path);
+    }
+  }
 }
 
 /** Link ids of the virtual boards open in this process: `sim`, then `sim#2`, `sim#3`... */

@@ -25,11 +25,12 @@ import {
 import { prompts } from '../mcp/prompts.js';
 import { createMcpServer, type McpServerHandle } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
+import type { ShareEvent } from '../share/shared.js';
 import type { SocketServer } from '../socket/index.js';
 import { catalog } from '../tools/index.js';
 import { safetyPolicy } from '../tools/safety.js';
 import { httpAccess } from './access.js';
-import { type OpenBoard, openBoard } from './board.js';
+import { openServedBoard, type ServedBoard } from './board.js';
 import { type Config, isLoopback } from './config.js';
 import { buildFederatedApp } from './federation.js';
 import { startNativeSocket } from './nativeSocket.js';
@@ -52,7 +53,7 @@ export interface Served {
 
 /** The single-board server. */
 export interface App extends Served {
-  board: OpenBoard;
+  board: ServedBoard;
 }
 
 /** A federation when the config names a file (`--config`), else the single board. */
@@ -63,7 +64,7 @@ export function buildServed(config: Config): Promise<Served> {
 }
 
 export async function buildApp(config: Config): Promise<App> {
-  const board = await openBoard(config.device);
+  const board = await openServedBoard(config.device, `jumperless-mcp ${process.argv[2] ?? 'server'}`);
   const audit = config.audit ? fileAuditSink(config.audit) : undefined;
   const tools = config.conformanceFixtures ? [...catalog, ...conformanceTools] : catalog;
   // tools_search and tools_describe: hidden, listed only in the names and discovery list modes.
@@ -78,7 +79,7 @@ export async function buildApp(config: Config): Promise<App> {
   const resources = [...boardResources(), ...(config.conformanceFixtures ? conformanceResources : [])];
   // Tell connected clients what the link does (unplugged, back, a reset), as log messages.
   const handles = new Set<McpServerHandle>();
-  board.session.onEvent((event) => {
+  board.onEvent((event) => {
     const message = describeEvent(event);
     if (message) for (const handle of handles) handle.log(message.level, message.text);
   });
@@ -180,7 +181,22 @@ function grantedOf(names: readonly string[]): ReadonlySet<Capability> {
   return new Set(names.filter((name): name is Capability => known.has(name)));
 }
 
-function describeEvent(event: SessionEvent): { level: 'notice' | 'warning'; text: string } | undefined {
+function describeEvent(
+  event: SessionEvent | ShareEvent,
+): { level: 'notice' | 'warning'; text: string } | undefined {
+  if (event.type === 'owner') return { level: 'notice', text: `This server holds ${event.device}.` };
+  if (event.type === 'client') {
+    return {
+      level: 'notice',
+      text: `The board is held by jumperless-mcp process ${event.ownerPid}; calls go through it.`,
+    };
+  }
+  if (event.type === 'owner_lost') {
+    return {
+      level: 'warning',
+      text: `The process holding the board went away (${event.reason}); taking over.`,
+    };
+  }
   if (event.type === 'state') {
     if (event.state === 'reconnecting')
       return { level: 'warning', text: 'The board link dropped; reconnecting.' };

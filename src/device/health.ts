@@ -21,6 +21,8 @@ export interface SessionHealth {
   /** Over the last LATENCY_WINDOW round trips. */
   latencyMs: { p50: number; p99: number; samples: number };
   jobs: { done: number; failed: number; canceled: number; queued: number; running: boolean };
+  /** Whose lease holds the board (a tool's several jobs), and the owners waiting, next first. */
+  turns: { holder: string | null; waiting: string[] };
   reconnects: number;
   interrupts: number;
   resets: number;

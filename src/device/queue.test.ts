@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JobQueue } from './queue.js';
+import { FairQueue, JobQueue } from './queue.js';
 
 describe('JobQueue', () => {
   it('is first in, first out', () => {
@@ -21,5 +21,40 @@ describe('JobQueue', () => {
     for (const n of [1, 2, 3, 4, 5]) queue.push(n);
     expect(queue.take((n) => n % 2 === 0)).toEqual([2, 4]);
     expect([queue.shift(), queue.shift(), queue.shift(), queue.length]).toEqual([1, 3, 5, 0]);
+  });
+});
+
+describe('FairQueue', () => {
+  it('serves owners in turn, so a burst from one does not hold back the others', () => {
+    const queue = new FairQueue<string>();
+    for (let i = 1; i <= 4; i++) queue.push('burst', `b${i}`);
+    queue.push('one', 'o1');
+    queue.push('two', 't1');
+    queue.push('one', 'o2');
+    const order: string[] = [];
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) order.push(item);
+    expect(order).toEqual(['b1', 'o1', 't1', 'b2', 'o2', 'b3', 'b4']);
+    expect(queue.length).toBe(0);
+  });
+
+  it('an owner who comes back later waits behind the owners already waiting', () => {
+    const queue = new FairQueue<string>();
+    queue.push('a', 'a1');
+    queue.push('b', 'b1');
+    expect(queue.shift()).toBe('a1');
+    queue.push('a', 'a2');
+    expect([queue.shift(), queue.shift()]).toEqual(['b1', 'a2']);
+  });
+
+  it('removes a waiting item and drains the rest', () => {
+    const queue = new FairQueue<number>();
+    queue.push('a', 1);
+    queue.push('b', 2);
+    queue.push('a', 3);
+    expect(queue.remove(1)).toBe(true);
+    expect(queue.remove(1)).toBe(false);
+    expect(queue.owners()).toEqual(['a', 'b']);
+    expect(queue.drain().sort()).toEqual([2, 3]);
+    expect(queue.length).toBe(0);
   });
 });

@@ -19,8 +19,8 @@ import {
   RESTORE_FIRMWARE_GLOBALS,
 } from './helper.js';
 import type { DeviceLink } from './link.js';
-import { parsePythonError } from './pythonError.js';
-import { JobQueue } from './queue.js';
+import { isExceptionReport, parsePythonError } from './pythonError.js';
+import { FairQueue, JobQueue } from './queue.js';
 import { encodeCode, encodeExec } from './rawRepl.js';
 import { type ExecOutcome, ReplDriver } from './replDriver.js';
 
@@ -54,6 +54,32 @@ export interface JobOptions {
    * call made while disconnected fails at once with `disconnected`.
    */
   waitForConnectionMs?: number;
+  /**
+   * Who the job is for (a caller id). Jobs and leases of different owners take turns round-robin;
+   * default `anonymous`.
+   */
+  owner?: string;
+}
+
+export interface LeaseOptions {
+  /** Who holds it, for the round-robin between callers. Default `anonymous`. */
+  owner?: string;
+  /** Aborting gives up the wait, or ends the lease when held. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The board held for one caller: its jobs run one after another, and no other caller's job runs
+ * in between, until `release()` (or the lease's signal aborts). Jobs are those of the session.
+ */
+export interface SessionLease {
+  readonly owner: string;
+  /** True once released: jobs sent then are refused with `canceled`. */
+  readonly released: boolean;
+  exec(code: string, options?: Omit<JobOptions, 'owner'>): Promise<ExecResult>;
+  call<T = unknown>(expression: string, options?: Omit<JobOptions, 'owner'>): Promise<T>;
+  callScript<T = unknown>(code: string, options?: Omit<JobOptions, 'owner'>): Promise<T>;
+  release(): void;
 }
 
 export interface ExecResult {
@@ -82,7 +108,20 @@ export type SessionEvent =
   | { type: 'recovery'; step: RecoveryStep; ms: number }
   | { type: 'reset'; kind: ResetEvent['kind'] };
 
+/** A turn at the board: granted in round-robin order between owners, held until released. */
+interface Lease {
+  owner: string;
+  /** One job's own turn (a call made without a lease): ends when that job settles. */
+  implicit: boolean;
+  granted: boolean;
+  released: boolean;
+  grant(): void;
+  refuse(error: DeviceError): void;
+  cleanup: Array<() => void>;
+}
+
 interface Job {
+  lease: Lease;
   /** The exec request: code + Ctrl-D. */
   request: Buffer;
   /** The code as given, for messages (see `summary`). */
@@ -104,6 +143,9 @@ const owners = new Map<string, DeviceSession>();
 export class DeviceSession {
   private readonly driver: ReplDriver;
   private readonly queue = new JobQueue<Job>();
+  /** Leases waiting for their turn; `active` holds the board now. */
+  private readonly waiting = new FairQueue<Lease>();
+  private active: Lease | undefined;
   private readonly latency = new LatencyWindow();
   private readonly clock = new DeadlineClock();
   private readonly listeners = new Set<(event: SessionEvent) => void>();
@@ -187,19 +229,59 @@ export class DeviceSession {
 
   /** Runs Python code. Rejects with `python_error` when it raises (stdout is in `details`). */
   async exec(code: string, options: JobOptions = {}): Promise<ExecResult> {
-    return this.enqueue(code, options, false);
+    return this.enqueue(code, options, false, undefined);
   }
 
   /** Evaluates one Python expression on the board and returns its value, sent back as JSON. */
   async call<T = unknown>(expression: string, options: JobOptions = {}): Promise<T> {
-    const result = await this.enqueue(callSnippet(expression), options, true);
+    const result = await this.enqueue(callSnippet(expression), options, true, undefined);
     return parseMarked(result.stdout) as T;
   }
 
   /** Runs statements that report their result with `_jlh.out(value)`; returns the last value. */
   async callScript<T = unknown>(code: string, options: JobOptions = {}): Promise<T> {
-    const result = await this.enqueue(code, options, true);
+    const result = await this.enqueue(code, options, true, undefined);
     return parseMarked(result.stdout) as T;
+  }
+
+  /**
+   * Waits for the board to be this owner's alone, for a tool that needs several jobs to see and
+   * change it without another caller's job in between. Owners take turns round-robin. Rejects
+   * with `canceled` when the signal aborts first, `disconnected` when the session closes.
+   */
+  lease(options: LeaseOptions = {}): Promise<SessionLease> {
+    const owner = options.owner ?? 'anonymous';
+    return new Promise<SessionLease>((resolve, reject) => {
+      if (this.current === 'closed') return reject(closedError());
+      if (options.signal?.aborted) {
+        return reject(
+          new DeviceError('canceled', `the board lease for ${owner} was canceled before its turn`),
+        );
+      }
+      const lease: Lease = {
+        owner,
+        implicit: false,
+        granted: false,
+        released: false,
+        grant: () => resolve(this.leaseHandle(lease)),
+        refuse: reject,
+        cleanup: [],
+      };
+      const signal = options.signal;
+      if (signal) {
+        const onAbort = () => {
+          if (!lease.granted) {
+            this.waiting.remove(lease);
+            lease.released = true;
+            reject(new DeviceError('canceled', `the board lease for ${owner} was canceled while it waited`));
+          } else this.release(lease);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        lease.cleanup.push(() => signal.removeEventListener('abort', onAbort));
+      }
+      this.waiting.push(owner, lease);
+      if (!this.pumping) void this.pump();
+    });
   }
 
   /** Keeps another helper namespace on the board, sent before the next job and after every reset. */
@@ -226,6 +308,10 @@ export class DeviceSession {
         queued: this.queue.length,
         running: this.running !== undefined,
       },
+      turns: {
+        holder: this.active?.implicit === false ? this.active.owner : null,
+        waiting: this.waiting.owners(),
+      },
       reconnects: this.stats.reconnects,
       interrupts: this.stats.interrupts,
       resets: this.stats.resets,
@@ -241,6 +327,11 @@ export class DeviceSession {
     const wasRunning = this.running !== undefined;
     this.setState('closed');
     for (const job of this.queue.take(() => true)) this.settle(job, closedError());
+    for (const lease of this.waiting.drain()) {
+      lease.released = true;
+      lease.refuse(closedError());
+    }
+    this.active = undefined;
     this.wakeReconnect?.();
     // Leave the board idle rather than still running our code (spec §3.3: loops outlive the host).
     if (wasRunning && this.link.isOpen) {
@@ -254,11 +345,59 @@ export class DeviceSession {
     if (owners.get(this.link.id) === this) owners.delete(this.link.id);
   }
 
-  // ---- queue ----
+  // ---- leases and the queue ----
 
-  private enqueue(code: string, options: JobOptions, usesHelper: boolean): Promise<ExecResult> {
+  private leaseHandle(lease: Lease): SessionLease {
+    const run = (code: string, options: JobOptions, usesHelper: boolean) =>
+      this.enqueue(code, options, usesHelper, lease);
+    return {
+      owner: lease.owner,
+      get released() {
+        return lease.released;
+      },
+      exec: (code, options = {}) => run(code, options, false),
+      call: async <T>(expression: string, options: JobOptions = {}) =>
+        parseMarked((await run(callSnippet(expression), options, true)).stdout) as T,
+      callScript: async <T>(code: string, options: JobOptions = {}) =>
+        parseMarked((await run(code, options, true)).stdout) as T,
+      release: () => this.release(lease),
+    };
+  }
+
+  /** Ends a lease: its queued jobs are refused, and the next owner's turn begins. Idempotent. */
+  private release(lease: Lease): void {
+    if (lease.released && this.active !== lease) return;
+    lease.released = true;
+    for (const cleanup of lease.cleanup.splice(0)) cleanup();
+    this.waiting.remove(lease);
+    for (const job of this.queue.take((j) => j.lease === lease)) {
+      this.settle(
+        job,
+        new DeviceError('canceled', `job "${summary(job)}" was sent after its board lease ended`),
+      );
+    }
+    if (this.active === lease) this.active = undefined;
+    if (!this.pumping) void this.pump();
+  }
+
+  private enqueue(
+    code: string,
+    options: JobOptions,
+    usesHelper: boolean,
+    held: Lease | undefined,
+  ): Promise<ExecResult> {
     return new Promise<ExecResult>((resolve, reject) => {
+      const lease: Lease = held ?? {
+        owner: options.owner ?? 'anonymous',
+        implicit: true,
+        granted: false,
+        released: false,
+        grant: () => {},
+        refuse: () => {},
+        cleanup: [],
+      };
       const job: Job = {
+        lease,
         request: EMPTY,
         source: code,
         timeoutMs: options.timeoutMs ?? this.options.defaultTimeoutMs,
@@ -276,11 +415,17 @@ export class DeviceSession {
         return;
       }
       if (this.current === 'closed') return reject(closedError());
+      if (lease.released) {
+        return reject(
+          new DeviceError('canceled', `job "${summary(job)}" was sent after its board lease ended`),
+        );
+      }
       if (job.signal?.aborted) return reject(canceledError(job, 'before it was queued'));
       if (this.current === 'reconnecting' && job.waitUntil === undefined) {
         return reject(this.disconnectedError());
       }
       this.queue.push(job);
+      if (lease.implicit) this.waiting.push(lease.owner, lease);
       if (job.signal) {
         const signal = job.signal;
         const onAbort = () => {
@@ -306,11 +451,24 @@ export class DeviceSession {
     });
   }
 
+  /** The next job of the lease whose turn it is, granting the next turn when none is held. */
+  private nextJob(): Job | undefined {
+    if (this.active === undefined) {
+      const next = this.waiting.shift();
+      if (next === undefined) return undefined;
+      this.active = next;
+      next.granted = true;
+      next.grant();
+    }
+    const active = this.active;
+    return this.queue.peek((job) => job.lease === active);
+  }
+
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (this.queue.length > 0 && this.current !== 'closed') {
+      while (this.current !== 'closed' && this.nextJob() !== undefined) {
         if (this.current === 'idle') {
           try {
             await this.connect();
@@ -323,7 +481,8 @@ export class DeviceSession {
           continue;
         }
         if (this.current !== 'ready') return;
-        const job = this.queue.shift() as Job;
+        const job = this.nextJob() as Job;
+        this.queue.remove(job);
         this.running = job;
         await this.runJob(job);
         this.running = undefined;
@@ -335,6 +494,7 @@ export class DeviceSession {
 
   private settle(job: Job, outcome: ExecResult | DeviceError): void {
     for (const cleanup of job.cleanup) cleanup();
+    if (job.lease.implicit) this.release(job.lease);
     if (outcome instanceof DeviceError) {
       if (outcome.code === 'canceled') this.stats.canceled++;
       else this.stats.failed++;
@@ -374,6 +534,20 @@ export class DeviceSession {
           'protocol',
           `the board soft-reset while job "${summary(job)}" ran, so its result is lost; the helpers were ${softReset.helpersReprimed ? '' : 'not '}re-primed`,
           { reset: 'soft', interrupted: summary(job), helpersReprimed: softReset.helpersReprimed },
+        );
+      }
+      if (
+        (outcome.anomaly || (outcome.stderr && !isExceptionReport(outcome.stderr, job.usesHelper))) &&
+        !softReset
+      ) {
+        // Bytes out of step inside this job's reply (line noise, a reset's junk): what came back
+        // may be cut or belong to another job, so it is the link's fault, not the caller's code.
+        // The rest of the real reply may still come: resync before the next job.
+        this.needsSync = true;
+        throw new DeviceError(
+          'protocol',
+          `the reply to job "${summary(job)}" came with bytes out of step; the link is resynced, and the job may or may not have run`,
+          { interrupted: summary(job), garbled: true },
         );
       }
       if (outcome.stderr) throw pythonError(outcome, softReset);

@@ -59,7 +59,8 @@ const noBoard: BoardClient = {
   script: missing,
   exec: missing,
   firmwareFunctions: missing,
-  health: () => {
-    throw new DeviceError('not_found', 'this server was started without a board');
-  },
+  lease: missing,
+  seen: new Map(),
+  id: 'none',
+  health: missing,
 };

@@ -36,9 +36,12 @@ function board(functions: string[] = []): BoardClient {
     script: async <T>() => 1 as T,
     exec: async () => ({ stdout: '', stderr: '', truncated: false, durationMs: 0 }),
     firmwareFunctions: async () => new Set(functions),
-    health: () => {
+    id: 'fake',
+    health: async () => {
       throw new Error('unused');
     },
+    lease: async () => ({ ...board(functions), released: false, release: () => {} }),
+    seen: new Map(),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { boundBoardClient } from '../tools/boardClient.js';
+import { callBoard } from '../tools/boardClient.js';
 import { type AnyTool, type Capability, type ToolContext, ToolError } from '../tools/tool.js';
 import type { AuditOutcome } from './audit.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -116,6 +116,11 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
   const timer = setTimeout(() => deadline.abort(new Error('deadline')), timeoutMs);
   const signal = request.signal ? AbortSignal.any([deadline.signal, request.signal]) : deadline.signal;
   const extra: ContentBlock[] = [];
+  const held = callBoard(dispatcher.board, {
+    signal,
+    owner: request.caller.id,
+    atomic: tool.atomic !== false,
+  });
   let lastProgress = Number.NEGATIVE_INFINITY;
   const context: DispatchContext = {
     signal,
@@ -127,7 +132,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     },
     attachImage: (image) => extra.push({ type: 'image', data: image.data, mimeType: image.mimeType }),
     attachContent: (block) => extra.push(block),
-    board: boundBoardClient(dispatcher.board, { signal }),
+    board: held.board,
     safety: dispatcher.safety,
     ...(request.confirm ? { confirm: request.confirm } : {}),
     ...(request.client ? { client: request.client } : {}),
@@ -166,6 +171,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     );
     return renderFailure(failure);
   } finally {
+    held.end();
     clearTimeout(timer);
     entry.running--;
   }

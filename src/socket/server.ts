@@ -95,7 +95,7 @@ export async function startSocketServer(options: SocketServerOptions): Promise<S
  * Binds with umask 0177 so the socket is 0600 from its first instant (the bind happens inside
  * listen(), synchronously), then chmods as well for threads where umask cannot be set.
  */
-async function listenPrivately(server: Server, path: string): Promise<void> {
+export async function listenPrivately(server: Server, path: string): Promise<void> {
   const listening = new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -31,16 +31,28 @@ import {
 import { defineTool, ToolError } from './tool.js';
 
 export const python = `${snapshotPython}
-def conn_connect(pairs):
+def conn_sum(rows):
+    h = 0
+    g = len(rows)
+    for r in rows:
+        for v in r:
+            h = (h * 31 + v + 7) & 0x3fffffff
+            g = (g * 131 + v + 3) & 0x3fffffff
+    return [h, g]
+def conn_connect(seen, pairs):
+    before = _jlt.snap_bridges()
+    if _jlt.conn_sum(before) != seen:
+        return [before, None]
     for p in pairs:
         connect(p[0], p[1])
-    return _jlt.snap_bridges()
+    return [before, _jlt.snap_bridges()]
 def conn_disconnect(pairs, nodes):
+    before = _jlt.snap_bridges()
     for p in pairs:
         disconnect(p[0], p[1])
     for n in nodes:
         disconnect(n, -1)
-    return _jlt.snap_bridges()
+    return [before, _jlt.snap_bridges()]
 def conn_clear(keep_power):
     power = []
     for i in range(get_num_bridges()):
@@ -213,74 +225,142 @@ export const connect = defineTool({
   }),
   handle: async ({ pairs }, { board }) => {
     const resolved = pairs.map(resolvePair);
-    const before = await readBridges(board);
-    const model = modelOf(before);
-    const results: PairResult[] = [];
-    const toSend: Array<{ at: number; a: number; b: number; predicted?: string }> = [];
-    const repeats: Array<{ at: number; a: number; b: number }> = [];
-    for (const [a, b] of resolved) {
-      const nodes = [a.name, b.name];
-      const existing = findBridge(before, a.id, b.id);
-      if (existing) {
-        const { status: _status, ...rest } = storedResult(existing, model.unroutedReason(a.id, b.id));
-        results.push({ nodes, status: 'already_connected', ...rest });
-        continue;
-      }
-      if (model.bridges().some((x) => sameEnds(x, a.id, b.id))) {
-        // The same pair earlier in this call: sent once, reported from the read-back.
-        repeats.push({ at: results.length, a: a.id, b: b.id });
-        results.push({ nodes, status: 'already_connected' });
-        continue;
-      }
-      const unsafe = shortReason(model, a.id, b.id);
-      if (unsafe) {
-        results.push({ nodes, status: 'refused', reason: unsafe });
-        continue;
-      }
-      const outcome = model.connect(a.id, b.id);
-      if (outcome.status === 'refused') {
-        results.push({
-          nodes,
-          status: 'table_full',
-          reason: `The bridge table is full (${MAX_BRIDGES} bridges): disconnect something first.`,
-        });
-        continue;
-      }
-      toSend.push({
-        at: results.length,
-        a: a.id,
-        b: b.id,
-        ...(outcome.status === 'unrouted' ? { predicted: outcome.reason } : {}),
-      });
-      results.push({ nodes, status: 'added' });
-    }
-    if (toSend.length > 0) {
-      const after = bridgeViews(await board.call(py`_jlt.conn_connect(${toSend.map((p) => [p.a, p.b])})`));
-      for (const sent of toSend) {
-        const result = results[sent.at] as PairResult;
-        const bridge = findBridge(after, sent.a, sent.b);
-        if (!bridge) {
-          result.status = 'refused';
-          result.reason = 'The firmware did not store this bridge (it refuses silently); check the nodes.';
-        } else {
-          Object.assign(result, storedResult(bridge, sent.predicted));
+    // One board job: planned against the bridges last seen, which the board checks before it
+    // connects anything; when they changed, it sends them back and the plan is made again.
+    let seen = board.seen.get(SEEN_BRIDGES) as RawBridges | undefined;
+    for (let attempt = 1; ; attempt++) {
+      // Without a view of the board yet, the first job only reads.
+      const plan = seen === undefined ? undefined : planConnect(resolved, bridgeViews(seen));
+      const [beforeRaw, afterRaw] = z
+        .tuple([z.unknown(), z.unknown()])
+        .parse(
+          await board.call(
+            py`_jlt.conn_connect(${seen === undefined ? null : bridgeSum(seen)}, ${plan?.toSend.map((p) => [p.a, p.b]) ?? []})`,
+          ),
+        );
+      if (afterRaw === null || plan === undefined) {
+        const rows = rawBridgeRows(beforeRaw);
+        if (attempt >= 3 || (seen !== undefined && sameSum(seen, rows))) {
+          throw new ToolError(
+            'not_applied',
+            'Nothing was connected: the bridges kept changing on the board while connect planned (is someone using the probe?). Retry.',
+            { retryable: true },
+          );
         }
+        seen = rows;
+        continue;
       }
-      for (const repeat of repeats) {
-        const net = findBridge(after, repeat.a, repeat.b)?.net;
-        if (typeof net === 'number') (results[repeat.at] as PairResult).net = net;
-      }
+      const afterRows = rawBridgeRows(afterRaw);
+      board.seen.set(SEEN_BRIDGES, afterRows);
+      return connectOutcome(plan, bridgeViews(afterRows));
     }
-    const count = (...statuses: ConnectStatus[]) => results.filter((r) => statuses.includes(r.status)).length;
-    return {
-      results,
-      added: count('added'),
-      refused: count('refused', 'table_full'),
-      unrouted: count('unrouted', 'crossbar_full'),
-      unverified: count('stored'),
-    };
   },
 });
+
+interface ConnectPlan {
+  results: PairResult[];
+  toSend: Array<{ at: number; a: number; b: number; predicted?: string }>;
+  repeats: Array<{ at: number; a: number; b: number }>;
+}
+
+/** What each pair will be, decided in code against the bridges the board has (shorts refused here). */
+function planConnect(
+  resolved: ReadonlyArray<[ResolvedNode, ResolvedNode]>,
+  before: BridgeView[],
+): ConnectPlan {
+  const model = modelOf(before);
+  const plan: ConnectPlan = { results: [], toSend: [], repeats: [] };
+  const { results, toSend, repeats } = plan;
+  for (const [a, b] of resolved) {
+    const nodes = [a.name, b.name];
+    const existing = findBridge(before, a.id, b.id);
+    if (existing) {
+      const { status: _status, ...rest } = storedResult(existing, model.unroutedReason(a.id, b.id));
+      results.push({ nodes, status: 'already_connected', ...rest });
+      continue;
+    }
+    if (model.bridges().some((x) => sameEnds(x, a.id, b.id))) {
+      // The same pair earlier in this call: sent once, reported from the read-back.
+      repeats.push({ at: results.length, a: a.id, b: b.id });
+      results.push({ nodes, status: 'already_connected' });
+      continue;
+    }
+    const unsafe = shortReason(model, a.id, b.id);
+    if (unsafe) {
+      results.push({ nodes, status: 'refused', reason: unsafe });
+      continue;
+    }
+    const outcome = model.connect(a.id, b.id);
+    if (outcome.status === 'refused') {
+      results.push({
+        nodes,
+        status: 'table_full',
+        reason: `The bridge table is full (${MAX_BRIDGES} bridges): disconnect something first.`,
+      });
+      continue;
+    }
+    toSend.push({
+      at: results.length,
+      a: a.id,
+      b: b.id,
+      ...(outcome.status === 'unrouted' ? { predicted: outcome.reason } : {}),
+    });
+    results.push({ nodes, status: 'added' });
+  }
+  return plan;
+}
+
+function connectOutcome({ results, toSend, repeats }: ConnectPlan, after: BridgeView[]) {
+  for (const sent of toSend) {
+    const result = results[sent.at] as PairResult;
+    const bridge = findBridge(after, sent.a, sent.b);
+    if (!bridge) {
+      result.status = 'refused';
+      result.reason = 'The firmware did not store this bridge (it refuses silently); check the nodes.';
+    } else {
+      Object.assign(result, storedResult(bridge, sent.predicted));
+    }
+  }
+  for (const repeat of repeats) {
+    const net = findBridge(after, repeat.a, repeat.b)?.net;
+    if (typeof net === 'number') (results[repeat.at] as PairResult).net = net;
+  }
+  const count = (...statuses: ConnectStatus[]) => results.filter((r) => statuses.includes(r.status)).length;
+  return {
+    results,
+    added: count('added'),
+    refused: count('refused', 'table_full'),
+    unrouted: count('unrouted', 'crossbar_full'),
+    unverified: count('stored'),
+  };
+}
+
+/** Key of the bridge rows last seen in `board.seen`. */
+const SEEN_BRIDGES = 'connections.bridges';
+type RawBridges = number[][];
+
+const rawBridgeRows = (raw: unknown): RawBridges => {
+  bridgeViews(raw); // checks the shape
+  return raw as RawBridges;
+};
+
+/**
+ * The two 30-bit checksums `_jlt.conn_sum` computes on the board, over the same rows: a plan is
+ * only applied to the bridges it was made for (a stale plan could join supplies).
+ */
+export function bridgeSum(rows: RawBridges): [number, number] {
+  let h = 0;
+  let g = rows.length;
+  for (const row of rows) {
+    for (const v of row) {
+      h = (h * 31 + v + 7) & 0x3fffffff;
+      g = (g * 131 + v + 3) & 0x3fffffff;
+    }
+  }
+  return [h, g];
+}
+
+const sameSum = (a: RawBridges, b: RawBridges): boolean => bridgeSum(a).join() === bridgeSum(b).join();
 
 const isProbePower = (b: { node1: number; node2: number }): boolean =>
   sameEnds(b, BUFFER_IN, DAC0) || sameEnds(b, BUFFER_IN, DAC1);
@@ -310,15 +390,20 @@ export const disconnect = defineTool({
     }
     const resolvedPairs = pairs.map(resolvePair);
     const resolvedNodes = nodes.map(routableNode);
-    const before = await readBridges(board);
+    // The read before, the change and the read after in one board job.
+    const [beforeRaw, afterRaw] = z
+      .tuple([z.unknown(), z.unknown()])
+      .parse(
+        await board.call(
+          py`_jlt.conn_disconnect(${resolvedPairs.map(([a, b]) => [a.id, b.id])}, ${resolvedNodes.map((n) => n.id)})`,
+        ),
+      );
+    const before = bridgeViews(beforeRaw);
+    const after = bridgeViews(afterRaw);
+    board.seen.set(SEEN_BRIDGES, afterRaw);
     const notFound = resolvedPairs
       .filter(([a, b]) => !findBridge(before, a.id, b.id))
       .map(([a, b]) => [a.name, b.name]);
-    const after = bridgeViews(
-      await board.call(
-        py`_jlt.conn_disconnect(${resolvedPairs.map(([a, b]) => [a.id, b.id])}, ${resolvedNodes.map((n) => n.id)})`,
-      ),
-    );
     const stillThere = resolvedPairs.filter(([a, b]) => findBridge(after, a.id, b.id));
     const stuck = resolvedNodes.filter((n) => after.some((b) => b.node1 === n.id || b.node2 === n.id));
     if (stillThere.length > 0 || stuck.length > 0) {

@@ -1,7 +1,7 @@
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
-import { type BoardClient, boundBoardClient } from './boardClient.js';
+import { type BoardClient, callBoard } from './boardClient.js';
 import { hostileStrings } from './hostileStrings.js';
 import { currentMeasure, resistanceMeasure, voltageMeasure, voltageSweep } from './measure.js';
 import { startToolHarness, type ToolHarness } from './testHarness.js';
@@ -36,7 +36,10 @@ function cancellable() {
   const controller = new AbortController();
   return {
     controller,
-    extra: { signal: controller.signal, board: boundBoardClient(h.client, { signal: controller.signal }) },
+    extra: {
+      signal: controller.signal,
+      board: callBoard(h.client, { signal: controller.signal, owner: 'test', atomic: false }).board,
+    },
   };
 }
 

@@ -62,6 +62,17 @@ export interface BoardResource {
 
 export const boardResources: readonly BoardResource[] = [
   {
+    uri: 'jumperless://board/health',
+    name: 'board_health',
+    title: 'Board link health',
+    description:
+      'The link to the board (connected, latency, job counters, recoveries), whose turn it is, and which jumperless-mcp process holds the port with the processes working through it, as JSON.',
+    mimeType: 'application/json',
+    needsBoard: true,
+    changesWithBoard: false,
+    read: async (board) => ({ text: JSON.stringify(await board.health(), null, 2) }),
+  },
+  {
     uri: 'jumperless://board/state',
     name: 'board_state',
     title: 'Board state',

@@ -151,7 +151,7 @@ const snapshots = new Map<string, Snapshot[]>();
 let nextSnapshotId = 1;
 
 /** Snapshots are per board: the session's port names it. */
-const boardKey = (board: BoardClient): string => board.health().port;
+const boardKey = (board: BoardClient): string => board.id;
 
 async function takeSnapshot(board: BoardClient, label: string, ram?: RamState): Promise<Snapshot> {
   const now = ram ?? (await readRam(board));

@@ -94,7 +94,7 @@ export const deviceInfo = defineTool({
       })
       .parse(await board.call('_jlt.sys_info()'));
     const functions = await board.firmwareFunctions();
-    const h = board.health();
+    const h = await board.health();
     return {
       firmware: h.firmware ?? null,
       // The boot banner names the firmware build; sys.implementation is the fallback.
@@ -177,7 +177,7 @@ export const contextToggle = defineTool({
  * since it would hide the first one's owner and a single resume would undo both.
  */
 const paused = new Map<string, { since: string }>();
-const boardKey = (board: BoardClient): string => board.health().port;
+const boardKey = (board: BoardClient): string => board.id;
 
 export const corePause = defineTool({
   name: 'core_pause',

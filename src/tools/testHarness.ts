@@ -5,7 +5,7 @@
 import { streamLink } from '../device/link.js';
 import { DeviceSession } from '../device/session.js';
 import { SimBoard, type SimBoardOptions } from '../sim/index.js';
-import { type BoardClient, boundBoardClient, createBoardClient } from './boardClient.js';
+import { type BoardClient, callBoard, createBoardClient } from './boardClient.js';
 import { boardHelper } from './index.js';
 import { safetyPolicy } from './safety.js';
 import type { AnyTool, ToolContext, ToolImage } from './tool.js';
@@ -43,16 +43,23 @@ export async function startToolHarness(options: SimBoardOptions = {}): Promise<T
       const images: ToolImage[] = [];
       const progress: number[] = [];
       const controller = new AbortController();
+      const signal = extra.signal ?? controller.signal;
+      // As runTool holds the board for a call (atomic unless the tool says otherwise).
+      const held = callBoard(client, { signal, owner: 'harness', atomic: tool.atomic !== false });
       const context: ToolContext = {
-        signal: controller.signal,
+        signal,
         progress: (value) => progress.push(value),
         attachImage: (image) => images.push(image),
-        board: boundBoardClient(client, { signal: controller.signal }),
+        board: held.board,
         safety: safetyPolicy(),
         ...extra,
       };
-      const result = await tool.handle(tool.input.parse(args), context);
-      return { result: tool.output.parse(result), images, progress };
+      try {
+        const result = await tool.handle(tool.input.parse(args), context);
+        return { result: tool.output.parse(result), images, progress };
+      } finally {
+        held.end();
+      }
     },
     python: (expression) => session.call(expression),
     async close() {

@@ -63,6 +63,13 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject
   hidden?: boolean;
   /** Concurrent calls allowed; board tools queue on the session anyway. Default unlimited. */
   maxConcurrent?: number;
+  /**
+   * Default true: the call holds the board from its first job to its end, so no other caller's
+   * job runs in between (DESIGN.md §3). False only for tools that wait for a person for long
+   * (each job then takes its own turn); such a tool keeps nothing on the board between its jobs
+   * that another call could touch.
+   */
+  atomic?: boolean;
   /** `jumperless` module functions the tool needs; when the firmware lacks one, it says so. */
   requires?: readonly string[];
   handle(args: z.infer<I>, context: ToolContext): Promise<z.infer<O>>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { boundBoardClient } from './boardClient.js';
+import { callBoard } from './boardClient.js';
 import { hostileStrings } from './hostileStrings.js';
 import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { type ToolContext, ToolError } from './tool.js';
@@ -65,7 +65,7 @@ describe('probe_wait', () => {
     const waiting = onWaiting(() => controller.abort());
     const extra = {
       signal: controller.signal,
-      board: boundBoardClient(h.client, { signal: controller.signal }),
+      board: callBoard(h.client, { signal: controller.signal, owner: 'test', atomic: false }).board,
       progress: waiting.progress,
     };
     await expect(h.run(probeWait, { timeout_seconds: 60 }, extra)).rejects.toMatchObject({
@@ -240,7 +240,7 @@ describe('ask_user', () => {
     const waiting = onWaiting(() => controller.abort());
     const extra = {
       signal: controller.signal,
-      board: boundBoardClient(h.client, { signal: controller.signal }),
+      board: callBoard(h.client, { signal: controller.signal, owner: 'test', atomic: false }).board,
       progress: waiting.progress,
     };
     await expect(h.run(askUser, { instruction: 'Cancel me', rows: [40] }, extra)).rejects.toMatchObject({

@@ -17,10 +17,11 @@
  *   (medium hold), which have no module constants (RotaryEncoder.h:60).
  * - Without a display `oled_get_framebuffer()` is None and OLED calls do nothing.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { autoTextSize, checkText } from './oled.js';
 import { py } from './py.js';
-import { defineTool, type ToolContext } from './tool.js';
+import { defineTool, type ToolContext, ToolError } from './tool.js';
 
 /** Python run on the board, inside `_jlt`. */
 export const python = `
@@ -48,14 +49,20 @@ def user_drain():
     probe_button(False, True)
 def user_wheel():
     return [clickwheel_get_position(), clickwheel_get_direction(True), clickwheel_get_button()]
-def ask_begin(top, bottom, color, text, size):
-    _jlt.ask_fb = None
+def ask_begin(token, ms, top, bottom, color, text, size):
+    import time
+    now = time.ticks_ms()
+    a = getattr(_jlt, 'ask', None)
+    if a is not None and time.ticks_diff(a[1], now) > 0:
+        return None
+    fb = a[2] if a is not None else None
+    if fb is None and text:
+        fb = oled_get_framebuffer()
+    _jlt.ask = [token, time.ticks_add(now, ms), fb]
     shown = False
-    if text:
-        _jlt.ask_fb = oled_get_framebuffer()
-        if _jlt.ask_fb is not None:
-            oled_print(text, size=size)
-            shown = True
+    if text and fb is not None:
+        oled_print(text, size=size)
+        shown = True
     lit = True
     for name, y, cols in (('ask_top', 1, top), ('ask_bottom', 6, bottom)):
         if cols:
@@ -66,13 +73,15 @@ def ask_begin(top, bottom, color, text, size):
                 lit = False
     _jlt.user_drain()
     return [shown, lit]
-def ask_end():
+def ask_end(token):
+    a = getattr(_jlt, 'ask', None)
+    if a is None or a[0] != token:
+        return
+    _jlt.ask = None
     overlay_clear('ask_top')
     overlay_clear('ask_bottom')
-    fb = getattr(_jlt, 'ask_fb', None)
-    _jlt.ask_fb = None
-    if fb is not None:
-        oled_set_framebuffer(fb)
+    if a[2] is not None:
+        oled_set_framebuffer(a[2])
 `;
 
 /** Longest wait a tool accepts; the tool deadline leaves room for setup and clean-up. */
@@ -132,6 +141,8 @@ export const probeWait = defineTool({
   kind: 'read',
   capability: 'jumperless.read',
   requires: ['probe_read'],
+  // Waits for a person for minutes: each poll takes its own turn at the board.
+  atomic: false,
   timeoutMs: WAIT_TOOL_TIMEOUT_MS,
   input: z.object({ timeout_seconds: timeoutField(30) }),
   output: z.object({
@@ -170,6 +181,8 @@ export const buttonWait = defineTool({
   kind: 'read',
   capability: 'jumperless.read',
   requires: ['probe_button'],
+  // Waits for a person for minutes: each poll takes its own turn at the board.
+  atomic: false,
   timeoutMs: WAIT_TOOL_TIMEOUT_MS,
   input: z.object({
     timeout_seconds: timeoutField(30),
@@ -266,6 +279,8 @@ export const askUser = defineTool({
     'oled_get_framebuffer',
     'oled_set_framebuffer',
   ],
+  // Waits for a person for minutes: each poll takes its own turn at the board.
+  atomic: false,
   timeoutMs: WAIT_TOOL_TIMEOUT_MS,
   input: z.object({
     instruction: z
@@ -288,9 +303,25 @@ export const askUser = defineTool({
     const { board, signal } = context;
     const { top, bottom } = rowColumns(rows);
     const size = autoTextSize(instruction);
-    const [shown, lit] = z
+    // The OLED and the ask overlays are one per board: a second ask waits its turn, across
+    // every caller and process, until the first ends or its deadline passes.
+    const token = randomUUID();
+    const begun = z
       .tuple([z.boolean(), z.boolean()])
-      .parse(await board.call(py`_jlt.ask_begin(${top}, ${bottom}, ${HIGHLIGHT}, ${instruction}, ${size})`));
+      .nullable()
+      .parse(
+        await board.call(
+          py`_jlt.ask_begin(${token}, ${WAIT_TOOL_TIMEOUT_MS}, ${top}, ${bottom}, ${HIGHLIGHT}, ${instruction}, ${size})`,
+        ),
+      );
+    if (begun === null) {
+      throw new ToolError(
+        'busy',
+        'Another ask_user is waiting for an answer at this board. Retry when it has been answered.',
+        { retryable: true },
+      );
+    }
+    const [shown, lit] = begun;
     // The board loop gets its own signal so an answer from the client can stop it.
     const boardLoop = new AbortController();
     const stop = () => boardLoop.abort(signal.reason);
@@ -341,7 +372,7 @@ export const askUser = defineTool({
       boardLoop.abort();
       // Clean up even after a cancel: a short job of our own, not the call's aborted signal.
       await board
-        .call('_jlt.ask_end()', { signal: AbortSignal.timeout(5000), timeoutMs: 3000 })
+        .call(py`_jlt.ask_end(${token})`, { signal: AbortSignal.timeout(5000), timeoutMs: 3000 })
         .catch(() => undefined);
     }
   },

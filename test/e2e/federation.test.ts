@@ -162,7 +162,7 @@ describe('a federation over HTTP', () => {
     });
     expect(far.structuredContent).toMatchObject({ channel: 'BOTTOM_RAIL', volts: -2 });
     const board = remote.app.board.session;
-    expect(board.health().jobs.done).toBeGreaterThan(0);
+    expect(board?.health().jobs.done).toBeGreaterThan(0);
   });
 
   it('answers names not in the table as unknown tools (-32602), and keeps the pipeline gates', async () => {
