@@ -131,7 +131,7 @@ export async function openServedBoard(device: string, client: string): Promise<S
 }
 
 /** What names a board across processes; undefined for a virtual board or no board found. */
-async function identityOf(device: string): Promise<string | undefined> {
+export async function identityOf(device: string): Promise<string | undefined> {
   const url = parseDeviceUrl(device);
   switch (url.kind) {
     case 'sim':

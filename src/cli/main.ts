@@ -69,6 +69,21 @@ program
   });
 
 program
+  .command('serve')
+  .description(
+    'hold a board and serve it to every other jumperless-mcp of this user (they find it by the board); no MCP transport',
+  )
+  .option('--device <url>', 'board: serial path, auto, auto:<usb-location>, tcp://host:port', 'auto')
+  .option(
+    '--daemon',
+    'start the owner detached (output in a log next to its socket) and return once it serves',
+  )
+  .action(async (options: { device: string; daemon?: boolean }) => {
+    const { runOwner } = await import('./ownerCommand.js');
+    process.exitCode = await runOwner(options, process.stdout);
+  });
+
+program
   .command('sim')
   .description('run the virtual Jumperless V5 on its own and print where each USB port is')
   .option('--parts <file>', 'parts placed on the virtual breadboard (JSON, see test/fixtures/parts)')

@@ -39,7 +39,7 @@ export class RemoteBoard implements BoardClient {
   private idle: SocketClient[] = [];
   private watch: SocketClient | undefined;
   private welcome: Welcome | undefined;
-  private functions: Promise<ReadonlySet<string>> | undefined;
+  private functions: ReadonlySet<string> | undefined;
   private lost = false;
 
   private constructor(
@@ -74,14 +74,12 @@ export class RemoteBoard implements BoardClient {
     return this.job('exec', code, options) as Promise<ExecResult>;
   }
 
-  firmwareFunctions(options?: BoardCallOptions): Promise<ReadonlySet<string>> {
-    this.functions ??= this.request({ type: 'functions' }, options).then(
-      (answer) => new Set((answer as Extract<ShareResponse, { type: 'functions' }>).names),
-      (error: unknown) => {
-        this.functions = undefined;
-        throw error;
-      },
-    );
+  async firmwareFunctions(options?: BoardCallOptions, leased?: SocketClient): Promise<ReadonlySet<string>> {
+    if (this.functions) return this.functions;
+    // Inside a lease, on the lease's own connection: asked outside, the owner would queue the job
+    // behind this very lease. Only answers are shared, not fetches in flight (see boardClient.ts).
+    const answer = await this.request({ type: 'functions' }, options, leased);
+    this.functions = new Set((answer as Extract<ShareResponse, { type: 'functions' }>).names);
     return this.functions;
   }
 
@@ -113,7 +111,7 @@ export class RemoteBoard implements BoardClient {
       call: (expression, call) => on('call', expression, call) as never,
       script: (code, call) => on('script', code, call) as never,
       exec: (code, call) => on('exec', code, call) as Promise<ExecResult>,
-      firmwareFunctions: (call) => this.firmwareFunctions(call),
+      firmwareFunctions: (call) => this.firmwareFunctions(call, released ? undefined : channel),
       health: () => this.health(),
       get released() {
         return released;

@@ -110,6 +110,8 @@ export class SharedBoard implements BoardClient {
 
   async close(): Promise<void> {
     this.closed = true;
+    // A takeover in flight finishes first, so the port it may have opened is closed here too.
+    await this.ensuring?.catch(() => undefined);
     const mode = this.mode;
     this.mode = undefined;
     this.unsubscribe?.();
@@ -153,12 +155,9 @@ export class SharedBoard implements BoardClient {
   }
 
   private become(mode: Mode): Mode {
-    if (this.closed) {
-      if (mode.kind === 'owner') void mode.server.close().then(() => mode.local.close());
-      else mode.remote.close();
-      throw new DeviceError('disconnected', 'the board is closed');
-    }
     this.mode = mode;
+    // Closed meanwhile: close() is waiting for this takeover and closes the mode just set.
+    if (this.closed) throw new DeviceError('disconnected', 'the board is closed');
     this.seen.clear();
     if (mode.kind === 'owner') {
       this.unsubscribe = mode.local.session.onEvent((event) => {

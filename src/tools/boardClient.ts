@@ -66,7 +66,7 @@ export function toolsHelper(groupSources: readonly string[]): HelperModule {
 
 export function createBoardClient(session: DeviceSession, helper?: HelperModule): BoardClient {
   if (helper) session.addHelper(helper);
-  let functions: Promise<ReadonlySet<string>> | undefined;
+  let functions: ReadonlySet<string> | undefined;
   const seen = new Map<string, unknown>();
   session.onEvent((event) => {
     if (event.type === 'reset' || event.type === 'state') {
@@ -80,16 +80,14 @@ export function createBoardClient(session: DeviceSession, helper?: HelperModule)
     ...(options.owner ? { owner: options.owner } : {}),
   });
   type Runner = Pick<DeviceSession, 'call'>;
-  const firmwareFunctions = (runner: Runner, options?: BoardCallOptions) => {
-    // Through the helper, not a `jumperless` global: that one is gone after any soft reset.
-    functions ??= runner
-      .call<string[]>('_jlh.fw()', jobOptions(options))
-      .then((names) => new Set(names))
-      .catch((error: unknown) => {
-        functions = undefined;
-        throw error;
-      });
-    return functions;
+  const firmwareFunctions = async (runner: Runner, options?: BoardCallOptions) => {
+    if (functions) return functions;
+    // Through the helper, not a `jumperless` global: that one is gone after any soft reset. Only
+    // the answer is shared, never a fetch in flight: a lease holder waiting on another caller's
+    // queued fetch would wait for a job that waits for its own lease.
+    const names = new Set(await runner.call<string[]>('_jlh.fw()', jobOptions(options)));
+    functions = names;
+    return names;
   };
   const over = (lease: SessionLease): BoardLease => ({
     call: (expression, options) => lease.call(expression, jobOptions(options)),

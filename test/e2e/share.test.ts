@@ -5,9 +5,11 @@
  * right results at once; killing the owner hands the board to the other within 2 s, replacing the
  * socket the killed one left; and faults on the link reach clients as retryable errors only.
  */
-import { mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +28,6 @@ interface Server {
 let sim: SimBoard;
 let dir: string;
 let pty: string;
-let ptyTarget: string;
 const servers: Server[] = [];
 
 async function startServer(name: string): Promise<Server> {
@@ -60,6 +61,8 @@ async function ok<T = Record<string, unknown>>(
 
 /** Whether a process has the pty open, from its file descriptors. */
 function holdsPty(pid: number): boolean {
+  // Resolved each time: an unplug and replug of the virtual board makes a new pty behind the link.
+  const ptyTarget = realpathSync(pty);
   try {
     return readdirSync(`/proc/${pid}/fd`).some((fd) => {
       try {
@@ -85,7 +88,6 @@ beforeAll(async () => {
   sim = await SimBoard.start();
   dir = mkdtempSync(join(tmpdir(), 'jl-share-e2e-'));
   pty = (await sim.servePty(dir)).repl;
-  ptyTarget = realpathSync(pty);
 }, 60_000);
 
 afterAll(async () => {
@@ -188,6 +190,39 @@ describe('two jumperless-mcp processes on one board', () => {
         if (!back) await new Promise((r) => setTimeout(r, 100));
       }
       expect(back, name).toBe(true);
+    }
+  }, 120_000);
+});
+
+describe('jumperless-mcp serve --daemon', () => {
+  it('starts a detached owner that the MCP servers started later work through', async () => {
+    for (const server of servers.splice(0)) {
+      await server.client.close().catch(() => undefined);
+      for (let i = 0; i < 100 && existsSync(`/proc/${server.pid}`); i++)
+        await new Promise((r) => setTimeout(r, 50));
+    }
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', XDG_RUNTIME_DIR: dir };
+    // Not spawnSync: the virtual board runs in this process and must keep answering meanwhile.
+    const daemon = () =>
+      promisify(execFile)(process.execPath, [...CLI, 'serve', '--daemon', '--device', pty], {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const run = await daemon();
+    const pid = Number(/process (\d+) holds/.exec(run.stdout)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    try {
+      expect(holdsPty(pid)).toBe(true);
+      const server = await startServer('after-daemon');
+      await ok(server, 'bridges_list');
+      expect(holdsPty(server.pid)).toBe(false);
+      expect((await health(server)).sharing?.owner.pid).toBe(pid);
+      // A second --daemon finds the first and leaves it be.
+      expect((await daemon()).stdout).toMatch(/already served/);
+    } finally {
+      process.kill(pid, 'SIGTERM');
     }
   }, 120_000);
 });
