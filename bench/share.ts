@@ -15,7 +15,7 @@ import { SharedBoard } from '../src/share/shared.js';
 import { SimBoard } from '../src/sim/index.js';
 import { createBoardClient } from '../src/tools/boardClient.js';
 import { connect } from '../src/tools/connections.js';
-import { startToolHarness } from '../src/tools/testHarness.js';
+import { startToolHarness } from '../test/support/toolHarness.js';
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

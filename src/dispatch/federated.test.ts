@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { MemorySubsystem } from '../../test/support/fakeSubsystem.js';
 import { FederationAggregator } from '../federation/aggregator.js';
 import { ChildRpcError, unavailable } from '../federation/errors.js';
 import { metaTools } from '../federation/metaTools.js';
-import { MemorySubsystem } from '../federation/testSubsystem.js';
 import { dotFormat, underscoreFormat } from '../federation/wireNames.js';
 import { catalog } from '../tools/index.js';
 import { CAPABILITIES, type Capability } from '../tools/tool.js';

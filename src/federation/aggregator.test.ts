@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemorySubsystem } from '../../test/support/fakeSubsystem.js';
 import { ToolError } from '../tools/tool.js';
 import { FederationAggregator } from './aggregator.js';
 import { ChildRpcError, FederationError } from './errors.js';
 import type { InvokeContext, SubsystemEvent } from './subsystem.js';
-import { MemorySubsystem } from './testSubsystem.js';
 
 const quiet = () => {};
 const context = (): InvokeContext => ({ signal: new AbortController().signal, progress: () => {} });

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { SerialPort } from 'serialport';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { Wire } from '../../test/support/simWire.js';
 import { SimBoard } from './simBoard.js';
-import { Wire } from './testWire.js';
 
 let board: SimBoard;
 beforeEach(async () => {

@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Wire } from '../../test/support/simWire.js';
 import { SimBoard } from './simBoard.js';
-import { Wire } from './testWire.js';
 
 let board: SimBoard | undefined;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Wire } from '../../test/support/simWire.js';
 import { FIRMWARE_BANNER, SOFT_REBOOT_GAP_MS } from './replPort.js';
 import { SimBoard } from './simBoard.js';
-import { Wire } from './testWire.js';
 import { BOARD_HEAP_BYTES, PSRAM_HEAP_BYTES } from './vmRuntime.js';
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testBoard } from './firmware/testEnv.js';
+import { testBoard } from '../../test/support/firmwareEnv.js';
 import { OwnFrameFilter, Vm, withoutOwnFrames } from './vm.js';
 import { MODULE_DIR, MODULE_RESIDENT_BYTES } from './vmRuntime.js';
 

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeHandler } from '../../test/support/fakeSocketHandler.js';
 import { SocketClient } from './client.js';
-import { fakeHandler } from './fakeHandler.js';
 import { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from './frames.js';
 import { type SocketServer, startSocketServer } from './server.js';
 

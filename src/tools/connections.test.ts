@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
 import type { BoardClient } from './boardClient.js';
 import {
@@ -12,9 +14,7 @@ import {
   netsList,
   nodesClear,
 } from './connections.js';
-import { hostileStrings } from './hostileStrings.js';
 import { routeOf } from './snapshot.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { type AnyTool, ToolError } from './tool.js';
 
 let h: ToolHarness;

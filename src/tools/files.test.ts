@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { checkPath, fileDelete, fileList, fileRead, fileWrite, TRANSFER_CHUNK_BYTES } from './files.js';
-import { hostileStrings } from './hostileStrings.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { ToolError } from './tool.js';
 
 let h: ToolHarness;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { gpioDirectionSet, gpioGet, gpioPullSet, gpioSet, pwmStart, pwmStop } from './gpio.js';
-import { hostileStrings } from './hostileStrings.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 
 let h: ToolHarness;
 beforeAll(async () => {

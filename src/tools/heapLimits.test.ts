@@ -19,13 +19,13 @@
  * without PSRAM it must succeed; at its schema maximum a MemoryError is its documented answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { MAX_BRIDGES, OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
 import type { BoardCallOptions, BoardClient } from './boardClient.js';
 import { CODE_MAX_CHARS } from './exec.js';
 import { READ_MAX_BYTES, WRITE_MAX_BYTES } from './files.js';
 import { catalog } from './index.js';
 import { OLED_TEXT_MAX } from './oled.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import type { AnyTool } from './tool.js';
 import { WOKWI_MAX_CHARS } from './wokwi.js';
 

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { boardHelper } from './index.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 
 const toolsDir = fileURLToPath(new URL('.', import.meta.url));
 const sources = readdirSync(toolsDir)

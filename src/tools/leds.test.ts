@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hostileStrings } from './hostileStrings.js';
+import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import {
   overlayCanvas,
   overlayClear,
@@ -10,7 +11,6 @@ import {
   type parseOverlays,
   rowsHighlight,
 } from './leds.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { type AnyTool, ToolError } from './tool.js';
 
 let h: ToolHarness;

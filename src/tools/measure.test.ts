@@ -1,10 +1,10 @@
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
 import { type BoardClient, callBoard } from './boardClient.js';
-import { hostileStrings } from './hostileStrings.js';
 import { currentMeasure, resistanceMeasure, voltageMeasure, voltageSweep } from './measure.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { type AnyTool, ToolError } from './tool.js';
 
 /** Virtual parts: a 1k-1k divider from the top rail, loose parts to measure, a red LED. */

@@ -1,6 +1,7 @@
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostileStrings } from './hostileStrings.js';
+import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import {
   autoTextSize,
   decodeFramebuffer,
@@ -10,7 +11,6 @@ import {
   oledPrint,
   oledShow,
 } from './oled.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { ToolError } from './tool.js';
 
 let h: ToolHarness;

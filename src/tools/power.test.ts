@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { dacSet, powerGet } from './power.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { ToolError } from './tool.js';
 
 let h: ToolHarness;

@@ -1,5 +1,6 @@
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { displayColor, holeCenter, tagOf } from './boardPicture.js';
 import { createCanvas } from './canvas.js';
 import {
@@ -12,7 +13,6 @@ import {
   renderNodeMapJson,
   renderStateJson,
 } from './resources.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 
 /** Width, height and a pixel reader for an 8-bit RGB PNG with filter 0 rows (what we write). */
 function decodeRgb(png: Uint8Array): { width: number; height: number; at(x: number, y: number): number } {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 /** The slot tools and the state tools they share a board image with (boardImage.ts). */
 import { plainNumber } from './boardImage.js';
-import { hostileStrings } from './hostileStrings.js';
 import { slotCurrent, slotDiscard, slotHasChanges, slotSave, slotSwitch } from './slots.js';
 import { stateGet, stateSet, stateSnapshot, stateUndo, wokwiImport } from './state.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { ToolError } from './tool.js';
 
 let h: ToolHarness;

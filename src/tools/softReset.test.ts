@@ -5,9 +5,9 @@
  * firmware-function check dispatch makes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { pythonExec } from './exec.js';
 import { catalog } from './index.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { type AnyTool, ToolError } from './tool.js';
 
 /** One cheap read-only tool per group file, with its arguments. */

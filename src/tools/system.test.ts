@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostileStrings } from './hostileStrings.js';
+import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import {
   arduinoReset,
   contextGet,
@@ -10,7 +11,6 @@ import {
   firmwareRedo,
   firmwareUndo,
 } from './system.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 
 let h: ToolHarness;
 beforeAll(async () => {

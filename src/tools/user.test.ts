@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { callBoard } from './boardClient.js';
-import { hostileStrings } from './hostileStrings.js';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
 import { type ToolContext, ToolError } from './tool.js';
 import { askUser, buttonWait, clickwheelRead, probeWait } from './user.js';
 

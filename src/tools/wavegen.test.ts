@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startToolHarness, type ToolHarness } from './testHarness.js';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { wavegenConfigure, wavegenStart, wavegenStatus, wavegenStop } from './wavegen.js';
 
 let h: ToolHarness;
@@ -130,7 +130,7 @@ describe('wavegen tools', () => {
   });
 
   it('refuses every hostile string in its enum fields by validation', async () => {
-    const { hostileStrings } = await import('./hostileStrings.js');
+    const { hostileStrings } = await import('../../test/support/hostileStrings.js');
     for (const s of hostileStrings()) {
       expect(wavegenConfigure.input.safeParse({ output: s }).success).toBe(false);
       expect(wavegenConfigure.input.safeParse({ waveform: s }).success).toBe(false);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 import { partElementId } from '../parts.js';
-import { testBoard } from './testEnv.js';
 
 const DIVIDER = JSON.stringify({
   parts: [

@@ -38,8 +38,14 @@ import {
   UART_TX,
 } from '../../board/nodes.js';
 import { type Element, GROUND, isSolverError, type Solution, solveDc } from '../solver.js';
-import { syncGpioRefresh } from './gpio.js';
-import { dacOutputVolts, type GpioPin, type Hardware, padDirection, padPull } from './hardware.js';
+import {
+  dacOutputVolts,
+  type GpioPin,
+  type Hardware,
+  padDirection,
+  padPull,
+  syncGpioRefresh,
+} from './hardware.js';
 import { pwmIsTimeVarying, pwmLevel } from './pwm.js';
 import { PyError } from './types.js';
 import { wavegenVolts } from './wavegen.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testBoard } from './testEnv.js';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 
 describe('connections group (spec §6.3)', () => {
   it('adds bridges with names or ids and answers is_connected for the exact bridge only', () => {

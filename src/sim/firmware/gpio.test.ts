@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testBoard } from './testEnv.js';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 
 const LOW = 0;
 const HIGH = 1;

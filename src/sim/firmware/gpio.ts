@@ -20,7 +20,7 @@
  */
 import { asInt, truthy } from './args.js';
 import { type Circuit, gpioNodeOf, nodeName, type PinDrive } from './circuit.js';
-import { type GpioPin, type Hardware, padDirection, padPull, touch } from './hardware.js';
+import { type GpioPin, type Hardware, padDirection, padPull, syncGpioRefresh, touch } from './hardware.js';
 import { pwmLevel } from './pwm.js';
 import type { FirmwareFunctions, FirmwareHost, Json } from './types.js';
 
@@ -28,28 +28,6 @@ import type { FirmwareFunctions, FirmwareHost, Json } from './types.js';
 const THRESHOLD = 1.5;
 /** GPIO indexes 8 and 9 are UART TX/RX on GP0/GP1. */
 const FIRST_UART_INDEX = 8;
-/** The gpioState setGPIO gives an input for each configured pull. */
-const INPUT_STATE: Record<GpioPin['pull'], number> = { [-1]: 4, 1: 3, 0: 2, 2: 7 };
-
-/**
- * Applies the setGPIO of every routing refresh since the last call: pads back to the config,
- * outputs to their gpioState (which is non-zero, so HIGH, for a pin that was an input at the
- * refresh before), inputs' gpioState to their pull code. Pins with PWM configured are skipped.
- */
-export function syncGpioRefresh(hw: Hardware): void {
-  const seen = hw.gpioRefreshed;
-  if (seen.conns === hw.conns && seen.count === hw.conns.changeCount) return;
-  hw.gpioRefreshed = { conns: hw.conns, count: hw.conns.changeCount };
-  for (const pin of hw.gpio) {
-    if (pin.pwmEnabled || pin.slowPwm) continue;
-    pin.padDirection = null;
-    pin.padPull = null;
-    if (pin.direction === 1) pin.gpioState = INPUT_STATE[pin.pull];
-    else pin.level = pin.gpioState !== 0 ? 1 : 0;
-  }
-  touch(hw);
-}
-
 /** Index 0-9 of a mapped pin: 1-10 -> 0-9, 20-27 -> 0-7; undefined for the pins the backends skip. */
 export function pinIndex(pin: number): number | undefined {
   if (pin >= 1 && pin <= 10) return pin - 1;

@@ -301,3 +301,25 @@ export function createHardware(env: Pick<FirmwareEnv, 'host' | 'noiseSeed'>): Ha
 export function touch(hw: Hardware): void {
   hw.version++;
 }
+
+/** The gpioState setGPIO gives an input for each configured pull. */
+const INPUT_STATE: Record<GpioPin['pull'], number> = { [-1]: 4, 1: 3, 0: 2, 2: 7 };
+
+/**
+ * Applies the setGPIO of every routing refresh since the last call: pads back to the config,
+ * outputs to their gpioState (which is non-zero, so HIGH, for a pin that was an input at the
+ * refresh before), inputs' gpioState to their pull code. Pins with PWM configured are skipped.
+ */
+export function syncGpioRefresh(hw: Hardware): void {
+  const seen = hw.gpioRefreshed;
+  if (seen.conns === hw.conns && seen.count === hw.conns.changeCount) return;
+  hw.gpioRefreshed = { conns: hw.conns, count: hw.conns.changeCount };
+  for (const pin of hw.gpio) {
+    if (pin.pwmEnabled || pin.slowPwm) continue;
+    pin.padDirection = null;
+    pin.padPull = null;
+    if (pin.direction === 1) pin.gpioState = INPUT_STATE[pin.pull];
+    else pin.level = pin.gpioState !== 0 ? 1 : 0;
+  }
+  touch(hw);
+}

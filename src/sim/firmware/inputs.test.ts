@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { scriptedHost } from '../../../test/support/scriptedHost.js';
 import { createHardware } from './hardware.js';
 import { createInputs, RAW_PER_CLICK } from './inputs.js';
-import { scriptedHost } from './scriptedHost.js';
 import { PyError } from './types.js';
 
 function setup() {

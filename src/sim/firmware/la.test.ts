@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 import { createLogicAnalyzer, laGroup } from './la.js';
-import { testBoard } from './testEnv.js';
 
 describe('logic analyser (spec §6.14)', () => {
   it('answers from Python as the firmware does: constants, a 101 ms single capture, no background capture', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { scriptedHost } from '../../../test/support/scriptedHost.js';
 import { createHardware } from './hardware.js';
 import { HELP_SECTIONS } from './help.js';
 import { createInputs } from './inputs.js';
 import { createMiscState, hueToAnsi, miscFunctions, parseChip } from './misc.js';
-import { scriptedHost } from './scriptedHost.js';
 import { PyError } from './types.js';
 
 function setup() {

@@ -5,8 +5,8 @@
  * issue 2 measured from Python.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Wire } from '../../../test/support/simWire.js';
 import { SimBoard, type SimBoardOptions } from '../simBoard.js';
-import { Wire } from '../testWire.js';
 
 interface Session {
   board: SimBoard;

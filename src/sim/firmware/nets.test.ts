@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testBoard } from './testEnv.js';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 
 describe('nets group (spec §6.9)', () => {
   it('has the five special nets on a fresh board, user nets from 6', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { memoryFs } from '../../../test/support/firmwareEnv.js';
 import { createOledState, getPixel } from './oled.js';
 import { createScreensState, formatG, screensFunctions } from './oledScreens.js';
-import { memoryFs } from './testEnv.js';
 
 function setup(connected = true) {
   const files = new Map<string, Uint8Array>();

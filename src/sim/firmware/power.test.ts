@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 import { dacOutputVolts } from './hardware.js';
-import { testBoard } from './testEnv.js';
 
 describe('power group (spec §6.5)', () => {
   it('starts with the fresh-slot setpoints: DAC0 3.33 V, the rest 0 V', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 import { pwmLevel } from './pwm.js';
-import { testBoard } from './testEnv.js';
 
 describe('pwm group (spec §6.7)', () => {
   it('runs below 10 Hz as a timer on an SIO output: pwm stays null, the pad direction is OUTPUT', () => {

@@ -15,8 +15,7 @@
  * `hw.gpio[i].slowPwm` while the slow timer runs.
  */
 import { asInt, asNum } from './args.js';
-import { syncGpioRefresh } from './gpio.js';
-import { type GpioPin, type Hardware, touch } from './hardware.js';
+import { type GpioPin, type Hardware, syncGpioRefresh, touch } from './hardware.js';
 import { type FirmwareFunctions, PyError } from './types.js';
 
 const SLOW_BELOW_HZ = 10;

@@ -4,6 +4,7 @@
  * or raises a PyError, and the board keeps answering afterwards.
  */
 import { describe, expect, it } from 'vitest';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 import { adcGroup } from './adc.js';
 import { connectionsGroup } from './connections.js';
 import { gpioGroup } from './gpio.js';
@@ -13,7 +14,6 @@ import { netsGroup } from './nets.js';
 import { powerGroup } from './power.js';
 import { pwmGroup } from './pwm.js';
 import { slotsGroup } from './slots.js';
-import { testBoard } from './testEnv.js';
 import { type Json, PyError } from './types.js';
 import { wavegenGroup } from './wavegen.js';
 

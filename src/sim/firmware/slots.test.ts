@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 import { parseSlotYaml } from '../../board/slots.js';
-import { testBoard } from './testEnv.js';
 
 const text = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);
 const bridges = (b: ReturnType<typeof testBoard>): unknown[] =>

@@ -3,8 +3,8 @@
  * board's CDC2 raw REPL, with inputs and Ctrl-C arriving while a script waits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Wire } from '../../../test/support/simWire.js';
 import { SimBoard } from '../simBoard.js';
-import { Wire } from '../testWire.js';
 
 let board: SimBoard;
 let repl: Wire;

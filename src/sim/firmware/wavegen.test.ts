@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testBoard } from './testEnv.js';
+import { testBoard } from '../../../test/support/firmwareEnv.js';
 import { wavegenVolts } from './wavegen.js';
 
 const getters = ['output', 'freq', 'wave', 'amplitude', 'offset'];

@@ -3,7 +3,7 @@
  * advances the clock, input events and Ctrl-C fire at chosen times, so blocking waits end
  * deterministically. (The real host is the VM worker; its tests run real MicroPython.)
  */
-import { type FirmwareHost, type InputEvent, PyError } from './types.js';
+import { type FirmwareHost, type InputEvent, PyError } from '../../src/sim/firmware/types.js';
 
 export interface ScriptedHost extends FirmwareHost {
   /** Text written to the main port. */

@@ -2,8 +2,13 @@
  * Test fixture: a firmware environment with an in-memory flash, a controllable clock and a record
  * of what the firmware printed on the main port. Used by the groups' unit tests.
  */
-import { createFirmware, type Firmware } from './index.js';
-import { type FirmwareEnv, type FirmwareHost, PyError, type VirtualFs } from './types.js';
+import { createFirmware, type Firmware } from '../../src/sim/firmware/index.js';
+import {
+  type FirmwareEnv,
+  type FirmwareHost,
+  PyError,
+  type VirtualFs,
+} from '../../src/sim/firmware/types.js';
 
 export interface TestBoard extends Firmware {
   env: FirmwareEnv;

@@ -10,7 +10,7 @@ import {
   type SubsystemResult,
   structuredResult,
   type ToolDescriptor,
-} from './subsystem.js';
+} from '../../src/federation/subsystem.js';
 
 export type MemoryTool = Partial<ToolDescriptor> & {
   name: string;

@@ -3,14 +3,14 @@
  * socket must carry (capability gate 1001, tool failure, hidden tool, dry run, a call that waits
  * for cancellation, a handler bug), without the real dispatch.
  */
-import { intersectCapabilities } from '../auth/capabilities.js';
+import { intersectCapabilities } from '../../src/auth/capabilities.js';
 import {
   dryRunPreview,
   type RunToolOutcome,
   type SocketCallContext,
   type SocketToolHandler,
-} from './handler.js';
-import type { SocketToolSummary } from './messages.js';
+} from '../../src/socket/handler.js';
+import type { SocketToolSummary } from '../../src/socket/messages.js';
 
 interface FakeTool {
   capability: string;

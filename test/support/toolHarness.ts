@@ -2,13 +2,13 @@
  * Test fixture: a virtual board, a real device session over its in-process REPL port, and a tool
  * context, so group tests run tools exactly as dispatch will (minus MCP).
  */
-import { streamLink } from '../device/link.js';
-import { DeviceSession } from '../device/session.js';
-import { SimBoard, type SimBoardOptions } from '../sim/index.js';
-import { type BoardClient, callBoard, createBoardClient } from './boardClient.js';
-import { boardHelper } from './index.js';
-import { safetyPolicy } from './safety.js';
-import type { AnyTool, ToolContext, ToolImage } from './tool.js';
+import { streamLink } from '../../src/device/link.js';
+import { DeviceSession } from '../../src/device/session.js';
+import { SimBoard, type SimBoardOptions } from '../../src/sim/index.js';
+import { type BoardClient, callBoard, createBoardClient } from '../../src/tools/boardClient.js';
+import { boardHelper } from '../../src/tools/index.js';
+import { safetyPolicy } from '../../src/tools/safety.js';
+import type { AnyTool, ToolContext, ToolImage } from '../../src/tools/tool.js';
 
 export interface ToolHarness {
   board: SimBoard;
