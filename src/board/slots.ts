@@ -54,6 +54,7 @@ import {
   UART_TX,
   yamlName,
 } from './nodes.js';
+import type { OverlayInput } from './state.js';
 
 export const isSlot = (n: unknown): n is number =>
   typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 7;
@@ -121,15 +122,8 @@ export interface SlotConfig {
   readonly fakeGpio: readonly string[];
 }
 
-export interface SlotOverlay {
-  readonly name: string;
-  readonly row: number;
-  readonly col: number;
-  readonly width: number;
-  readonly height: number;
-  /** 0xRRGGBB per pixel, row by row. */
-  readonly colors: readonly number[];
-}
+/** An overlay as a slot file holds it: the same shape the state document uses. */
+export type SlotOverlay = OverlayInput;
 
 export interface SlotData {
   readonly version: number;

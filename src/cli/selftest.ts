@@ -27,15 +27,7 @@ export interface SelftestReport {
   options: { destructive: boolean; fresh: boolean; only: string[] };
   summary: { total: number; passed: number; failed: number; skipped: number };
   groups: Record<string, { passed: number; failed: number; skipped: number }>;
-  checks: Array<{
-    id: string;
-    ok: boolean;
-    skipped?: string;
-    expected: string;
-    got: string;
-    source: string;
-    why: string;
-  }>;
+  checks: Array<Omit<ProbeResult, 'group' | 'ms'>>;
 }
 
 export async function runSelftest(options: SelftestOptions, out: NodeJS.WritableStream): Promise<number> {
@@ -115,15 +107,7 @@ function buildReport(
       skipped: count((r) => r.skipped !== undefined),
     },
     groups,
-    checks: results.map((r) => ({
-      id: r.id,
-      ok: r.ok,
-      ...(r.skipped ? { skipped: r.skipped } : {}),
-      expected: r.expected,
-      got: r.got,
-      source: r.source,
-      why: r.why,
-    })),
+    checks: results.map(({ group: _group, ms: _ms, ...check }) => check),
   };
 }
 

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { FairQueue, JobQueue } from './queue.js';
 
 describe('JobQueue', () => {
-  it('is first in, first out', () => {
+  it('finds the first item that matches, in the order they came, and leaves it queued', () => {
     const queue = new JobQueue<number>();
-    for (const n of [1, 2, 3]) queue.push(n);
-    expect([queue.shift(), queue.shift(), queue.length]).toEqual([1, 2, 1]);
+    for (const n of [1, 2, 3, 4]) queue.push(n);
+    expect(queue.peek((n) => n % 2 === 0)).toBe(2);
+    expect(queue.peek((n) => n > 10)).toBeUndefined();
+    expect(queue.length).toBe(4);
   });
 
   it('removes from the middle and reports what was not there', () => {
@@ -13,14 +15,15 @@ describe('JobQueue', () => {
     for (const s of ['a', 'b', 'c']) queue.push(s);
     expect(queue.remove('b')).toBe(true);
     expect(queue.remove('b')).toBe(false);
-    expect([queue.shift(), queue.shift()]).toEqual(['a', 'c']);
+    expect(queue.take(() => true)).toEqual(['a', 'c']);
   });
 
   it('takes matching items and keeps the order of the rest', () => {
     const queue = new JobQueue<number>();
     for (const n of [1, 2, 3, 4, 5]) queue.push(n);
     expect(queue.take((n) => n % 2 === 0)).toEqual([2, 4]);
-    expect([queue.shift(), queue.shift(), queue.shift(), queue.length]).toEqual([1, 3, 5, 0]);
+    expect(queue.take(() => true)).toEqual([1, 3, 5]);
+    expect(queue.length).toBe(0);
   });
 });
 

@@ -1,4 +1,4 @@
-/** A FIFO that also lets a job leave from the middle (cancellation, a wait that ran out). */
+/** Jobs in the order they came; the session takes the first of the lease whose turn it is. */
 export class JobQueue<T> {
   private items: T[] = [];
 
@@ -8,10 +8,6 @@ export class JobQueue<T> {
 
   push(item: T): void {
     this.items.push(item);
-  }
-
-  shift(): T | undefined {
-    return this.items.shift();
   }
 
   /** The first item matching `predicate`, left in place. */

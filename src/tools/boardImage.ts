@@ -305,22 +305,12 @@ function gpioDocument(gpio: readonly PinSetting[]): string {
   return `{"gpio":[${pins.join(',')}]}`;
 }
 
-export interface OverlayToPut {
-  readonly name: string;
-  readonly row: number;
-  readonly col: number;
-  readonly width: number;
-  readonly height: number;
-  /** 0xRRGGBB per pixel, row by row; missing ones are black. */
-  readonly colors: readonly number[];
-}
-
 /**
  * Sets overlays one job each (the caller has removed the others), as set_state's overlays section
  * does for each entry: 300 colours are 2.4 KB of code, where a document of eight is 22 KB. Returns
  * the names the board refused (no free slot, a bad size or position).
  */
-export async function putOverlays(board: BoardClient, overlays: readonly OverlayToPut[]): Promise<string[]> {
+export async function putOverlays(board: BoardClient, overlays: readonly SlotOverlay[]): Promise<string[]> {
   const refused: string[] = [];
   for (const o of overlays) {
     const colors = Array.from({ length: o.width * o.height }, (_, i) => (o.colors[i] ?? 0) & 0xffffff);

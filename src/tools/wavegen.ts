@@ -104,6 +104,16 @@ function checkSwing(policy: SafetyPolicy, amp: number, offset: number, output: s
 
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-4 * Math.max(1, Math.abs(b));
 
+/** What reading the generator needs. */
+const WAVEGEN_GETTERS = [
+  'wavegen_get_output',
+  'wavegen_get_wave',
+  'wavegen_get_freq',
+  'wavegen_get_amplitude',
+  'wavegen_get_offset',
+  'wavegen_is_running',
+] as const;
+
 /** Every getter and setter the helpers use. */
 const WAVEGEN_REQUIRES = [
   'wavegen_set_output',
@@ -113,12 +123,7 @@ const WAVEGEN_REQUIRES = [
   'wavegen_set_offset',
   'wavegen_start',
   'wavegen_stop',
-  'wavegen_get_output',
-  'wavegen_get_wave',
-  'wavegen_get_freq',
-  'wavegen_get_amplitude',
-  'wavegen_get_offset',
-  'wavegen_is_running',
+  ...WAVEGEN_GETTERS,
   'dac_set',
   'dac_get',
 ];
@@ -253,14 +258,7 @@ export const wavegenStatus = defineTool({
   group: 'wavegen',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: [
-    'wavegen_get_output',
-    'wavegen_get_wave',
-    'wavegen_get_freq',
-    'wavegen_get_amplitude',
-    'wavegen_get_offset',
-    'wavegen_is_running',
-  ],
+  requires: WAVEGEN_GETTERS,
   input: z.object({}),
   output: status,
   handle: async (_args, { board }) => shape(await readStatus(board)),
