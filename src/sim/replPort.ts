@@ -33,6 +33,11 @@ export interface ReplEngine {
   softReset(): void;
   /** Called when code is about to run, after `OK` went out: the host must see it now. */
   beforeRun?(): void;
+  /**
+   * Brackets a feed that may run a script: only then does the firmware peek at waiting bytes for
+   * Ctrl-C/Ctrl-D (Python_Proper.cpp:507-548); bytes that arrive otherwise wait for the REPL.
+   */
+  scriptRunning?(running: boolean): void;
   /** Sends what was written so far to the host now, as its own transfer. */
   publish?(): void;
   /** Waits, serving nothing, as the firmware's delay() calls do. */
@@ -88,7 +93,8 @@ export class ReplPort {
     if (byte === 0x01) this.mode = 'raw';
     else if (byte === 0x02) this.mode = 'friendly';
 
-    const reset = this.engine.feed(byte);
+    const mayRun = runs || (wasMode === 'friendly' && byte === 0x0d);
+    const reset = mayRun ? this.runScript(byte) : this.engine.feed(byte);
     const output = this.engine.takeOutput();
     if (this.mode === 'raw') this.rawLineEmpty = byte === 0x04 || byte === 0x03 || byte === 0x01;
     if (runs && this.engine.takeResetRequest?.()) return this.afterCtrlDWhileRunning(output, reset);
@@ -183,12 +189,22 @@ export class ReplPort {
     this.paste = [];
     this.dropVmOk = true;
     for (const b of code) this.engine.feed(b);
-    const reset = this.engine.feed(0x04);
+    const reset = this.runScript(0x04);
     const output = this.engine.takeOutput();
     this.rawLineEmpty = true;
     if (this.engine.takeResetRequest?.()) return this.afterCtrlDWhileRunning(output, reset);
     this.emit(this.programText(output));
     if (reset) this.softReset('raw');
+  }
+
+  /** Feeds the byte that runs what the REPL holds, with the board marked as running a script. */
+  private runScript(byte: number): boolean {
+    this.engine.scriptRunning?.(true);
+    try {
+      return this.engine.feed(byte);
+    } finally {
+      this.engine.scriptRunning?.(false);
+    }
   }
 
   private softReset(mode: Mode): void {

@@ -56,6 +56,15 @@ describe('CDC2 raw REPL', () => {
     },
   );
 
+  it('reads a Ctrl-D that arrives on its own while no script runs as the end of the code', async () => {
+    // Each byte is its own USB transfer, so the last one often lands while the board is still busy
+    // with the one before (or with an autosave): only a running script peeks for it as an interrupt.
+    await enterRaw();
+    const replies: string[] = [];
+    for (let i = 0; i < 200; i++) replies.push((await repl.exec(`print(${i})`, 'bytes'))[0]);
+    expect(replies).toEqual(Array.from({ length: 200 }, (_, i) => `${i}\n`));
+  });
+
   it('keeps globals between execs and has the jumperless module pre-imported', async () => {
     await enterRaw();
     await repl.exec('x = 41');

@@ -190,6 +190,7 @@ repl = new ReplPort(
       releaseOutput();
     },
     publish: publishNow,
+    scriptRunning: markScriptRunning,
     pause: (ms) => {
       if (ms > 0) Atomics.wait(idleCell, 0, 0, ms);
     },
@@ -209,6 +210,7 @@ const mainPort = new MainPort({
   writeRaw: (data) => send('main', data),
   runPython: (code) => {
     outputToMain = true;
+    markScriptRunning(true);
     try {
       const traceback = vm.runFile(code);
       flushVmOutput();
@@ -217,6 +219,7 @@ const mainPort = new MainPort({
       // After every `>` line the firmware closes all jfs files (spec §2.4).
       firmware.functions._jfs_close_all?.();
     } finally {
+      markScriptRunning(false);
       outputToMain = false;
     }
   },
@@ -232,12 +235,16 @@ function crlf(text: string): Uint8Array {
 }
 
 /**
- * One turn of the board's main loop: `work` (bytes from a port, or nothing), then the flash synced
- * and the output released. While it runs the worker is busy, as core 0 is while a script runs.
+ * While a script runs the host peeks at arriving bytes for Ctrl-C/Ctrl-D, as the firmware does; at any
+ * other time (a byte being echoed, an autosave) they are queued for the REPL like any other byte.
  */
+function markScriptRunning(running: boolean): void {
+  Atomics.store(control, CONTROL.busy, running ? 1 : 0);
+}
+
+/** One turn of the board's main loop: `work` (bytes from a port, or nothing), then the flash synced and the output released. */
 function mainLoopTurn(work: () => void): void {
   Atomics.add(control, CONTROL.turn, 1);
-  Atomics.store(control, CONTROL.busy, 1);
   heldOutput = [];
   try {
     host.pollInputs();
@@ -248,7 +255,7 @@ function mainLoopTurn(work: () => void): void {
     const text = error instanceof Error ? error.message : String(error);
     send('main', crlf(`[sim] internal error: ${text}\n`));
   } finally {
-    Atomics.store(control, CONTROL.busy, 0);
+    markScriptRunning(false);
     Atomics.store(control, CONTROL.interrupt, 0);
   }
   const changes = flash.changes();
