@@ -84,6 +84,9 @@ export class ReplPort {
 
     const wasMode = this.mode;
     const runs = wasMode === 'raw' && byte === 0x04 && !this.rawLineEmpty;
+    const mayRun = runs || (wasMode === 'friendly' && byte === 0x0d);
+    // Marked before `OK` goes out: a host that answers `OK` with Ctrl-C must find the script running.
+    if (mayRun) this.engine.scriptRunning?.(true);
     if (runs) {
       // The board says OK before it runs the code; the VM only shows it once it returns.
       this.emit('OK');
@@ -93,7 +96,6 @@ export class ReplPort {
     if (byte === 0x01) this.mode = 'raw';
     else if (byte === 0x02) this.mode = 'friendly';
 
-    const mayRun = runs || (wasMode === 'friendly' && byte === 0x0d);
     const reset = mayRun ? this.runScript(byte) : this.engine.feed(byte);
     const output = this.engine.takeOutput();
     if (this.mode === 'raw') this.rawLineEmpty = byte === 0x04 || byte === 0x03 || byte === 0x01;
@@ -151,6 +153,7 @@ export class ReplPort {
 
   private feedPaste(byte: number): void {
     if (byte === 0x04) {
+      this.engine.scriptRunning?.(true);
       this.emit(Uint8Array.of(0x04));
       this.mode = 'raw';
       this.runPasted();
@@ -197,9 +200,8 @@ export class ReplPort {
     if (reset) this.softReset('raw');
   }
 
-  /** Feeds the byte that runs what the REPL holds, with the board marked as running a script. */
+  /** Feeds the byte that runs what the REPL holds (marked running by the caller), then marks it done. */
   private runScript(byte: number): boolean {
-    this.engine.scriptRunning?.(true);
     try {
       return this.engine.feed(byte);
     } finally {
