@@ -58,3 +58,77 @@ export function percentile(sorted: readonly number[], q: number): number {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return Math.round((sorted[rank] ?? 0) * 1000) / 1000;
 }
+
+/** What the board told us it runs: the banner first, then the helper's `info()` fills the gaps. */
+export interface BoardInfo {
+  firmware?: string;
+  micropython?: string;
+  machine?: string;
+}
+
+/** What `health()` shows that the counters do not hold: the session's state, queue and turns now. */
+export interface LiveStatus {
+  state: SessionState;
+  port: string;
+  queued: number;
+  running: boolean;
+  turns: SessionHealth['turns'];
+}
+
+/** The session's counters and last events; `report` turns them into a SessionHealth. */
+export class SessionStats {
+  done = 0;
+  failed = 0;
+  canceled = 0;
+  reconnects = 0;
+  interrupts = 0;
+  resets = 0;
+  readonly recoveries: Partial<Record<RecoveryStep, number>> = {};
+  readonly latency = new LatencyWindow();
+  info: BoardInfo = {};
+  lastGood: { at: number; ms: number } | undefined;
+  lastRecovery: SessionHealth['lastRecovery'];
+  lastError: SessionHealth['lastError'];
+
+  noteError(error: { code: string; message: string }): void {
+    this.lastError = { code: error.code, message: error.message, at: new Date().toISOString() };
+  }
+
+  /** A job made a round trip (a Python error counts: the link worked). */
+  roundTrip(durationMs: number): void {
+    this.latency.add(durationMs);
+    this.lastGood = { at: Date.now(), ms: durationMs };
+  }
+
+  recovered(step: RecoveryStep, ms: number): void {
+    this.recoveries[step] = (this.recoveries[step] ?? 0) + 1;
+    this.lastRecovery = { step, ms: Math.round(ms), at: new Date().toISOString() };
+  }
+
+  report(live: LiveStatus): SessionHealth {
+    return {
+      state: live.state,
+      connected: live.state === 'ready',
+      port: live.port,
+      ...this.info,
+      ...(this.lastGood
+        ? { lastGoodAt: new Date(this.lastGood.at).toISOString(), lastRoundTripMs: this.lastGood.ms }
+        : {}),
+      latencyMs: this.latency.summary(),
+      jobs: {
+        done: this.done,
+        failed: this.failed,
+        canceled: this.canceled,
+        queued: live.queued,
+        running: live.running,
+      },
+      turns: live.turns,
+      reconnects: this.reconnects,
+      interrupts: this.interrupts,
+      resets: this.resets,
+      recoveries: { ...this.recoveries },
+      ...(this.lastRecovery ? { lastRecovery: this.lastRecovery } : {}),
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+    };
+  }
+}
