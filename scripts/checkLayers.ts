@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 
 const allowed: Record<string, readonly string[]> = {
+  contract: [],
   board: [],
   device: ['board'],
   sim: ['board'],
@@ -32,7 +33,7 @@ const allowed: Record<string, readonly string[]> = {
   ],
 };
 /** Folders that must never see the MCP SDK (DESIGN.md §2). */
-const sdkFree = new Set(['board', 'device', 'sim', 'tools', 'auth']);
+const sdkFree = new Set(['contract', 'board', 'device', 'sim', 'tools', 'auth']);
 
 const srcRoot = resolve('src');
 const problems: string[] = [];
@@ -70,7 +71,8 @@ for (const file of walk(srcRoot)) {
       continue;
     }
     const targetLayer = target.split(sep)[0] ?? '';
-    if (targetLayer === layer || rules.includes(targetLayer)) continue;
+    // The shared contracts (src/contract) are every layer's: they import nothing themselves.
+    if (targetLayer === layer || targetLayer === 'contract' || rules.includes(targetLayer)) continue;
     // Tests may reach a neighbour to build fixtures (a sim behind a device test, say).
     if (isTest) continue;
     problems.push(`${relative('.', file)}: src/${layer} may not import src/${targetLayer} (${spec})`);

@@ -176,3 +176,34 @@ export async function boardOrSim(): Promise<string> {
     return 'sim';
   }
 }
+
+/** What a board's link event tells the people at the clients, as one log line (or nothing). */
+export function describeBoardEvent(
+  event: SessionEvent | ShareEvent,
+): { level: 'notice' | 'warning'; text: string } | undefined {
+  if (event.type === 'owner') return { level: 'notice', text: `This server holds ${event.device}.` };
+  if (event.type === 'client') {
+    return {
+      level: 'notice',
+      text: `The board is held by jumperless-mcp process ${event.ownerPid}; calls go through it.`,
+    };
+  }
+  if (event.type === 'owner_lost') {
+    return {
+      level: 'warning',
+      text: `The process holding the board went away (${event.reason}); taking over.`,
+    };
+  }
+  if (event.type === 'state') {
+    if (event.state === 'reconnecting')
+      return { level: 'warning', text: 'The board link dropped; reconnecting.' };
+    if (event.state === 'ready') return { level: 'notice', text: 'The board is connected.' };
+    return undefined;
+  }
+  if (event.type === 'reset')
+    return { level: 'warning', text: `The board reset (${event.kind}); its state may have changed.` };
+  return {
+    level: 'notice',
+    text: `A stuck board job was cleared (${event.step}, ${Math.round(event.ms)} ms).`,
+  };
+}

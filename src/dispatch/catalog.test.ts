@@ -7,10 +7,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../tools/index.js';
+import { describeTool } from '../tools/local.js';
 import { CAPABILITIES } from '../tools/tool.js';
-import { describeTool } from './describe.js';
 import { createDispatcher } from './dispatcher.js';
-import { createRegistry } from './registry.js';
 import { runTool } from './runTool.js';
 
 const SNAP_DIR = join(import.meta.dirname, '..', 'tools', '__toolsnaps__');
@@ -42,7 +41,7 @@ describe('catalog', () => {
   });
 
   it('names tools uniquely, snake_case, at most 40 characters (room for mcp__<server>__ within 64)', () => {
-    expect(() => createRegistry(catalog)).not.toThrow();
+    expect(() => createDispatcher({ tools: catalog })).not.toThrow();
     for (const tool of catalog) {
       expect(tool.name, tool.name).toMatch(/^[a-z][a-z0-9_]*$/);
       expect(tool.name.length, tool.name).toBeLessThanOrEqual(40);
@@ -72,7 +71,7 @@ describe('catalog', () => {
 
   it('keeps hidden tools out of the list and callable by name', async () => {
     const dispatcher = createDispatcher({ tools: catalog });
-    const listed = new Set(dispatcher.registry.listed().map((t) => t.name));
+    const listed = new Set(dispatcher.registry.listed().map((t) => t.definition.name));
     const hidden = catalog.filter((t) => t.hidden);
     for (const tool of hidden) {
       expect(listed.has(tool.name), tool.name).toBe(false);

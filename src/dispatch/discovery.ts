@@ -4,20 +4,23 @@
  */
 import { type DiscoveryCatalog, metaTools, type SearchEntry } from '../federation/index.js';
 import type { AnyTool } from '../tools/tool.js';
-import { describeTool } from './describe.js';
-import type { Registry } from './registry.js';
+import type { Registry, ToolEntry } from './registry.js';
 
 /** `registry` is read on each call, so the tools can be built before the registry that holds them. */
 export function discoveryTools(registry: () => Registry): AnyTool[] {
-  let seen: readonly AnyTool[] | undefined;
+  let seen: readonly ToolEntry[] | undefined;
   let entries: SearchEntry[] = [];
   let names = new Set<string>();
   const refresh = () => {
     const listed = registry().listed();
     if (listed !== seen) {
       seen = listed;
-      entries = listed.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description }));
-      names = new Set(listed.map((tool) => tool.name));
+      entries = listed.map(({ definition }) => ({
+        name: definition.name,
+        title: definition.title,
+        description: definition.description,
+      }));
+      names = new Set(entries.map((entry) => entry.name));
     }
   };
   const catalog: DiscoveryCatalog = {
@@ -28,7 +31,7 @@ export function discoveryTools(registry: () => Registry): AnyTool[] {
     definition: (name) => {
       refresh();
       const entry = names.has(name) ? registry().get(name) : undefined;
-      return entry ? { ...describeTool(entry.tool) } : undefined;
+      return entry ? { ...entry.definition } : undefined;
     },
   };
   return metaTools(catalog);

@@ -1,66 +1,121 @@
 /**
- * What every transport shares: the registry, the board, the safety limits, the audit sink and the
- * board-change listeners. One per process; transports hold it and call `runTool` with it.
+ * One server's core, the same for one board and for a bench (issue 11 "one app"): the registry
+ * over a root subsystem, the server's own tools, the resources and prompts (the root's, with a
+ * bench's prefixed, plus the server's own), the audit sink, and the listeners transports follow
+ * (board changes for resource updates, link events for log messages). Transports hold one and
+ * call `runTool` with it.
  */
-import { DeviceError } from '../device/errors.js';
+import type { LogLevel, Prompt, Resource, ResourceTemplate } from '../contract/index.js';
+import {
+  LocalSubsystem,
+  type Subsystem,
+  underscoreFormat,
+  type WireNameTranslator,
+} from '../federation/index.js';
 import type { BoardClient } from '../tools/boardClient.js';
+import { localTool } from '../tools/local.js';
 import { type SafetyPolicy, safetyPolicy } from '../tools/safety.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { AuditSink } from './audit.js';
-import { createRegistry, type Registry } from './registry.js';
+import { discoveryTools } from './discovery.js';
+import { buildRegistry, type Registry } from './registry.js';
+
+export interface ServerExtras {
+  /** Tools that need no board (fixtures), under their own names. */
+  tools?: readonly AnyTool[];
+  resources?: readonly Resource[];
+  templates?: readonly ResourceTemplate[];
+  prompts?: readonly Prompt[];
+}
 
 export interface DispatcherOptions {
-  /** The catalog; or give a ready `registry` (a federation's) instead. */
+  /** What the server serves: a board, a bench, or any subsystem. */
+  root?: Subsystem;
+  /** Or: a catalog bound to this board (tests, fixtures), served as a root with plain names. */
   tools?: readonly AnyTool[];
-  registry?: Registry;
-  /** The board; without one, board calls fail with `not_found`. */
   board?: BoardClient;
+  /** Wire names of dotted (bench) names; default underscores. */
+  format?: WireNameTranslator;
+  /** The server's own additions, next to the root's. */
+  own?: ServerExtras;
   /** Voltage limits; default the board envelope (-8..+8 V). */
   safety?: SafetyPolicy;
   audit?: AuditSink;
   /** Deadline of a tool that names none. Default 10 000 ms. */
   defaultTimeoutMs?: number;
+  /** Where registry problems are told (default stderr). */
+  log?: (line: string) => void;
 }
 
 export interface Dispatcher {
+  readonly root: Subsystem;
   readonly registry: Registry;
-  readonly board: BoardClient;
   readonly safety: SafetyPolicy;
   readonly audit: AuditSink | undefined;
   readonly defaultTimeoutMs: number;
+  resources(): readonly Resource[];
+  templates(): readonly ResourceTemplate[];
+  /** Prompts by wire name (a bench's carry the device prefix in the wire format). */
+  prompts(): readonly Prompt[];
   /** Called with the tool's name after a tool that may change the board succeeded. */
   onBoardChange(listener: (tool: string) => void): () => void;
   boardChanged(tool: string): void;
+  /** What the root tells about its boards' links (unplugged, back, reset). */
+  onLog(listener: (level: LogLevel, text: string) => void): () => void;
+  close(): void;
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const listeners = new Set<(tool: string) => void>();
+  const safety = options.safety ?? safetyPolicy();
+  const root =
+    options.root ??
+    new LocalSubsystem({
+      name: 'local',
+      tools: options.tools ?? [],
+      env: { ...(options.board ? { board: options.board } : {}), safety },
+    });
+  const format = options.format ?? underscoreFormat;
+  const own = options.own ?? {};
+  // tools_search and tools_describe: hidden, listed only in the names and discovery list modes.
+  let registry: Registry | undefined;
+  const meta = discoveryTools(() => registry as Registry);
+  const env = { safety };
+  registry = buildRegistry({
+    root,
+    format,
+    own: [...(own.tools ?? []), ...meta].map((tool) => localTool(tool, env)),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const changes = new Set<(tool: string) => void>();
+  const logs = new Set<(level: LogLevel, text: string) => void>();
+  const unwatch = root.watch((event) => {
+    if (event.type === 'log') for (const listener of logs) listener(event.level, event.text);
+  });
+  const wirePrompt = (prompt: Prompt): Prompt =>
+    prompt.name.includes('.') ? { ...prompt, name: format.outbound(prompt.name) } : prompt;
   return {
-    registry: options.registry ?? createRegistry(options.tools ?? []),
-    board: options.board ?? noBoard,
-    safety: options.safety ?? safetyPolicy(),
+    root,
+    registry,
+    safety,
     audit: options.audit,
     defaultTimeoutMs: options.defaultTimeoutMs ?? 10_000,
+    resources: () => [...(root.resources?.() ?? []), ...(own.resources ?? [])],
+    templates: () => [...(root.templates?.() ?? []), ...(own.templates ?? [])],
+    prompts: () => [...(root.prompts?.() ?? []).map(wirePrompt), ...(own.prompts ?? [])],
     onBoardChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      changes.add(listener);
+      return () => changes.delete(listener);
     },
     boardChanged(tool) {
-      for (const listener of listeners) listener(tool);
+      for (const listener of changes) listener(tool);
+    },
+    onLog(listener) {
+      logs.add(listener);
+      return () => logs.delete(listener);
+    },
+    close() {
+      unwatch();
+      registry?.close();
     },
   };
 }
-
-const missing = () => Promise.reject(new DeviceError('not_found', 'this server was started without a board'));
-
-/** Stands in when the server runs without a board (tests, fixtures only). */
-const noBoard: BoardClient = {
-  call: missing,
-  script: missing,
-  exec: missing,
-  firmwareFunctions: missing,
-  lease: missing,
-  seen: new Map(),
-  id: 'none',
-  health: missing,
-};

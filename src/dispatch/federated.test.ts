@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySubsystem } from '../../test/support/fakeSubsystem.js';
+import { RpcError, renderResult } from '../contract/index.js';
 import { FederationAggregator } from '../federation/aggregator.js';
-import { ChildRpcError, unavailable } from '../federation/errors.js';
+import { unavailable } from '../federation/errors.js';
 import { metaTools } from '../federation/metaTools.js';
 import { dotFormat, underscoreFormat } from '../federation/wireNames.js';
 import { catalog } from '../tools/index.js';
+import { describeTool, localTool } from '../tools/local.js';
+import { safetyPolicy } from '../tools/safety.js';
 import { CAPABILITIES, type Capability } from '../tools/tool.js';
 import type { AuditEvent } from './audit.js';
-import { describeTool } from './describe.js';
 import { createDispatcher } from './dispatcher.js';
-import { RpcError } from './errors.js';
-import { federatedRegistry, toolDescriptor } from './federated.js';
-import { renderResult } from './result.js';
+import { buildRegistry } from './registry.js';
 import { runTool } from './runTool.js';
 
 const quiet = () => {};
@@ -45,10 +45,18 @@ describe('federated registry', () => {
     ]);
     const root = await bench([new MemorySubsystem('jumperless-a', [{ name: 'dac_set' }]), esp]);
     const audit: AuditEvent[] = [];
-    const registry = federatedRegistry({ root, format: underscoreFormat, log: quiet });
-    const dispatcher = createDispatcher({ registry, audit: (event) => audit.push(event) });
-    expect(registry.listed().map((t) => t.name)).toEqual(['jumperless-a_dac_set', 'esp32-p4_some_tool']);
-    expect(registry.all().map((t) => t.name)).toContain('esp32-p4_secret');
+    const dispatcher = createDispatcher({
+      root,
+      format: underscoreFormat,
+      log: quiet,
+      audit: (event) => audit.push(event),
+    });
+    const { registry } = dispatcher;
+    expect(registry.listed().map((t) => t.definition.name)).toEqual([
+      'jumperless-a_dac_set',
+      'esp32-p4_some_tool',
+    ]);
+    expect(registry.all().map((t) => t.definition.name)).toContain('esp32-p4_secret');
 
     const result = await runTool(dispatcher, {
       name: 'esp32-p4_some_tool',
@@ -66,7 +74,7 @@ describe('federated registry', () => {
 
   it('answers a name not in the table as unknown (-32602), internal dotted names included', async () => {
     const root = await bench([new MemorySubsystem('esp32-p4', [{ name: 'some_tool' }])]);
-    const dispatcher = createDispatcher({ registry: federatedRegistry({ root, format: underscoreFormat }) });
+    const dispatcher = createDispatcher({ root, format: underscoreFormat });
     for (const name of [
       'esp32-p4_',
       'esp32-p4.some_tool',
@@ -78,7 +86,7 @@ describe('federated registry', () => {
       expect(error.code, name).toBe(-32602);
       expect(error.message).toBe(`Unknown tool: ${name}`);
     }
-    const dot = createDispatcher({ registry: federatedRegistry({ root, format: dotFormat }) });
+    const dot = createDispatcher({ root, format: dotFormat });
     expect((await runTool(dot, { name: 'esp32-p4.some_tool', caller: operator })).isError).toBeUndefined();
     expect((await rpcError(runTool(dot, { name: 'esp32-p4_some_tool', caller: operator }))).code).toBe(
       -32602,
@@ -93,20 +101,24 @@ describe('federated registry', () => {
       new MemorySubsystem('a', [{ name: 'b_c_d' }]),
     ]);
     expect(
-      federatedRegistry({ root: kebab, format: underscoreFormat })
+      buildRegistry({ root: kebab, format: underscoreFormat })
         .all()
-        .map((t) => t.name),
+        .map((t) => t.definition.name),
     ).toEqual(['a-b_c_d', 'a_b_c_d']);
     // A child that is itself a federation in the dot format offers y.z next to y_z.
     const remote = await bench([new MemorySubsystem('x', [{ name: 'y_z' }, { name: 'y.z' }])]);
-    expect(() => federatedRegistry({ root: remote, format: underscoreFormat })).toThrow(
+    expect(() => buildRegistry({ root: remote, format: underscoreFormat })).toThrow(
       /tools x\.y_z and x\.y\.z would share the wire name "x_y_z" \(underscore format\): rename a subsystem/,
     );
-    expect(federatedRegistry({ root: remote, format: dotFormat }).all()).toHaveLength(2);
+    expect(buildRegistry({ root: remote, format: dotFormat }).all()).toHaveLength(2);
     // A child named like the meta-tools' prefix.
     const shadow = await bench([new MemorySubsystem('tools', [{ name: 'search' }])]);
     expect(() =>
-      federatedRegistry({ root: shadow, format: underscoreFormat, own: metaTools(noCatalog) }),
+      buildRegistry({
+        root: shadow,
+        format: underscoreFormat,
+        own: metaTools(noCatalog).map((tool) => localTool(tool, { safety: safetyPolicy() })),
+      }),
     ).toThrow(/tools tools_search and tools\.search would share the wire name "tools_search"/);
   });
 
@@ -117,7 +129,7 @@ describe('federated registry', () => {
         { name: 'exec', capability: 'jumperless.exec', run: () => ({ n: ++calls }) },
       ]),
     ]);
-    const dispatcher = createDispatcher({ registry: federatedRegistry({ root, format: underscoreFormat }) });
+    const dispatcher = createDispatcher({ root, format: underscoreFormat });
     const denied = await rpcError(
       runTool(dispatcher, {
         name: 'lab_exec',
@@ -141,7 +153,7 @@ describe('federated registry', () => {
         {
           name: 'picky',
           run: () => {
-            throw new ChildRpcError(-32602, 'Invalid arguments for tool picky: x is required', {
+            throw new RpcError(-32602, 'Invalid arguments for tool picky: x is required', {
               tool: 'picky',
             });
           },
@@ -150,7 +162,8 @@ describe('federated registry', () => {
       ]),
     ]);
     const dispatcher = createDispatcher({
-      registry: federatedRegistry({ root, format: underscoreFormat }),
+      root,
+      format: underscoreFormat,
       audit: (event) => audit.push(event),
     });
     const gone = await runTool(dispatcher, { name: 'esp32-p4_gone', caller: operator });
@@ -174,11 +187,11 @@ describe('federated registry', () => {
     const late = new MemorySubsystem('x', [{ name: 'y_z' }]);
     const root = await bench([late]);
     const lines: string[] = [];
-    const registry = federatedRegistry({ root, format: underscoreFormat, log: (line) => lines.push(line) });
+    const registry = buildRegistry({ root, format: underscoreFormat, log: (line) => lines.push(line) });
     late.changeTools([{ name: 'y_z' }, { name: 'y.z' }]);
     late.changeTools([{ name: 'y_z' }, { name: 'y.z' }, { name: 'w' }]);
-    expect(registry.all().map((t) => t.name)).toEqual(['x_y_z', 'x_w']);
-    expect(registry.get('x_y_z')?.tool.group).toBe('x');
+    expect(registry.all().map((t) => t.definition.name)).toEqual(['x_y_z', 'x_w']);
+    expect(registry.get('x_y_z')?.group).toBe('x');
     expect(registry.problems).toEqual([
       'tools x.y_z and x.y.z would share the wire name "x_y_z" (underscore format): rename a subsystem',
     ]);
@@ -188,19 +201,22 @@ describe('federated registry', () => {
   it('tells listeners when the listed tools change (a drop, a return), and not otherwise', async () => {
     const esp = new MemorySubsystem('esp32-p4', [{ name: 'some_tool' }]);
     const root = await bench([esp, new MemorySubsystem('jumperless-a', [{ name: 'dac_set' }])]);
-    const registry = federatedRegistry({ root, format: underscoreFormat });
+    const registry = buildRegistry({ root, format: underscoreFormat });
     let changes = 0;
     registry.onChange(() => changes++);
     esp.drop('exited');
     expect(changes).toBe(1);
-    expect(registry.listed().map((t) => t.name)).toEqual(['jumperless-a_dac_set']);
+    expect(registry.listed().map((t) => t.definition.name)).toEqual(['jumperless-a_dac_set']);
     expect(registry.get('esp32-p4_some_tool')).toBeDefined();
-    const dispatcher = createDispatcher({ registry });
+    const dispatcher = createDispatcher({ root, format: underscoreFormat });
     const answer = await runTool(dispatcher, { name: 'esp32-p4_some_tool', caller: operator });
     expect(JSON.parse((answer.content[0] as { text: string }).text)).toMatchObject({ code: 'unavailable' });
     await root.disconnect();
     await root.connect();
-    expect(registry.listed().map((t) => t.name)).toEqual(['esp32-p4_some_tool', 'jumperless-a_dac_set']);
+    expect(registry.listed().map((t) => t.definition.name)).toEqual([
+      'esp32-p4_some_tool',
+      'jumperless-a_dac_set',
+    ]);
     const before = changes;
     expect(before).toBeGreaterThanOrEqual(2);
     esp.changeTools([{ name: 'some_tool' }]);
@@ -212,7 +228,7 @@ describe('federated registry', () => {
 
   it('describes a catalog tool exactly as the single-board server lists it', () => {
     for (const tool of catalog) {
-      const descriptor = toolDescriptor(tool);
+      const { descriptor } = localTool(tool, { safety: safetyPolicy() });
       const { name: _name, ...definition } = describeTool(tool);
       expect(descriptor).toMatchObject({
         ...definition,

@@ -2,11 +2,10 @@
  * The single catch site's mapping (STYLE.md §5, DESIGN.md §4): what a tool threw becomes either a
  * tool failure the model can act on (`isError` result) or a protocol error (RpcError). Pure.
  */
+
+import { DISPATCH, JSONRPC, RpcError, type ToolFailure } from '../contract/index.js';
 import { DeviceError } from '../device/errors.js';
-import { ChildRpcError } from '../federation/errors.js';
 import { ToolError } from '../tools/tool.js';
-import { DISPATCH, JSONRPC, RpcError } from './errors.js';
-import type { ToolFailure } from './result.js';
 
 /** What to try next, per device error code: the device message says what happened, this says what to do. */
 const DEVICE_HINTS: Record<DeviceError['code'], string> = {
@@ -24,7 +23,6 @@ const DEVICE_HINTS: Record<DeviceError['code'], string> = {
 
 export function failureOf(error: unknown, tool: string): ToolFailure | RpcError {
   if (error instanceof RpcError) return error;
-  if (error instanceof ChildRpcError) return new RpcError(error.code, error.message, error.data);
   if (error instanceof ToolError) {
     return {
       code: error.code,

@@ -1,27 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { RpcError } from '../contract/index.js';
 import { DeviceError } from '../device/errors.js';
 import type { BoardClient } from '../tools/boardClient.js';
-import { type AnyTool, CAPABILITIES, defineTool, ToolError } from '../tools/tool.js';
+import {
+  type AnyTool,
+  CAPABILITIES,
+  type DeviceToolSpec,
+  defineDeviceTool,
+  defineTool,
+  type HandlerContext,
+  ToolError,
+} from '../tools/tool.js';
 import type { AuditEvent } from './audit.js';
 import { createDispatcher } from './dispatcher.js';
-import { RpcError } from './errors.js';
-import { createRegistry } from './registry.js';
-import { type Caller, type DispatchContext, runTool } from './runTool.js';
+import { type Caller, runTool } from './runTool.js';
 
 const everyone: Caller = { id: 'test', granted: new Set(CAPABILITIES) };
 
-const tool = (overrides: Partial<AnyTool> & Pick<AnyTool, 'name' | 'handle'>): AnyTool =>
-  defineTool({
-    title: overrides.name,
-    description: 'test tool',
-    group: 'test',
-    kind: 'read',
-    capability: 'jumperless.read',
-    input: z.object({}),
-    output: z.object({}).catchall(z.unknown()),
-    ...overrides,
-  });
+const base = (name: string) => ({
+  title: name,
+  description: 'test tool',
+  group: 'test',
+  kind: 'read' as const,
+  capability: 'jumperless.read' as const,
+  input: z.object({}),
+  output: z.object({}).catchall(z.unknown()),
+});
+// biome-ignore lint/suspicious/noExplicitAny: test tools of every shape.
+type AnySpec = DeviceToolSpec<any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: test tools of every shape.
+type Handler = (args: any, context: HandlerContext) => Promise<any>;
+/** A tool that needs no board. */
+const tool = (overrides: Partial<Omit<AnySpec, 'handle'>> & { name: string; handle: Handler }): AnyTool =>
+  defineTool({ ...base(overrides.name), ...overrides });
+/** A tool that acts on the board (held for it, firmware checked). */
+const deviceTool = (overrides: Partial<AnySpec> & Pick<AnySpec, 'name' | 'handle'>): AnyTool =>
+  defineDeviceTool({ ...base(overrides.name), ...overrides });
 
 const echo = tool({
   name: 'echo',
@@ -56,13 +71,15 @@ async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
 
 describe('registry', () => {
   it('refuses two tools with one name', () => {
-    expect(() => createRegistry([echo, { ...echo, group: 'other' }])).toThrow(/two tools are named "echo"/);
+    expect(() => createDispatcher({ tools: [echo, { ...echo, group: 'other' }] })).toThrow(
+      /two tools are named "echo"/,
+    );
   });
   it('leaves hidden tools out of the list but finds them by name', () => {
     const hidden = tool({ name: 'secret', hidden: true, handle: async () => ({}) });
-    const registry = createRegistry([echo, hidden]);
-    expect(registry.listed().map((t) => t.name)).toEqual(['echo']);
-    expect(registry.get('secret')?.tool).toBe(hidden);
+    const { registry } = createDispatcher({ tools: [echo, hidden] });
+    expect(registry.listed().map((t) => t.definition.name)).toEqual(['echo']);
+    expect(registry.get('secret')?.hidden).toBe(true);
   });
 });
 
@@ -180,7 +197,7 @@ describe('runTool', () => {
 
   it('names missing firmware functions instead of running the tool', async () => {
     let ran = false;
-    const needs = tool({
+    const needs = deviceTool({
       name: 'needs',
       requires: ['dac_set', 'wavegen_start'],
       handle: async () => {
@@ -280,8 +297,8 @@ describe('runTool', () => {
         context.progress(1, 3);
         context.progress(0.5, 3);
         context.progress(3, 3, 'done');
-        context.attachImage({ mimeType: 'image/png', data: 'AAAA' });
-        (context as DispatchContext).attachContent({ type: 'audio', mimeType: 'audio/wav', data: 'BBBB' });
+        context.attach({ type: 'image', mimeType: 'image/png', data: 'AAAA' });
+        context.attach({ type: 'audio', mimeType: 'audio/wav', data: 'BBBB' });
         return { n: 1 };
       },
     });
@@ -328,7 +345,7 @@ describe('runTool', () => {
   });
 
   it('fails board calls clearly when the server has no board', async () => {
-    const needsBoard = tool({
+    const needsBoard = deviceTool({
       name: 'needs_board',
       handle: async (_a, { board }) => ({ v: await board.call('1') }),
     });

@@ -4,33 +4,28 @@
  * check the firmware has what the tool needs, render. Every branch writes one audit event.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { callBoard } from '../tools/boardClient.js';
-import { type AnyTool, type Capability, type ToolContext, ToolError } from '../tools/tool.js';
-import type { AuditOutcome } from './audit.js';
-import type { Dispatcher } from './dispatcher.js';
-import { DISPATCH, JSONRPC, RpcError } from './errors.js';
-import { failureOf } from './mapError.js';
 import {
-  type ContentBlock,
+  type CallContext,
+  type Capability,
+  type ClientBridge,
+  DISPATCH,
+  JSONRPC,
+  RpcError,
   renderFailure,
-  renderResult,
   type ToolFailure,
   type ToolResult,
-} from './result.js';
+} from '../contract/index.js';
+import { ToolError } from '../tools/tool.js';
+import type { AuditOutcome } from './audit.js';
+import type { Dispatcher } from './dispatcher.js';
+import { failureOf } from './mapError.js';
+import type { ToolEntry } from './registry.js';
 
 /** Who is calling and what they may do (DESIGN.md §4 "Trust"). */
 export interface Caller {
-  /** For the audit log, e.g. `stdio` or `http:<session>`. */
+  /** For the audit log and board turns, e.g. `stdio` or `http:<session>`. */
   id: string;
   granted: ReadonlySet<Capability>;
-}
-
-/** Client features a tool may use through MCP (logging, elicitation, sampling); absent elsewhere. */
-export interface ClientBridge {
-  log(level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: unknown): Promise<void>;
-  elicit(params: Record<string, unknown>): Promise<Record<string, unknown>>;
-  sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 export interface CallRequest {
@@ -40,15 +35,15 @@ export interface CallRequest {
   /** The caller's cancellation (MCP `notifications/cancelled`, a closed connection). */
   signal?: AbortSignal;
   onProgress?(progress: number, total?: number, message?: string): void;
-  confirm?: ToolContext['confirm'];
+  confirm?: CallContext['confirm'];
   client?: ClientBridge;
 }
 
-/** The context runTool gives handlers: the tool contract plus transport extras (fixtures use them). */
-export interface DispatchContext extends ToolContext {
-  attachContent(block: ContentBlock): void;
-  client?: ClientBridge;
-}
+/**
+ * How long a tool that was cancelled or ran out of time may take to answer for itself (a sweep's
+ * "cancelled after N points" with the points it has), before the generic answer goes out.
+ */
+const LAST_WORD_MS = 250;
 
 export async function runTool(dispatcher: Dispatcher, request: CallRequest): Promise<ToolResult> {
   const started = performance.now();
@@ -70,59 +65,48 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     audit('unknown_tool');
     throw new RpcError(JSONRPC.invalidParams, `Unknown tool: ${request.name}`);
   }
-  const { tool } = entry;
+  const name = entry.definition.name;
 
-  const parsed: z.ZodSafeParseResult<unknown> = tool.input.safeParse(request.arguments ?? {});
-  if (!parsed.success) {
+  let args: unknown;
+  try {
+    args = entry.parse ? entry.parse(request.arguments) : (request.arguments ?? {});
+  } catch (error) {
     audit('invalid_args');
-    throw new RpcError(
-      JSONRPC.invalidParams,
-      `Invalid arguments for tool ${tool.name}:\n${z.prettifyError(parsed.error)}`,
-      {
-        tool: tool.name,
-        issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
-      },
-    );
+    throw error;
   }
 
-  if (!request.caller.granted.has(tool.capability)) {
+  if (!request.caller.granted.has(entry.capability)) {
     audit('denied');
     const granted = [...request.caller.granted].sort();
-    throw new RpcError(JSONRPC.internalError, `Capability denied: ${tool.name} needs ${tool.capability}`, {
+    throw new RpcError(JSONRPC.internalError, `Capability denied: ${name} needs ${entry.capability}`, {
       code: DISPATCH.capabilityDenied,
       retryable: false,
-      required: [tool.capability],
+      required: [entry.capability],
       granted,
-      missing: [tool.capability],
+      missing: [entry.capability],
     });
   }
 
-  if (tool.maxConcurrent !== undefined && entry.running >= tool.maxConcurrent) {
+  if (entry.maxConcurrent !== undefined && entry.running >= entry.maxConcurrent) {
     audit('rate_limited');
     throw new RpcError(
       JSONRPC.internalError,
-      `Too many calls: ${tool.name} runs at most ${tool.maxConcurrent} at once`,
+      `Too many calls: ${name} runs at most ${entry.maxConcurrent} at once`,
       {
         code: DISPATCH.rateLimited,
         retryable: true,
-        tool: tool.name,
-        limit: tool.maxConcurrent,
+        tool: name,
+        limit: entry.maxConcurrent,
       },
     );
   }
 
-  const timeoutMs = tool.timeoutMs ?? dispatcher.defaultTimeoutMs;
+  const timeoutMs = entry.timeoutMs ?? dispatcher.defaultTimeoutMs;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('deadline')), timeoutMs);
   const signal = request.signal ? AbortSignal.any([deadline.signal, request.signal]) : deadline.signal;
-  const extra: ContentBlock[] = [];
-  const held = callBoard(dispatcher.board, {
-    signal,
-    owner: request.caller.id,
-    atomic: tool.atomic !== false,
-  });
   let lastProgress = Number.NEGATIVE_INFINITY;
-  const context: DispatchContext = {
+  const context: CallContext = {
     signal,
     progress(progress, total, message) {
       // MCP requires progress to increase (2025-06-18 progress utility); drop anything else.
@@ -130,36 +114,29 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
       lastProgress = progress;
       request.onProgress?.(progress, total, message);
     },
-    attachImage: (image) => extra.push({ type: 'image', data: image.data, mimeType: image.mimeType }),
-    attachContent: (block) => extra.push(block),
-    board: held.board,
-    safety: dispatcher.safety,
+    caller: request.caller.id,
     ...(request.confirm ? { confirm: request.confirm } : {}),
     ...(request.client ? { client: request.client } : {}),
   };
 
   entry.running++;
   try {
-    const data = await untilAborted(invoke(tool, parsed.data, context), signal);
-    if (entry.passthrough) {
-      const result = data as ToolResult;
-      audit(result.isError ? 'tool_error' : 'ok');
-      if (!result.isError && tool.kind !== 'read') dispatcher.boardChanged(tool.name);
-      return result;
-    }
-    const output = tool.output.safeParse(data);
-    if (!output.success) {
-      throw new Error(`result does not match its output schema: ${z.prettifyError(output.error)}`);
-    }
-    audit('ok');
-    if (tool.kind !== 'read') dispatcher.boardChanged(tool.name);
-    return renderResult(output.data as Record<string, unknown>, extra);
+    const result = await untilAborted(entry.run(args, context), signal);
+    audit(result.isError ? 'tool_error' : 'ok');
+    if (!result.isError && entry.kind !== 'read') dispatcher.boardChanged(name);
+    return result;
   } catch (error) {
     let failure: ToolFailure | RpcError;
-    if (deadline.signal.aborted) failure = timeoutFailure(tool, timeoutMs);
+    // A tool that answered for itself when stopped (a sweep with the points it has) is heard.
+    const ownWord = signal.aborted && error instanceof ToolError ? failureOf(error, name) : undefined;
+    if (ownWord && !(ownWord instanceof RpcError)) {
+      failure = deadline.signal.aborted
+        ? { ...ownWord, code: 'timeout', retryable: true, timeout_ms: timeoutMs }
+        : ownWord;
+    } else if (deadline.signal.aborted) failure = timeoutFailure(entry, timeoutMs);
     else if (request.signal?.aborted)
-      failure = { code: 'canceled', message: `${tool.name} was canceled.`, retryable: false };
-    else failure = failureOf(error, tool.name);
+      failure = { code: 'canceled', message: `${name} was canceled.`, retryable: false };
+    else failure = failureOf(error, name);
     if (failure instanceof RpcError) {
       // A federated child refusing the arguments is still invalid arguments.
       audit(failure.code === JSONRPC.invalidParams ? 'invalid_args' : 'internal');
@@ -171,50 +148,42 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     );
     return renderFailure(failure);
   } finally {
-    held.end();
     clearTimeout(timer);
     entry.running--;
   }
 }
 
-async function invoke(tool: AnyTool, args: unknown, context: DispatchContext): Promise<unknown> {
-  if (tool.requires && tool.requires.length > 0) {
-    const available = await context.board.firmwareFunctions();
-    const missing = tool.requires.filter((name) => !available.has(name));
-    if (missing.length > 0) {
-      throw new ToolError(
-        'unsupported_firmware',
-        `This board's firmware has no ${missing.join(', ')}, which ${tool.name} needs. Update the Jumperless firmware (5.7 or later) and try again.`,
-        { details: { missing } },
-      );
-    }
-  }
-  return tool.handle(args, context);
-}
-
-/** Settles with the work, or rejects as soon as the signal fires (a handler that ignores it cannot hold the call). */
+/**
+ * Settles with the work, or rejects soon after the signal fires: a handler that ignores it cannot
+ * hold the call, and one that answers for itself within LAST_WORD_MS is heard.
+ */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      timer = setTimeout(() => reject(signal.reason), LAST_WORD_MS);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     work.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
+        clearTimeout(timer);
         resolve(value);
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
+        clearTimeout(timer);
         reject(error);
       },
     );
   });
 }
 
-function timeoutFailure(tool: AnyTool, timeoutMs: number): ToolFailure {
+function timeoutFailure(entry: ToolEntry, timeoutMs: number): ToolFailure {
   return {
     code: 'timeout',
-    message: `${tool.name} did not finish within ${timeoutMs} ms and was stopped; the board was interrupted and is ready again. Retry, or split the work into shorter calls.`,
+    message: `${entry.definition.name} did not finish within ${timeoutMs} ms and was stopped; the board was interrupted and is ready again. Retry, or split the work into shorter calls.`,
     retryable: true,
     timeout_ms: timeoutMs,
   };

@@ -6,7 +6,10 @@
  * every change of the catalog is announced with a `tools_changed` event, which the server turns
  * into `notifications/tools/list_changed`. Health is the worst child's, with each child's own.
  */
-import { ChildRpcError, FederationError, unavailable } from './errors.js';
+
+import type { Prompt, Resource, ResourceTemplate } from '../contract/index.js';
+import { RpcError } from '../contract/index.js';
+import { FederationError, unavailable } from './errors.js';
 import {
   type InvokeContext,
   type Subsystem,
@@ -45,6 +48,8 @@ interface Slot {
   timer: NodeJS.Timeout | undefined;
   /** Bumped by every connect attempt and disconnect, so a stale attempt's outcome is ignored. */
   epoch: number;
+  /** The first connect, while it runs: a call to a catalog known in advance waits for it. */
+  first: Promise<void> | undefined;
 }
 
 export class FederationAggregator implements Subsystem {
@@ -82,8 +87,11 @@ export class FederationAggregator implements Subsystem {
         retryAt: undefined,
         timer: undefined,
         epoch: 0,
+        first: undefined,
       };
       this.byName.set(child.name, slot);
+      // A child whose catalog is known before it connects (a board here) is listed from the start.
+      this.prefix(slot);
       child.watch((event) => this.onChildEvent(slot, event));
       return slot;
     });
@@ -93,7 +101,14 @@ export class FederationAggregator implements Subsystem {
   async connect(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    await Promise.all(this.slots.map((slot) => this.attempt(slot)));
+    await Promise.all(
+      this.slots.map((slot) => {
+        slot.first = this.attempt(slot).finally(() => {
+          slot.first = undefined;
+        });
+        return slot.first;
+      }),
+    );
   }
 
   async disconnect(): Promise<void> {
@@ -111,14 +126,49 @@ export class FederationAggregator implements Subsystem {
   }
 
   tools(): readonly ToolDescriptor[] {
-    this.catalog ??= this.slots.flatMap((slot) => (slot.state === 'up' ? slot.up : slot.down));
+    this.catalog ??= this.slots.flatMap((slot) => (this.listable(slot) ? slot.up : slot.down));
     return this.catalog;
+  }
+
+  /** Up, or not yet tried (its catalog was known in advance, and its first connect may still work). */
+  private listable(slot: Slot): boolean {
+    return (
+      slot.state === 'up' || ((slot.state === 'idle' || slot.state === 'connecting') && slot.failures === 0)
+    );
+  }
+
+  /** Every child's resources, each URI with the child's name as its first segment (`jumperless://a/board/state`). */
+  resources(): readonly Resource[] {
+    return this.slots.flatMap((slot) =>
+      (slot.child.resources?.() ?? []).map((resource) => ({
+        ...resource,
+        uri: prefixUri(slot.child.name, resource.uri),
+      })),
+    );
+  }
+
+  templates(): readonly ResourceTemplate[] {
+    return this.slots.flatMap((slot) =>
+      (slot.child.templates?.() ?? []).map((template) => ({
+        ...template,
+        uriTemplate: prefixUri(slot.child.name, template.uriTemplate),
+      })),
+    );
+  }
+
+  /** Every child's prompts, named `<child>.<prompt>`, each saying which device it is for. */
+  prompts(): readonly Prompt[] {
+    return this.slots.flatMap((slot) =>
+      (slot.child.prompts?.() ?? []).map((prompt) => prefixPrompt(slot.child.name, prompt)),
+    );
   }
 
   async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
     const dot = tool.indexOf('.');
     const slot = dot > 0 ? this.byName.get(tool.slice(0, dot)) : undefined;
-    if (!slot) throw new ChildRpcError(-32602, `Unknown tool: ${tool}`);
+    if (!slot) throw new RpcError(-32602, `Unknown tool: ${tool}`);
+    // A call made while the child first connects waits for it (bounded by the connect timeout).
+    if (slot.state !== 'up' && slot.first) await slot.first;
     if (slot.state !== 'up') throw unavailable(slot.child.name, this.why(slot));
     return slot.child.invoke(tool.slice(dot + 1), args, context);
   }
@@ -187,6 +237,11 @@ export class FederationAggregator implements Subsystem {
   }
 
   private onChildEvent(slot: Slot, event: SubsystemEvent): void {
+    if (event.type === 'log') {
+      const text = `${slot.child.name}: ${event.text}`;
+      for (const listener of this.listeners) listener({ ...event, text });
+      return;
+    }
     if (slot.state !== 'up') return;
     if (event.type === 'tools_changed') {
       this.learn(slot);
@@ -219,16 +274,47 @@ export class FederationAggregator implements Subsystem {
 
   /** Takes the child's catalog again (prefixing is cached until it changes). */
   private learn(slot: Slot): void {
+    this.prefix(slot);
+    this.changed();
+  }
+
+  private prefix(slot: Slot): void {
     const prefix = `${slot.child.name}.`;
     slot.up = slot.child.tools().map((tool) => ({ ...tool, name: prefix + tool.name }));
     slot.down = slot.up.map((tool) => ({ ...tool, available: false }));
-    this.changed();
   }
 
   private changed(): void {
     this.catalog = undefined;
     for (const listener of this.listeners) listener({ type: 'tools_changed' });
   }
+}
+
+/** `scheme://rest` inside child `name` is `scheme://name/rest` outside it. */
+export function prefixUri(name: string, uri: string): string {
+  const at = uri.indexOf('://');
+  return at < 0 ? `${name}/${uri}` : `${uri.slice(0, at + 3)}${name}/${uri.slice(at + 3)}`;
+}
+
+function prefixPrompt(name: string, prompt: Prompt): Prompt {
+  const device = `This is about the device ${name}: use its tools (their names start with ${name}).`;
+  return {
+    ...prompt,
+    name: `${name}.${prompt.name}`,
+    description: `${prompt.description} (on ${name})`,
+    get: (args) => {
+      const got = prompt.get(args);
+      const [first, ...rest] = got.messages;
+      if (first?.content.type !== 'text') return got;
+      return {
+        ...got,
+        messages: [
+          { ...first, content: { type: 'text', text: `${device}\n${first.content.text}` } },
+          ...rest,
+        ],
+      };
+    },
+  };
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

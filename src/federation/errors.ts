@@ -1,20 +1,9 @@
 /**
  * Failures of federated calls. Tool failures stay ToolErrors (the model reads them as results);
- * a child's JSON-RPC refusal (unknown tool, invalid arguments, capability denied) is carried as a
- * ChildRpcError so dispatch passes it on with the child's code (DESIGN.md §4 "Protocol").
+ * a child's JSON-RPC refusal (unknown tool, invalid arguments, capability denied) is carried as an
+ * RpcError (src/contract) so dispatch passes it on with the child's code (DESIGN.md §4 "Protocol").
  */
 import { ToolError } from '../tools/tool.js';
-
-export class ChildRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'ChildRpcError';
-  }
-}
 
 /** A start-up refusal: bad subsystem names, colliding wire names, a bad config file. */
 export class FederationError extends Error {

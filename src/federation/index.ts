@@ -1,13 +1,13 @@
 /** What dispatch and the CLI use from federation (DESIGN.md §2). */
-export { type AggregatorOptions, FederationAggregator } from './aggregator.js';
+export { type AggregatorOptions, FederationAggregator, prefixUri } from './aggregator.js';
 export {
   type ChildConfig,
   type FederationConfig,
   loadFederationConfig,
   parseFederationConfig,
 } from './config.js';
-export { ChildRpcError, FederationError, unavailable } from './errors.js';
-export { type BoardRuntime, type JumperlessOptions, JumperlessSubsystem } from './jumperless.js';
+export { FederationError, unavailable } from './errors.js';
+export { type JumperlessOptions, JumperlessSubsystem, type OpenedBoard } from './jumperless.js';
 export {
   DEFERRED_TOOLS,
   isListMode,
@@ -17,6 +17,7 @@ export {
   nameOnly,
   parseListMode,
 } from './listModes.js';
+export { type LocalOptions, LocalSubsystem } from './local.js';
 export {
   httpTransport,
   McpChild,

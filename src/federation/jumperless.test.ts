@@ -1,26 +1,23 @@
-/** The board subsystem over a real virtual board and the real single-board dispatcher, as the CLI builds it. */
+/** The board subsystem over a real virtual board, bound to the catalog, as the CLI builds it. */
 import { afterAll, describe, expect, it } from 'vitest';
 import { openBoard } from '../cli/board.js';
-import { createDispatcher } from '../dispatch/dispatcher.js';
-import { boardRunner, toolDescriptor } from '../dispatch/federated.js';
 import { catalog } from '../tools/index.js';
 import { safetyPolicy } from '../tools/safety.js';
-import { type BoardRuntime, JumperlessSubsystem } from './jumperless.js';
+import { JumperlessSubsystem, type OpenedBoard } from './jumperless.js';
 
-const context = () => ({ signal: new AbortController().signal, progress: () => {} });
+const context = () => ({ signal: new AbortController().signal, progress: () => {}, caller: 'test' });
+const safety = safetyPolicy({ maxVolts: 5, minVolts: -5 });
 
-async function runtime(): Promise<BoardRuntime> {
+async function opened(): Promise<OpenedBoard> {
   const board = await openBoard('sim');
-  const dispatcher = createDispatcher({
-    tools: catalog,
-    board: board.client,
-    safety: safetyPolicy({ maxVolts: 5, minVolts: -5 }),
-  });
   return {
-    tools: dispatcher.registry.all().map(toolDescriptor),
-    run: boardRunner(dispatcher),
-    connect: () => board.session.connect(),
+    client: board.client,
+    ready: () => board.session.connect(),
     health: () => board.session.health(),
+    onLog: (listener) =>
+      board.session.onEvent((event) => {
+        if (event.type === 'reset') listener('warning', `reset (${event.kind})`);
+      }),
     close: () => board.close(),
   };
 }
@@ -31,17 +28,21 @@ describe('JumperlessSubsystem', () => {
     name: 'jumperless-a',
     ring: 'personal-bench',
     device: 'sim',
+    tools: catalog,
+    safety,
     open: async () => {
       opens++;
-      return runtime();
+      return opened();
     },
   });
   afterAll(async () => {
     await board.disconnect();
   });
 
-  it('is down and answers unavailable before it is connected', async () => {
-    expect(board.tools()).toEqual([]);
+  it('offers its catalog before it is connected, is down and answers unavailable', async () => {
+    expect(board.tools().map((t) => t.name)).toEqual(catalog.map((t) => t.name));
+    expect(board.resources().map((r) => r.uri)).toContain('jumperless://board/state');
+    expect(board.prompts()).toEqual([]);
     expect(board.health()).toMatchObject({
       name: 'jumperless-a',
       status: 'down',
@@ -70,14 +71,15 @@ describe('JumperlessSubsystem', () => {
     const set = await board.invoke('dac_set', { channel: 'DAC1', volts: 2 }, context());
     expect(set.structuredContent).toMatchObject({ channel: 'DAC1', volts: 2 });
     expect(set.content[0]).toEqual({ type: 'text', text: JSON.stringify(set.structuredContent) });
-    const unsafe = await board.invoke('dac_set', { channel: 'DAC1', volts: 6 }, context());
-    expect(unsafe.isError).toBe(true);
-    expect(JSON.parse(String(unsafe.content[0]?.text))).toMatchObject({
+    // A failure is thrown as the tool said it; runTool renders it once, for every transport.
+    await expect(board.invoke('dac_set', { channel: 'DAC1', volts: 6 }, context())).rejects.toMatchObject({
       code: 'unsafe_voltage',
     });
-    await expect(board.invoke('dac_set', { channel: 'NOPE', volts: 1 }, context())).rejects.toMatchObject({
-      code: -32602,
-    });
+    const dacSet = board.tools().find((t) => t.name === 'dac_set');
+    expect(() => dacSet?.parse?.({ channel: 'NOPE', volts: 1 })).toThrow(
+      expect.objectContaining({ code: -32602 }),
+    );
+    await expect(board.invoke('nope', {}, context())).rejects.toMatchObject({ code: -32602 });
   });
 
   it('closes its board on disconnect, and opens a fresh one on the next connect', async () => {
@@ -96,6 +98,8 @@ describe('JumperlessSubsystem', () => {
     const broken = new JumperlessSubsystem({
       name: 'jumperless-b',
       device: '/dev/nothing',
+      tools: catalog,
+      safety,
       open: async () => {
         tries++;
         throw new Error('no such port');
@@ -104,8 +108,8 @@ describe('JumperlessSubsystem', () => {
     await expect(broken.connect()).rejects.toThrow('no such port');
     await expect(broken.connect()).rejects.toThrow('no such port');
     expect(tries).toBe(2);
-    expect(() => new JumperlessSubsystem({ name: 'jumperless_b', device: 'sim', open: runtime })).toThrow(
-      /kebab-case/,
-    );
+    expect(
+      () => new JumperlessSubsystem({ name: 'jumperless_b', device: 'sim', tools: [], safety, open: opened }),
+    ).toThrow(/kebab-case/);
   });
 });

@@ -1,32 +1,39 @@
 /**
- * A Jumperless board in this process as a subsystem: its own device session (so its own job
- * queue) and the tool catalog. What runs a tool and how the catalog is described belong to the
- * dispatch core, which sits above federation (DESIGN.md §2), so the CLI hands them in as a
- * BoardRuntime: a single-board dispatcher over the board, the very core the single-board server
- * uses. The session reconnects a lost link by itself, so the board never reports `down`; while
- * it is away its calls fail with the device's `disconnected` error and health says so.
+ * A Jumperless board in this process as a subsystem: the tool catalog bound to this board, its
+ * resources and prompts, and its own device session (so its own job queue). The catalog is known
+ * before the board is opened, so a server lists it at once; the board opens on `connect`, and a
+ * call made meanwhile waits for it. The session reconnects a lost link by itself, so the board
+ * never reports `down`; while it is away its calls fail with the device's `disconnected` error,
+ * health says so, and what happened to the link is told as log events.
  */
+import {
+  JSONRPC,
+  type LogLevel,
+  type Prompt,
+  type Resource,
+  RpcError,
+  type ToolDescriptor,
+  type ToolResult,
+} from '../contract/index.js';
 import type { SessionHealth } from '../device/health.js';
+import type { BoardClient } from '../tools/boardClient.js';
+import { type BoundCatalog, bindCatalog } from '../tools/local.js';
+import { boardResourcesFor } from '../tools/resources.js';
+import type { SafetyPolicy } from '../tools/safety.js';
+import type { AnyTool } from '../tools/tool.js';
 import { unavailable } from './errors.js';
-import type {
-  HealthStatus,
-  InvokeContext,
-  Subsystem,
-  SubsystemEvent,
-  SubsystemHealth,
-  SubsystemResult,
-  ToolDescriptor,
-} from './subsystem.js';
+import type { HealthStatus, InvokeContext, Subsystem, SubsystemEvent, SubsystemHealth } from './subsystem.js';
 import { checkSubsystemName } from './wireNames.js';
 
-export interface BoardRuntime {
-  /** The catalog as the single-board server describes it, hidden tools included. */
-  readonly tools: readonly ToolDescriptor[];
-  /** Runs one catalog tool on this board and renders it. */
-  run(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult>;
-  /** Reaches a clean raw-REPL prompt; rejects when no board answers. */
-  connect(): Promise<void>;
-  health(): SessionHealth;
+/** A board once opened: the client tools use, and what the subsystem needs to run it. */
+export interface OpenedBoard {
+  client: BoardClient;
+  /** Reaches a clean raw-REPL prompt (or the process that holds the port); rejects when no board answers. */
+  ready(): Promise<unknown>;
+  /** The session's health while this process holds the port; undefined while it works through another. */
+  health(): SessionHealth | undefined;
+  /** What happened to the link, as lines for the people at the clients. */
+  onLog(listener: (level: LogLevel, text: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -35,8 +42,12 @@ export interface JumperlessOptions {
   ring?: string;
   /** What the board is, for health: `sim`, `/dev/ttyACM0`, `tcp://...`. */
   device: string;
-  /** Opens the board (a serial port, a TCP link, a fresh virtual board). */
-  open(): Promise<BoardRuntime>;
+  /** The catalog bound to this board. */
+  tools: readonly AnyTool[];
+  safety: SafetyPolicy;
+  prompts?: readonly Prompt[];
+  /** Opens the board (a serial port, a TCP link, a fresh virtual board, the process holding it). */
+  open(): Promise<OpenedBoard>;
 }
 
 const STATUS: Record<SessionHealth['state'], HealthStatus> = {
@@ -50,48 +61,71 @@ const STATUS: Record<SessionHealth['state'], HealthStatus> = {
 export class JumperlessSubsystem implements Subsystem {
   readonly name: string;
   readonly ring: string | undefined;
-  private runtime: Promise<BoardRuntime> | undefined;
-  private opened: BoardRuntime | undefined;
+  private opening: Promise<OpenedBoard> | undefined;
+  private opened: OpenedBoard | undefined;
+  private stopLogs: (() => void) | undefined;
+  private readonly catalog: BoundCatalog;
+  private readonly boardResources: readonly Resource[];
+  private readonly listeners = new Set<(event: SubsystemEvent) => void>();
 
   constructor(private readonly options: JumperlessOptions) {
     checkSubsystemName(options.name);
     if (options.ring !== undefined) checkSubsystemName(options.ring, 'ring id');
     this.name = options.name;
     this.ring = options.ring;
+    const board = deferredBoard(options.device, () => this.board());
+    this.catalog = bindCatalog(options.tools, { board, safety: options.safety });
+    this.boardResources = boardResourcesFor(board);
   }
 
   async connect(): Promise<void> {
-    this.runtime ??= this.options.open().then((runtime) => {
-      this.opened = runtime;
-      return runtime;
+    this.opening ??= this.options.open().then((opened) => {
+      this.opened = opened;
+      this.stopLogs = opened.onLog((level, text) => {
+        for (const listener of this.listeners) listener({ type: 'log', level, text });
+      });
+      return opened;
     });
-    const runtime = await this.runtime.catch((error: unknown) => {
-      this.runtime = undefined;
+    const opened = await this.opening.catch((error: unknown) => {
+      this.opening = undefined;
       throw error;
     });
-    await runtime.connect();
+    await opened.ready();
   }
 
   async disconnect(): Promise<void> {
-    const runtime = this.runtime;
-    this.runtime = undefined;
+    const opening = this.opening;
+    this.opening = undefined;
     this.opened = undefined;
-    await runtime?.then((r) => r.close()).catch(() => {});
+    this.stopLogs?.();
+    this.stopLogs = undefined;
+    await opening?.then((board) => board.close()).catch(() => {});
   }
 
   tools(): readonly ToolDescriptor[] {
-    return this.opened?.tools ?? [];
+    return this.catalog.descriptors;
   }
 
-  invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
-    if (!this.opened) return Promise.reject(unavailable(this.name, 'the board is not open'));
-    return this.opened.run(tool, args, context);
+  resources(): readonly Resource[] {
+    return this.boardResources;
+  }
+
+  prompts(): readonly Prompt[] {
+    return this.options.prompts ?? [];
+  }
+
+  invoke(tool: string, args: unknown, context: InvokeContext): Promise<ToolResult> {
+    const local = this.catalog.get(tool);
+    if (!local) return Promise.reject(new RpcError(JSONRPC.invalidParams, `Unknown tool: ${tool}`));
+    return local.run(args, context);
   }
 
   health(): SubsystemHealth {
     const base = { name: this.name, device: this.options.device, ...(this.ring ? { ring: this.ring } : {}) };
     if (!this.opened) return { ...base, status: 'down', detail: 'the board is not open' };
     const session = this.opened.health();
+    // Worked through the process that holds the port: that process's health resource tells more.
+    if (!session) return { ...base, status: 'ok', sharing: 'client' };
     const status = STATUS[session.state];
     return {
       ...base,
@@ -103,7 +137,42 @@ export class JumperlessSubsystem implements Subsystem {
     };
   }
 
-  watch(_listener: (event: SubsystemEvent) => void): () => void {
-    return () => {};
+  watch(listener: (event: SubsystemEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
+
+  /** The open board; a call made while it opens waits for it, one made when it is not opening fails. */
+  private board(): Promise<BoardClient> {
+    if (this.opened) return Promise.resolve(this.opened.client);
+    if (!this.opening) return Promise.reject(unavailable(this.name, 'the board is not open'));
+    return this.opening.then(
+      (opened) => opened.client,
+      () => Promise.reject(unavailable(this.name, 'the board could not be opened')),
+    );
+  }
+}
+
+/** A BoardClient that reaches the board only once it is open (the catalog is bound before that). */
+function deferredBoard(device: string, board: () => Promise<BoardClient>): BoardClient {
+  const noneSeen = new Map<string, unknown>();
+  let last: BoardClient | undefined;
+  const open = async () => {
+    last = await board();
+    return last;
+  };
+  return {
+    call: async (expression, options) => (await open()).call(expression, options),
+    script: async (code, options) => (await open()).script(code, options),
+    exec: async (code, options) => (await open()).exec(code, options),
+    firmwareFunctions: async (options) => (await open()).firmwareFunctions(options),
+    lease: async (options) => (await open()).lease(options),
+    health: async () => (await open()).health(),
+    get id() {
+      return last?.id ?? device;
+    },
+    get seen() {
+      return last?.seen ?? noneSeen;
+    },
+  };
 }

@@ -12,6 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mcp-child-'));
 const context = (signal = new AbortController().signal, progress: InvokeContext['progress'] = () => {}) => ({
   signal,
   progress,
+  caller: 'test',
 });
 const logs: string[] = [];
 

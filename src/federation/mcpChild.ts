@@ -13,13 +13,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
+  ElicitRequestSchema,
   ErrorCode,
   McpError,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { CAPABILITIES, HIDDEN_TOOLS_META, RpcError } from '../contract/index.js';
 import { type Capability, ToolError } from '../tools/tool.js';
-import { ChildRpcError, unavailable } from './errors.js';
+import { unavailable } from './errors.js';
 import type {
   ContentBlock,
   InvokeContext,
@@ -30,6 +33,17 @@ import type {
   ToolDescriptor,
 } from './subsystem.js';
 import { checkSubsystemName } from './wireNames.js';
+
+const hiddenToolsSchema = z
+  .array(
+    z.looseObject({
+      name: z.string().min(1).max(128),
+      description: z.string().max(10_000).optional(),
+      inputSchema: z.looseObject({ type: z.literal('object') }),
+      capability: z.enum(CAPABILITIES),
+    }),
+  )
+  .max(1000);
 
 export interface McpChildOptions {
   name: string;
@@ -58,6 +72,8 @@ export class McpChild implements Subsystem {
   private catalog: ToolDescriptor[] = [];
   private server: { name: string; version: string } | undefined;
   private readonly listeners = new Set<(event: SubsystemEvent) => void>();
+  /** Calls in flight, latest last: a question the child asks goes to the client of the latest. */
+  private readonly calls: InvokeContext[] = [];
 
   constructor(private readonly options: McpChildOptions) {
     checkSubsystemName(options.name);
@@ -68,8 +84,17 @@ export class McpChild implements Subsystem {
 
   async connect(): Promise<void> {
     await this.disconnect();
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    // We say we can elicit: a child's question (ask_user) is put to the person at our client.
+    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: {} } });
     this.pending = client;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      // A stdio or HTTP child does not say which call asks; the latest call still waiting is the
+      // one a person is looking at.
+      const asker = this.calls.at(-1)?.client;
+      if (!asker)
+        throw new McpError(ErrorCode.InvalidRequest, 'no client is waiting on this child to answer');
+      return (await asker.elicit(request.params as Record<string, unknown>)) as never;
+    });
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;
@@ -114,6 +139,7 @@ export class McpChild implements Subsystem {
     const client = this.client;
     if (!client) throw unavailable(this.name, 'not connected');
     const timeoutMs = this.catalog.find((t) => t.name === tool)?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.calls.push(context);
     try {
       const result = await client.request(
         { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
@@ -143,11 +169,13 @@ export class McpChild implements Subsystem {
             retryable: true,
           });
         }
-        throw new ChildRpcError(error.code, message, isObject(error.data) ? error.data : undefined);
+        throw new RpcError(error.code, message, isObject(error.data) ? error.data : undefined);
       }
       // Anything else is the transport failing (a refused connection, a lost HTTP session).
       this.lost(client, error);
       throw unavailable(this.name, messageOf(error));
+    } finally {
+      this.calls.splice(this.calls.indexOf(context), 1);
     }
   }
 
@@ -177,14 +205,30 @@ export class McpChild implements Subsystem {
 
   private async list(client: Client): Promise<ToolDescriptor[]> {
     const tools: Tool[] = [];
+    const hidden: ToolDescriptor[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 100; page++) {
       const result = await client.listTools(cursor === undefined ? {} : { cursor });
       tools.push(...result.tools);
+      hidden.push(...this.hiddenOf(result._meta?.[HIDDEN_TOOLS_META]));
       cursor = result.nextCursor;
       if (cursor === undefined) break;
     }
-    return tools.map((tool) => this.descriptor(tool));
+    return [...tools.map((tool) => this.descriptor(tool)), ...hidden];
+  }
+
+  /**
+   * Hidden tools a jumperless-mcp child offers this gateway in `_meta` (python_exec): callable by
+   * name through the federation, with the capability the child names, never listed.
+   */
+  private hiddenOf(meta: unknown): ToolDescriptor[] {
+    const parsed = hiddenToolsSchema.safeParse(meta);
+    if (!parsed.success) return [];
+    return parsed.data.map((tool) => ({
+      ...this.descriptor(tool as Tool),
+      hidden: true,
+      capability: tool.capability as Capability,
+    }));
   }
 
   private descriptor(tool: Tool): ToolDescriptor {

@@ -4,19 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OpenBoard, openBoard } from '../cli/board.js';
+import { RpcError, renderResult } from '../contract/index.js';
 import { createDispatcher } from '../dispatch/dispatcher.js';
-import { renderResult } from '../dispatch/result.js';
 import { SocketClient } from '../socket/client.js';
 import { dispatchHandler } from '../socket/dispatchHandler.js';
 import { type SocketServer, startSocketServer } from '../socket/server.js';
 import { catalog } from '../tools/index.js';
 import { safetyPolicy } from '../tools/safety.js';
 import { CAPABILITIES } from '../tools/tool.js';
-import { ChildRpcError } from './errors.js';
 import { SocketChild } from './socketChild.js';
 import type { SubsystemEvent } from './subsystem.js';
 
-const context = (signal = new AbortController().signal) => ({ signal, progress: () => {} });
+const context = (signal = new AbortController().signal) => ({ signal, progress: () => {}, caller: 'test' });
 const dir = mkdtempSync(join(tmpdir(), 'socket-child-'));
 
 let board: OpenBoard;
@@ -57,7 +56,11 @@ describe('SocketChild', () => {
   it('learns the listed catalog with schemas, capabilities and deadlines', () => {
     const names = lab.tools().map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['dac_set', 'power_get', 'probe_wait']));
-    expect(names).not.toContain('python_exec'); // hidden on the server: not listed, so not known here
+    // Hidden on the server, labelled so over the socket: callable through a gateway, never listed.
+    expect(lab.tools().find((t) => t.name === 'python_exec')).toMatchObject({
+      hidden: true,
+      capability: 'jumperless.exec',
+    });
     expect(lab.tools().find((t) => t.name === 'dac_set')).toMatchObject({
       title: 'Set a supply voltage',
       inputSchema: { type: 'object', required: ['channel', 'volts'] },
@@ -78,13 +81,13 @@ describe('SocketChild', () => {
     expect(get.structuredContent).toMatchObject({ dac1_volts: 2.5 });
   });
 
-  it('turns a tool failure into a ToolError and refusals into ChildRpcErrors with the right codes', async () => {
+  it('turns a tool failure into a ToolError and refusals into RpcErrors with the right codes', async () => {
     await expect(lab.invoke('dac_set', { channel: 'TOP_RAIL', volts: 6 }, context())).rejects.toMatchObject({
       code: 'unsafe_voltage',
       options: { retryable: false },
     });
     const invalid = await lab.invoke('dac_set', { channel: 'NOPE' }, context()).catch((e: unknown) => e);
-    expect(invalid).toBeInstanceOf(ChildRpcError);
+    expect(invalid).toBeInstanceOf(RpcError);
     expect(invalid).toMatchObject({ code: -32602, message: /Invalid arguments for tool dac_set/ });
     const unknown = await lab.invoke('no_such', {}, context()).catch((e: unknown) => e);
     expect(unknown).toMatchObject({ code: -32602, message: /Unknown tool: no_such/ });

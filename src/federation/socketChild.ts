@@ -5,11 +5,12 @@
  * tells when the server goes; calls take a connection of their own from a small pool, because a
  * connection runs one request at a time, and a cancel hangs that connection up (the server then
  * stops the call). Results come back as the structured object the server's MCP side renders, and
- * are rendered the same way here; tool failures become ToolErrors, refusals ChildRpcErrors.
+ * are rendered the same way here; tool failures become ToolErrors, refusals RpcErrors.
  */
 import { z } from 'zod';
+import { RpcError } from '../contract/index.js';
 import { CAPABILITIES, type Capability, ToolError } from '../tools/tool.js';
-import { ChildRpcError, unavailable } from './errors.js';
+import { unavailable } from './errors.js';
 import {
   type InvokeContext,
   type Subsystem,
@@ -213,13 +214,13 @@ export class SocketChild implements Subsystem {
       throw new ToolError(code, message, { retryable, details });
     }
     const error = errorFrame.safeParse(answer);
-    if (!error.success) throw new ChildRpcError(-32603, `${this.name} answered with an unexpected frame`);
+    if (!error.success) throw new RpcError(-32603, `${this.name} answered with an unexpected frame`);
     const { message, code, retryable, details } = error.data;
     const data = isObject(details) ? details : details === undefined ? {} : { details };
     // Dispatch codes (1001 denied, 1002 rate limited, ...) ride on -32603; without one it was the name or the arguments.
     if (code !== undefined)
-      throw new ChildRpcError(-32603, message, { code, retryable: retryable === true, ...data });
-    throw new ChildRpcError(-32602, message, Object.keys(data).length > 0 ? data : undefined);
+      throw new RpcError(-32603, message, { code, retryable: retryable === true, ...data });
+    throw new RpcError(-32602, message, Object.keys(data).length > 0 ? data : undefined);
   }
 
   private descriptor(schema: z.output<typeof toolSchema>['schema']): ToolDescriptor {

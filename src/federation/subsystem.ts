@@ -7,56 +7,21 @@
  * Names inside a subsystem are its own; the aggregator prefixes them with `<child>.` and the
  * server turns the dotted internal names into wire names (wireNames.ts).
  */
-import type { Capability, ToolAnnotations } from '../tools/tool.js';
+import type {
+  CallContext,
+  LogLevel,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  ToolDescriptor,
+  ToolResult,
+} from '../contract/index.js';
 
-export type JsonSchemaObject = { type: 'object'; [key: string]: unknown };
-
-/** One item of a tool result as MCP has it (text, image, audio, resource, resource_link...). */
-export interface ContentBlock {
-  type: string;
-  [field: string]: unknown;
-}
-
+export type { ContentBlock, JsonSchemaObject, ToolDescriptor } from '../contract/index.js';
 /** What a call returns: the shape runTool renders and MCP sends (`CallToolResult`). */
-export interface SubsystemResult {
-  content: ContentBlock[];
-  structuredContent?: Record<string, unknown>;
-  isError?: true;
-}
-
-/** A tool as a subsystem describes it: what `tools/list` shows, plus what the gateway enforces. */
-export interface ToolDescriptor {
-  /** The subsystem's own name for it, e.g. `dac_set`, or `jumperless.dac_set` from a nested aggregator. */
-  name: string;
-  title?: string;
-  description: string;
-  inputSchema: JsonSchemaObject;
-  /** Absent when the tool declares none (its results then need no `structuredContent`). */
-  outputSchema?: JsonSchemaObject;
-  annotations: Partial<ToolAnnotations>;
-  /** Left out of every list, yet callable by name (e.g. python_exec). */
-  hidden: boolean;
-  /** What a caller must hold for the gateway to run it. */
-  capability: Capability;
-  /** The gateway's deadline for one call; the gateway default when absent. */
-  timeoutMs?: number;
-  /**
-   * False while the subsystem offering it is down: the tool stays in the inbound table (a call
-   * answers `unavailable` at once) but is left out of lists until the subsystem is back.
-   */
-  available?: boolean;
-}
-
+export type SubsystemResult = ToolResult;
 /** What a call carries down the tree besides its arguments. */
-export interface InvokeContext {
-  /** Aborted on the caller's cancellation or the gateway's deadline: every child honours it. */
-  signal: AbortSignal;
-  progress(progress: number, total?: number, message?: string): void;
-  /** Asks the person at the client a yes/no question, when the client can. */
-  confirm?(message: string): Promise<'accept' | 'decline' | 'cancel'>;
-  /** The client's features (log, elicit, sample) for tools running in this process; opaque here. */
-  client?: unknown;
-}
+export type InvokeContext = CallContext;
 
 /** Ordered from best to worst, so an aggregate is the worst of its children. */
 export const HEALTH_ORDER = ['ok', 'degraded', 'down'] as const;
@@ -78,7 +43,9 @@ export type SubsystemEvent =
   /** The connection was lost: the aggregator marks the tools unavailable and reconnects with backoff. */
   | { type: 'down'; reason: string }
   /** The catalog changed (a child's own `list_changed`, a nested child that came or went). */
-  | { type: 'tools_changed' };
+  | { type: 'tools_changed' }
+  /** Something the people at the clients should hear (a board unplugged, back, reset). */
+  | { type: 'log'; level: LogLevel; text: string };
 
 export interface Subsystem {
   /** kebab-case (wireNames.ts `subsystemNameProblem`): never underscores, never dots. */
@@ -91,9 +58,16 @@ export interface Subsystem {
   disconnect(): Promise<void>;
   /** The catalog as last learnt (empty before the first connect). */
   tools(): readonly ToolDescriptor[];
+  /** Resources it offers, each bound to it (a board's state, picture...); none by default. */
+  resources?(): readonly Resource[];
+  /** Resource templates it offers; none by default. */
+  templates?(): readonly ResourceTemplate[];
+  /** Prompts it offers; none by default. */
+  prompts?(): readonly Prompt[];
   /**
-   * Runs one tool by the subsystem's own name. A tool failure is a result with `isError`, or a
-   * thrown ToolError/DeviceError; a refusal the caller should see as JSON-RPC is a ChildRpcError.
+   * Runs one tool by the subsystem's own name, with arguments that passed the descriptor's `parse`
+   * when it has one. A tool failure is a result with `isError`, or a thrown ToolError/DeviceError;
+   * a refusal the caller should see as JSON-RPC is an RpcError.
    */
   invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult>;
   health(): SubsystemHealth;
@@ -108,7 +82,4 @@ export function worstStatus(statuses: Iterable<HealthStatus>): HealthStatus {
   return HEALTH_ORDER[worst] ?? 'down';
 }
 
-/** A successful result as dispatch renders one (dispatch/result.ts): the JSON text mirror plus the object. */
-export function structuredResult(data: Record<string, unknown>): SubsystemResult {
-  return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
-}
+export { renderResult as structuredResult } from '../contract/index.js';

@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { CAPABILITIES, type Caller, type Capability } from '../dispatch/index.js';
+import { CAPABILITIES, type Capability } from '../contract/index.js';
+import type { Caller } from '../dispatch/index.js';
 import type { HttpCaller } from './bearer.js';
 
 const KNOWN = new Set<string>(CAPABILITIES);

@@ -5,15 +5,8 @@
  * and renderer as the board's, so the suite exercises our real path.
  */
 import { z } from 'zod';
-import {
-  type AnyTool,
-  type DispatchContext,
-  defineTool,
-  type Resource,
-  type ResourceTemplate,
-  ToolError,
-} from '../dispatch/index.js';
-import { type Prompt, userText } from './prompt.js';
+import { type Prompt, type Resource, type ResourceTemplate, userText } from '../contract/index.js';
+import { type AnyTool, defineTool, type HandlerContext, ToolError } from '../dispatch/index.js';
 
 /** A 1x1 PNG. */
 const PNG_1PX =
@@ -47,12 +40,15 @@ const sleep = (ms: number, signal: AbortSignal) =>
     });
   });
 
-const extras = (context: unknown) => context as DispatchContext;
 const empty = z.object({});
 const anything = z.object({}).catchall(z.unknown());
 
 const fixture = <I extends z.ZodObject, O extends z.ZodObject>(
-  tool: Pick<AnyTool, 'name' | 'description'> & { input: I; output: O; handle: AnyTool['handle'] },
+  tool: Pick<AnyTool, 'name' | 'description'> & {
+    input: I;
+    output: O;
+    handle(args: z.infer<I>, context: HandlerContext): Promise<z.infer<O>>;
+  },
 ) =>
   defineTool({
     ...tool,
@@ -78,7 +74,7 @@ export const conformanceTools: readonly AnyTool[] = [
     input: empty,
     output: empty,
     handle: async (_args, context) => {
-      context.attachImage({ mimeType: 'image/png', data: PNG_1PX });
+      context.attach({ type: 'image', mimeType: 'image/png', data: PNG_1PX });
       return {};
     },
   }),
@@ -88,7 +84,7 @@ export const conformanceTools: readonly AnyTool[] = [
     input: empty,
     output: empty,
     handle: async (_args, context) => {
-      extras(context).attachContent({ type: 'audio', mimeType: 'audio/wav', data: silentWav() });
+      context.attach({ type: 'audio', mimeType: 'audio/wav', data: silentWav() });
       return {};
     },
   }),
@@ -98,7 +94,7 @@ export const conformanceTools: readonly AnyTool[] = [
     input: empty,
     output: empty,
     handle: async (_args, context) => {
-      extras(context).attachContent({
+      context.attach({
         type: 'resource',
         resource: {
           uri: 'test://embedded-resource',
@@ -115,8 +111,8 @@ export const conformanceTools: readonly AnyTool[] = [
     input: empty,
     output: text,
     handle: async (_args, context) => {
-      context.attachImage({ mimeType: 'image/png', data: PNG_1PX });
-      extras(context).attachContent({
+      context.attach({ type: 'image', mimeType: 'image/png', data: PNG_1PX });
+      context.attach({
         type: 'resource',
         resource: {
           uri: 'test://mixed-content-resource',
@@ -133,7 +129,7 @@ export const conformanceTools: readonly AnyTool[] = [
     input: empty,
     output: text,
     handle: async (_args, context) => {
-      const log = (message: string) => extras(context).client?.log('info', message) ?? Promise.resolve();
+      const log = (message: string) => context.client?.log('info', message) ?? Promise.resolve();
       await log('Tool execution started');
       await sleep(50, context.signal);
       await log('Tool processing data');
@@ -171,7 +167,7 @@ export const conformanceTools: readonly AnyTool[] = [
     input: z.object({ prompt: z.string().max(10_000) }),
     output: anything,
     handle: async ({ prompt }, context) => {
-      const client = extras(context).client;
+      const client = context.client;
       if (!client) throw new ToolError('unsupported', 'Sampling needs an MCP client.');
       return client.sample({
         messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
@@ -267,8 +263,11 @@ export const conformanceTools: readonly AnyTool[] = [
   }),
 ];
 
-async function elicit(context: unknown, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const client = extras(context).client;
+async function elicit(
+  context: HandlerContext,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const client = context.client;
   if (!client) throw new ToolError('unsupported', 'Elicitation needs an MCP client.');
   return client.elicit(params);
 }

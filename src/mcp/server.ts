@@ -23,25 +23,19 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { type ClientBridge, HIDDEN_TOOLS_META, JSONRPC, RpcError } from '../contract/index.js';
 import {
   type Caller,
-  type ClientBridge,
   DESCRIBE_TOOL,
   type Dispatcher,
-  describeTool,
   failureOf,
-  JSONRPC,
   type ListMode,
   listModeFor,
   matchTemplate,
   nameOnly,
-  type Resource,
-  type ResourceTemplate,
-  RpcError,
   runTool,
   SEARCH_TOOL,
 } from '../dispatch/index.js';
-import type { Prompt } from './prompt.js';
 
 export const SERVER_INFO = { name: 'jumperless-mcp', version: '0.1.0' } as const;
 
@@ -51,10 +45,8 @@ const RESOURCE_NOT_FOUND = -32002;
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface ServerOptions {
+  /** The core: tools, resources, prompts and what they tell. */
   dispatcher: Dispatcher;
-  resources: readonly Resource[];
-  templates?: readonly ResourceTemplate[];
-  prompts: readonly Prompt[];
   /** Who this connection is (stdio: the operator; HTTP: the session's caller). */
   caller: (extra: Extra) => Caller;
   instructions?: string;
@@ -91,12 +83,21 @@ export const INSTRUCTIONS =
   'Tools for a Jumperless V5 breadboard: wire rows and rails through its crossbar, set supplies, measure volts and amps, drive GPIO, PWM and waveforms, talk through the OLED and LEDs. ' +
   'Read the board state (resource jumperless://board/state) or the read tools before changing anything; mutating tools report what actually happened, so trust their results over assumptions. Voltages are in volts, currents in amps.';
 
+/** The hidden tools this caller may call, for a gateway in front of us (contract HIDDEN_TOOLS_META). */
+function hiddenToolsMeta(dispatcher: Dispatcher, caller: Caller): { _meta?: Record<string, unknown> } {
+  const hidden = dispatcher.registry
+    .all()
+    .filter((entry) => entry.hidden && caller.granted.has(entry.capability))
+    .map((entry) => ({ ...entry.definition, capability: entry.capability }));
+  return hidden.length > 0 ? { _meta: { [HIDDEN_TOOLS_META]: hidden } } : {};
+}
+
 export function createMcpServer(options: ServerOptions): McpServerHandle {
   const { dispatcher } = options;
   const server = new Server(SERVER_INFO, {
     capabilities: {
-      // A federation's catalog changes as children come and go (then we send tools/list_changed).
-      tools: dispatcher.registry.onChange ? { listChanged: true } : {},
+      // A bench's catalog changes as children come and go (then we send tools/list_changed).
+      tools: { listChanged: true },
       resources: { subscribe: true },
       prompts: {},
       logging: {},
@@ -126,15 +127,21 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   server.setRequestHandler(
     ListToolsRequestSchema,
-    track(async () => {
+    track(async (_request, extra) => {
       const { registry } = dispatcher;
       const mode = listModeFor(options.listMode, server.getClientCapabilities()?.experimental);
-      if (mode === 'full') return { tools: registry.listed().map(describeTool) };
+      if (mode === 'full') {
+        return {
+          tools: registry.listed().map((entry) => entry.definition),
+          ...hiddenToolsMeta(dispatcher, options.caller(extra)),
+        };
+      }
       const meta = [SEARCH_TOOL, DESCRIBE_TOOL].flatMap((name) => {
         const entry = registry.get(name);
-        return entry ? [describeTool(entry.tool)] : [];
+        return entry ? [entry.definition] : [];
       });
-      return { tools: mode === 'names' ? [...registry.listed().map(nameOnly), ...meta] : meta };
+      const names = registry.listed().map((entry) => nameOnly(entry.definition));
+      return { tools: mode === 'names' ? [...names, ...meta] : meta };
     }),
   );
 
@@ -207,7 +214,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   server.setRequestHandler(
     ListResourcesRequestSchema,
     track(async () => ({
-      resources: options.resources.map(({ uri, name, title, description, mimeType }) => ({
+      resources: dispatcher.resources().map(({ uri, name, title, description, mimeType }) => ({
         uri,
         name,
         ...(title ? { title } : {}),
@@ -220,15 +227,15 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
     track(async () => ({
-      resourceTemplates: (options.templates ?? []).map(
-        ({ uriTemplate, name, title, description, mimeType }) => ({
+      resourceTemplates: dispatcher
+        .templates()
+        .map(({ uriTemplate, name, title, description, mimeType }) => ({
           uriTemplate,
           name,
           ...(title ? { title } : {}),
           description,
           mimeType,
-        }),
-      ),
+        })),
     })),
   );
 
@@ -236,12 +243,12 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     ReadResourceRequestSchema,
     track(async (request, extra) => {
       const { uri } = request.params;
-      const context = { board: dispatcher.board, signal: extra.signal };
+      const context = { signal: extra.signal, caller: options.caller(extra).id };
       try {
-        const resource = options.resources.find((r) => r.uri === uri);
+        const resource = dispatcher.resources().find((r) => r.uri === uri);
         if (resource)
           return { contents: [{ uri, mimeType: resource.mimeType, ...(await resource.read(context)) }] };
-        for (const template of options.templates ?? []) {
+        for (const template of dispatcher.templates()) {
           const params = matchTemplate(template.uriTemplate, uri);
           if (params) {
             return {
@@ -281,7 +288,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   server.setRequestHandler(
     ListPromptsRequestSchema,
     track(async () => ({
-      prompts: options.prompts.map(({ name, title, description, arguments: args }) => ({
+      prompts: dispatcher.prompts().map(({ name, title, description, arguments: args }) => ({
         name,
         ...(title ? { title } : {}),
         description,
@@ -293,7 +300,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   server.setRequestHandler(
     GetPromptRequestSchema,
     track(async (request) => {
-      const prompt = options.prompts.find((p) => p.name === request.params.name);
+      const prompt = dispatcher.prompts().find((p) => p.name === request.params.name);
       if (!prompt) throw new RpcError(JSONRPC.invalidParams, `Unknown prompt: ${request.params.name}`);
       const args = request.params.arguments ?? {};
       const missing = (prompt.arguments ?? []).filter((a) => a.required && !args[a.name]).map((a) => a.name);
@@ -310,7 +317,8 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     CompleteRequestSchema,
     track(async (request) => {
       const { ref, argument } = request.params;
-      const prompt = ref.type === 'ref/prompt' ? options.prompts.find((p) => p.name === ref.name) : undefined;
+      const prompt =
+        ref.type === 'ref/prompt' ? dispatcher.prompts().find((p) => p.name === ref.name) : undefined;
       const values = prompt?.complete?.(argument.name, argument.value) ?? [];
       return { completion: { values: values.slice(0, 100), total: values.length, hasMore: false } };
     }),
@@ -325,21 +333,30 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     }),
   );
 
-  const live = new Set(options.resources.filter((r) => r.live).map((r) => r.uri));
   const unsubscribe = dispatcher.onBoardChange(() => {
+    const live = new Set(
+      dispatcher
+        .resources()
+        .filter((r) => r.live)
+        .map((r) => r.uri),
+    );
     for (const uri of subscriptions) {
       if (live.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {});
     }
   });
-  const unfollowTools = dispatcher.registry.onChange?.(() => {
+  const unfollowTools = dispatcher.registry.onChange(() => {
     void server.sendToolListChanged().catch(() => {});
   });
-  server.onclose = () => {
+  // What the boards' links do (unplugged, back, a reset), as log messages.
+  const unfollowLogs = dispatcher.onLog((logLevel, text) => handle.log(logLevel, text));
+  const stopFollowing = () => {
     unsubscribe();
-    unfollowTools?.();
+    unfollowTools();
+    unfollowLogs();
   };
+  server.onclose = stopFollowing;
 
-  return {
+  const handle: McpServerHandle = {
     server,
     get inFlight() {
       return inFlight;
@@ -350,9 +367,9 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
       void server.sendLoggingMessage({ level: logLevel, logger: 'jumperless', data }).catch(() => {});
     },
     async close() {
-      unsubscribe();
-      unfollowTools?.();
+      stopFollowing();
       await server.close();
     },
   };
+  return handle;
 }

@@ -3,15 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type AnyTool,
-  CAPABILITIES,
-  type Capability,
-  createDispatcher,
-  defineTool,
-  runTool,
-  ToolError,
-} from '../dispatch/index.js';
+import { CAPABILITIES, type Capability } from '../contract/index.js';
+import { type AnyTool, createDispatcher, defineTool, runTool, ToolError } from '../dispatch/index.js';
 import { SocketClient } from './client.js';
 import { dispatchHandler } from './dispatchHandler.js';
 import { type SocketServer, startSocketServer } from './server.js';
@@ -154,7 +147,7 @@ describe('dispatchHandler over the socket', () => {
     expect(invalid).not.toHaveProperty('code');
   });
 
-  it('answers a dry run without running, lists visible tools and describes hidden ones', async () => {
+  it('answers a dry run without running, lists visible tools, then hidden ones labelled so', async () => {
     expect(
       await client.request({ type: 'run_tool', tool_id: 'run_python', args: { a: 1 }, dry_run: true }),
     ).toEqual({
@@ -167,7 +160,16 @@ describe('dispatchHandler over the socket', () => {
     const list = (await client.request({ type: 'tool_list' })) as unknown as {
       tools: Record<string, unknown>[];
     };
-    expect(list.tools.map((t) => t.id)).toEqual(['echo_args', 'fail_always', 'needs_number', 'run_python']);
+    expect(list.tools.map((t) => t.id)).toEqual([
+      'echo_args',
+      'fail_always',
+      'needs_number',
+      'run_python',
+      'tools_search',
+      'tools_describe',
+      'hidden_debug',
+    ]);
+    expect(list.tools.slice(4).every((t) => t.visibility === 'hidden')).toBe(true);
     expect(list.tools[2]).toMatchObject({
       id: 'needs_number',
       domain: 'test',

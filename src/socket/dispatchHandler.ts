@@ -7,17 +7,10 @@
  *   RpcError with data.code -> error {code 1001/1002/1999, retryable, details = the rest of data}
  *   RpcError without        -> error without code (unknown tool, invalid arguments)
  * The result object is the one MCP renders as its text item, so the bytes match across transports.
+ * Tool ids are the internal dotted names (DESIGN.md: `jumperless-a.dac_set`); a single board's are plain.
  */
-import {
-  type AnyTool,
-  CAPABILITIES,
-  type Capability,
-  type Dispatcher,
-  describeTool,
-  RpcError,
-  runTool,
-  type ToolResult,
-} from '../dispatch/index.js';
+import { CAPABILITIES, type Capability, RpcError, type ToolResult } from '../contract/index.js';
+import { type Dispatcher, runTool, type ToolEntry } from '../dispatch/index.js';
 import {
   dryRunPreview,
   type RunToolOutcome,
@@ -30,10 +23,15 @@ const KNOWN = new Set<string>(CAPABILITIES);
 
 export function dispatchHandler(dispatcher: Dispatcher): SocketToolHandler {
   return {
-    listTools: async () => dispatcher.registry.listed().map(summaryOf),
+    // Hidden tools too, labelled `hidden` (ATD: only that label changes behaviour): a gateway over
+    // this socket offers them, by name only, to callers who hold their capability.
+    listTools: async () =>
+      [...dispatcher.registry.listed(), ...dispatcher.registry.all().filter((entry) => entry.hidden)].map(
+        summaryOf,
+      ),
     toolSchema: async (toolId) => {
-      const entry = dispatcher.registry.get(toolId);
-      return entry ? schemaOf(entry.tool) : undefined;
+      const entry = dispatcher.registry.internal(toolId);
+      return entry ? schemaOf(entry) : undefined;
     },
     runTool: async (toolId, args, context) => {
       // ATD answers a dry run before looking the tool up (dispatch notes §2.3 step 1).
@@ -41,7 +39,8 @@ export function dispatchHandler(dispatcher: Dispatcher): SocketToolHandler {
       try {
         return outcomeOf(
           await runTool(dispatcher, {
-            name: toolId,
+            // An id that names no tool goes on as given: runTool answers (and audits) it as unknown.
+            name: dispatcher.registry.internal(toolId)?.definition.name ?? toolId,
             arguments: args,
             caller: { id: callerName(context), granted: grantedOf(context) },
             signal: context.signal,
@@ -81,36 +80,36 @@ function grantedOf(context: SocketCallContext): ReadonlySet<Capability> {
 }
 
 /** ATD labels; only `hidden` changes behaviour (dispatch notes §2.2). */
-function visibilityOf(tool: AnyTool): SocketToolSummary['visibility'] {
-  if (tool.hidden) return 'hidden';
-  if (tool.kind === 'destructive') return 'dangerous';
-  return tool.kind === 'read' ? 'read' : 'write';
+function visibilityOf(entry: ToolEntry): SocketToolSummary['visibility'] {
+  if (entry.hidden) return 'hidden';
+  if (entry.kind === 'destructive') return 'dangerous';
+  return entry.kind === 'read' ? 'read' : 'write';
 }
 
-function summaryOf(tool: AnyTool): SocketToolSummary {
+function summaryOf(entry: ToolEntry): SocketToolSummary {
   return {
-    id: tool.name,
-    name: tool.name,
-    description: tool.description,
-    domain: tool.group,
-    tags: [tool.kind],
-    visibility: visibilityOf(tool),
+    id: entry.internal,
+    name: entry.definition.name,
+    description: entry.definition.description,
+    domain: entry.group,
+    tags: [entry.kind],
+    visibility: visibilityOf(entry),
     tier: 'warm',
-    input_schema: describeTool(tool).inputSchema,
+    input_schema: entry.definition.inputSchema,
   };
 }
 
-function schemaOf(tool: AnyTool): Record<string, unknown> {
-  const definition = describeTool(tool);
+function schemaOf(entry: ToolEntry): Record<string, unknown> {
+  const { definition } = entry;
   return {
-    ...summaryOf(tool),
+    ...summaryOf(entry),
     title: definition.title,
     output_schema: definition.outputSchema,
-    required_capabilities: [tool.capability],
+    required_capabilities: [entry.capability],
     annotations: definition.annotations,
     resources: {
-      timeout_ms: tool.timeoutMs ?? null,
-      max_concurrent: tool.maxConcurrent ?? 0,
+      timeout_ms: entry.timeoutMs ?? null,
+      max_concurrent: entry.maxConcurrent ?? 0,
     },
   };
 }

@@ -55,10 +55,32 @@ export interface BoardLease extends Omit<BoardClient, 'lease'> {
   release(): void;
 }
 
-/** The tools' own helper namespace on the board, `_jlt`, built from every group's Python. */
-export function toolsHelper(groupSources: readonly string[]): HelperModule {
-  const body = groupSources
-    .flatMap((source) => source.trim().split('\n'))
+/**
+ * A piece of the board-side helper `_jlt`: Python `def`s (unindented, each a method of `_jlt`),
+ * owned by the module whose code calls them. A tool group lists every part its tools call,
+ * its own and the shared ones (the snapshot, the RAM state), so no group relies on another's.
+ */
+export interface PythonPart {
+  /** Unique among all parts: the same part listed by several groups is put in once. */
+  readonly name: string;
+  readonly source: string;
+}
+
+/**
+ * The tools' own helper namespace on the board, `_jlt`: the union of the parts the groups list,
+ * each once, in the order first listed. Two different parts under one name are refused.
+ */
+export function toolsHelper(parts: readonly PythonPart[]): HelperModule {
+  const byName = new Map<string, PythonPart>();
+  for (const part of parts) {
+    const known = byName.get(part.name);
+    if (known && known.source !== part.source) {
+      throw new Error(`Two board-side helper parts are named ${part.name}.`);
+    }
+    byName.set(part.name, part);
+  }
+  const body = [...byName.values()]
+    .flatMap((part) => part.source.trim().split('\n'))
     .map((line) => (line.trim() === '' ? '' : `    ${line}`))
     .join('\n');
   return { name: '_jlt', source: `class _jlt:\n    V = 1\n${body}\n` };
@@ -153,7 +175,9 @@ export function callBoard(
     id: client.id,
     health: () => client.health(),
     lease: (options) => client.lease(options),
-    seen: client.seen,
+    get seen() {
+      return client.seen;
+    },
   };
   return {
     board,

@@ -14,7 +14,7 @@ import { Connections } from '../board/connections.js';
 import { shortName } from '../board/nodes.js';
 import type { SlotData, SlotOverlay, SlotPower } from '../board/slots.js';
 import type { GpioPullName } from '../board/state.js';
-import type { BoardClient } from './boardClient.js';
+import type { BoardClient, PythonPart } from './boardClient.js';
 import {
   customNetName,
   driveHazards,
@@ -42,8 +42,10 @@ export const IMAGE_REQUIRES = [
   ...RAM_REQUIRES,
 ] as const;
 
-/** Board-side helpers (part of the slots group's `python`). */
-export const boardImagePython = `
+/** Board-side helpers, inside `_jlt` (`net_looks` reads back with the RAM part's `ram`). */
+export const boardImagePython: PythonPart = {
+  name: 'boardImage',
+  source: `
 def image_put(s, br, pw, nm, co, st):
     if s is not None:
         switch_slot(s)
@@ -66,7 +68,8 @@ def net_looks(nm, co):
     for i, c in co:
         set_net_color(i, c)
     return _jlt.ram()
-`;
+`,
+};
 
 export const AUTOSAVE_NOTE =
   'The board itself saves its state to the active slot about a second after the last change (not while the computer has its USB drive mounted).';

@@ -22,7 +22,7 @@ import {
   yamlName,
 } from '../board/nodes.js';
 import { parseFirmwareNodeName } from '../board/slots.js';
-import type { BoardCallOptions, BoardClient } from './boardClient.js';
+import type { BoardCallOptions, BoardClient, PythonPart } from './boardClient.js';
 import { py } from './py.js';
 import { ToolError } from './tool.js';
 
@@ -253,15 +253,17 @@ export const RAM_REQUIRES = [
 export const SLOT_PART_BYTES = 4096;
 
 /**
- * Board-side helpers (part of the slots group's `python`): the RAM state and slot files. A full
- * board's RAM state is 39 KB of heap (33 KB of it the state text) and its slot file 38 KB: together
- * they do not fit the 58 KB a board without PSRAM has free. So `slot_look` reads the RAM state and
- * only sizes and sums the slot files (`[bytes, sum]`, None when missing); the host then reads each
- * file SLOT_PART_BYTES a job (`slot_part`, as hex: exact bytes) and checks the sum, which tells a
- * file the board rewrote in between (its autosave) from the one the RAM state was read with.
- * `read()` returns at most 8192 bytes (modjumperless.c:4712-4715).
+ * Board-side helpers, inside `_jlt`, listed by the groups that read them: the RAM state and slot
+ * files. A full board's RAM state is 39 KB of heap (33 KB of it the state text) and its slot file
+ * 38 KB: together they do not fit the 58 KB a board without PSRAM has free. So `slot_look` reads
+ * the RAM state and only sizes and sums the slot files (`[bytes, sum]`, None when missing); the
+ * host then reads each file SLOT_PART_BYTES a job (`slot_part`, as hex: exact bytes) and checks
+ * the sum, which tells a file the board rewrote in between (its autosave) from the one the RAM
+ * state was read with. `read()` returns at most 8192 bytes (modjumperless.c:4712-4715).
  */
-export const ramPython = `
+export const ramPython: PythonPart = {
+  name: 'ram',
+  source: `
 def ram():
     b = [list(get_bridge(i)) for i in range(get_num_bridges())]
     n = range(get_num_nets())
@@ -305,7 +307,8 @@ def slot_look(t):
     r['file'] = _jlt.slot_sum(r['slot'])
     r['target'] = None if t is None else _jlt.slot_sum(t)
     return r
-`;
+`,
+};
 
 const ramReply = z.object({
   slot: z.number(),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
 import type { BoardClient } from './boardClient.js';
@@ -31,17 +32,16 @@ function recording(board: BoardClient): { board: BoardClient; sent: string[] } {
   const sent: string[] = [];
   return {
     sent,
-    board: {
-      ...board,
-      call: (expression, options) => {
+    board: interceptBoard(board, {
+      call: (expression, options, inner) => {
         sent.push(expression);
-        return board.call(expression, options);
+        return inner.call(expression, options);
       },
-      script: (code, options) => {
+      script: (code, options, inner) => {
         sent.push(code);
-        return board.script(code, options);
+        return inner.script(code, options);
       },
-    },
+    }),
   };
 }
 
@@ -499,7 +499,7 @@ describe('hostile strings', () => {
           continue;
         }
         const rec = recording(h.client);
-        const run = tool.handle(parsed.data as never, { ...ctx(), board: rec.board });
+        const run = tool.handle(parsed.data as never, ctx(), { board: rec.board, safety: ctx().safety });
         if (valid) {
           // A string that names a node (e.g. '1', ' 1', '-1' is not one) works literally.
           await run.catch((error: unknown) => expect(error).toBeInstanceOf(ToolError));
@@ -536,7 +536,8 @@ function ctx() {
   return {
     signal: controller.signal,
     progress: () => {},
-    attachImage: () => {},
+    attach: () => {},
+    caller: 'test',
     safety: { maxVolts: 8, minVolts: -8 },
   };
 }

@@ -9,6 +9,7 @@ import { FIRMWARE_COLORS, firmwareParseColor } from '../board/colors.js';
 import { type Connections, isForbiddenPair, NET_NAME_MAX, SPECIAL_NET_NAMES } from '../board/connections.js';
 import { MAX_BRIDGES } from '../board/limits.js';
 import { BUFFER_IN, DAC0, DAC1 } from '../board/nodes.js';
+import type { PythonPart } from './boardClient.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
 import {
@@ -28,9 +29,12 @@ import {
   SNAPSHOT_REQUIRES,
   snapshotPython,
 } from './snapshot.js';
-import { defineTool, ToolError } from './tool.js';
+import { defineDeviceTool, ToolError } from './tool.js';
 
-export const python = `${snapshotPython}
+/** Board-side helpers, inside `_jlt`. */
+const connectionsPython: PythonPart = {
+  name: 'connections',
+  source: `
 def conn_sum(rows):
     h = 0
     g = len(rows)
@@ -72,7 +76,11 @@ def conn_net_name(i, name):
 def conn_net_color(i, c):
     ok = set_net_color(i, c)
     return [bool(ok), int(get_net_color(i)), get_net_color_name(i)]
-`;
+`,
+};
+
+/** The board-side parts the connection tools call: the snapshot's bridge and path readers, and their own. */
+export const python: readonly PythonPart[] = [snapshotPython, connectionsPython];
 
 const pairArg = z.array(nodeArg).length(2).describe('Two nodes, e.g. ["TOP_RAIL", 10] or [10, 20]');
 
@@ -204,7 +212,7 @@ function unroutedReason(predicted: string | undefined): string {
   }
 }
 
-export const connect = defineTool({
+export const connect = defineDeviceTool({
   name: 'connect',
   title: 'Connect nodes',
   description:
@@ -365,7 +373,7 @@ const sameSum = (a: RawBridges, b: RawBridges): boolean => bridgeSum(a).join() =
 const isProbePower = (b: { node1: number; node2: number }): boolean =>
   sameEnds(b, BUFFER_IN, DAC0) || sameEnds(b, BUFFER_IN, DAC1);
 
-export const disconnect = defineTool({
+export const disconnect = defineDeviceTool({
   name: 'disconnect',
   title: 'Disconnect nodes',
   description:
@@ -424,7 +432,7 @@ export const disconnect = defineTool({
   },
 });
 
-export const nodesClear = defineTool({
+export const nodesClear = defineDeviceTool({
   name: 'nodes_clear',
   title: 'Clear all connections',
   description:
@@ -459,7 +467,7 @@ export const nodesClear = defineTool({
   },
 });
 
-export const bridgesList = defineTool({
+export const bridgesList = defineDeviceTool({
   name: 'bridges_list',
   title: 'List bridges',
   description:
@@ -507,7 +515,7 @@ const netOut = z.object({
 const unplacedIn = (snapshot: BoardSnapshot, net: number): number =>
   snapshot.bridges.filter((b) => b.net === net && b.route === 'no_free_lanes').length;
 
-export const netsList = defineTool({
+export const netsList = defineDeviceTool({
   name: 'nets_list',
   title: 'List nets',
   description:
@@ -529,7 +537,7 @@ export const netsList = defineTool({
   },
 });
 
-export const bridgeCheck = defineTool({
+export const bridgeCheck = defineDeviceTool({
   name: 'bridge_check',
   title: 'Is there a direct bridge',
   description:
@@ -566,7 +574,7 @@ export const bridgeCheck = defineTool({
   },
 });
 
-export const netCheck = defineTool({
+export const netCheck = defineDeviceTool({
   name: 'net_check',
   title: 'Do two nodes share a net',
   description:
@@ -649,7 +657,7 @@ export function validNetName(name: string): boolean {
   return /^[\x20-\x7e]*$/.test(name) && !/[\\"]/.test(name) && name === name.trim();
 }
 
-export const netNameSet = defineTool({
+export const netNameSet = defineDeviceTool({
   name: 'net_name_set',
   title: 'Name a net',
   description:
@@ -698,7 +706,7 @@ function colorRequest(text: string): { send: string | number; rgb: number } | un
   return rgb === undefined ? undefined : { send: name, rgb };
 }
 
-export const netColorSet = defineTool({
+export const netColorSet = defineDeviceTool({
   name: 'net_color_set',
   title: 'Colour a net',
   description: `Set a net's LED colour: #rrggbb (stored exactly) or a firmware colour name (${PALETTE.join(', ')}), which the board dims for its LEDs (red gives #200000). Pick the net by a member node or by index. The colour stays with the net's first node, like a name.`,

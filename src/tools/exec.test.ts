@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import { isDeviceError } from '../device/errors.js';
 import { CODE_MAX_CHARS, pythonExec } from './exec.js';
 import { ToolError } from './tool.js';
 
@@ -60,7 +59,8 @@ describe('python_exec', () => {
     const outcome = await h
       .run(pythonExec, { code: 'import time\nwhile True:\n    time.sleep(0.01)', timeout_seconds: 0.3 })
       .catch((e: unknown) => e);
-    expect(isDeviceError(outcome, 'timeout')).toBe(true);
+    // What a client sees: the device's timeout as a tool failure, retryable.
+    expect(outcome).toMatchObject({ code: 'timeout', options: { retryable: true } });
     expect((await h.run(pythonExec, { code: 'print(1)' })).result).toMatchObject({ ok: true, stdout: '1\n' });
   });
 

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { isDeviceError } from '../device/errors.js';
 import type { ExecResult } from '../device/session.js';
-import { defineTool, ToolError } from './tool.js';
+import { defineDeviceTool, ToolError } from './tool.js';
 
 /**
  * The size a board with PSRAM compiles without trouble. Without PSRAM the 96 KB heap (probe
@@ -34,7 +34,7 @@ const MEMORY_NOTE =
   "The board ran out of heap (96 KB on a board without PSRAM, shared with the server's helpers): send " +
   'smaller pieces (globals persist between calls), or free memory (del big objects, then gc.collect()).';
 
-export const pythonExec = defineTool({
+export const pythonExec = defineDeviceTool({
   name: 'python_exec',
   title: 'Run MicroPython on the board',
   description:

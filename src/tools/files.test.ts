@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { checkPath, fileDelete, fileList, fileRead, fileWrite, TRANSFER_CHUNK_BYTES } from './files.js';
 import { ToolError } from './tool.js';
@@ -70,13 +71,12 @@ describe('file tools', () => {
   it('moves 100 KB both ways in bounded jobs that fit the board heap', async () => {
     const bytes = Buffer.from(Array.from({ length: 100 * 1024 }, (_, i) => (i * 7 + (i >> 8)) % 256));
     let jobs = 0;
-    const counting = {
-      ...h.client,
-      call: <T>(expression: string, options?: object) => {
+    const counting = interceptBoard(h.client, {
+      call: (expression, options, inner) => {
         jobs++;
-        return h.client.call<T>(expression, options);
+        return inner.call(expression, options);
       },
-    };
+    });
     const wrote = await h.run(
       fileWrite,
       { path: '/images/big.bin', content: bytes.toString('base64'), encoding: 'base64' },

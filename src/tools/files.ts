@@ -18,10 +18,10 @@
  */
 import { z } from 'zod';
 import { FILE_NAME_MAX } from '../board/limits.js';
-import type { BoardClient } from './boardClient.js';
+import type { BoardClient, PythonPart } from './boardClient.js';
 import { checkText } from './oled.js';
 import { py } from './py.js';
-import { defineTool, ToolError } from './tool.js';
+import { defineDeviceTool, ToolError } from './tool.js';
 
 /**
  * Bytes one board job reads or writes: 8 KB of hex plus the JSON result line, small next to the
@@ -30,7 +30,10 @@ import { defineTool, ToolError } from './tool.js';
 export const TRANSFER_CHUNK_BYTES = 4096;
 
 /** Python run on the board, inside `_jlt`. */
-export const python = `
+export const python: readonly PythonPart[] = [
+  {
+    name: 'files',
+    source: `
 def file_stat(p):
     import os, jfs
     try:
@@ -102,7 +105,9 @@ def file_remove(p):
     import jfs
     jfs.remove(p)
     return _jlt.file_stat(p)
-`;
+`,
+  },
+];
 
 /**
  * FAT names: no `\ : * ? " < > |`, no control bytes; we also keep to printable ASCII, as the board
@@ -153,7 +158,7 @@ async function fileStat(board: BoardClient, path: string): Promise<z.infer<typeo
   return statSchema.parse(await board.call(py`_jlt.file_stat(${path})`));
 }
 
-export const fileList = defineTool({
+export const fileList = defineDeviceTool({
   name: 'file_list',
   title: 'List a board directory',
   description:
@@ -202,7 +207,7 @@ export const fileList = defineTool({
   },
 });
 
-export const fileRead = defineTool({
+export const fileRead = defineDeviceTool({
   name: 'file_read',
   title: 'Read a board file',
   description: `Read a file from the board's flash: UTF-8 text, or base64 when the bytes are not text. Up to ${READ_MAX_BYTES} bytes per call from offset_bytes.`,
@@ -272,7 +277,7 @@ export const fileRead = defineTool({
   },
 });
 
-export const fileWrite = defineTool({
+export const fileWrite = defineDeviceTool({
   name: 'file_write',
   title: 'Write a board file',
   description: `Write text (UTF-8) or base64 bytes to a file on the board's flash, up to ${WRITE_MAX_BYTES} bytes; refuses to replace an existing file unless overwrite is true. Names match in any case: /CONFIG.TXT is /config.txt, and an existing file keeps the case it has. Files such as /config.txt and /slots/*.yaml change how the board behaves.`,
@@ -370,7 +375,7 @@ export const fileWrite = defineTool({
   },
 });
 
-export const fileDelete = defineTool({
+export const fileDelete = defineDeviceTool({
   name: 'file_delete',
   title: 'Delete a board file',
   description:

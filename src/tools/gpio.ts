@@ -9,9 +9,10 @@ import {
   pwmSlicePartner,
 } from '../board/limits.js';
 import { isDeviceError } from '../device/errors.js';
+import type { PythonPart } from './boardClient.js';
 import { assertCanDrive, gpioPinNode, netOfNode, readState, type ToolBoardState } from './boardState.js';
 import { py } from './py.js';
-import { defineTool, type ToolContext, ToolError } from './tool.js';
+import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
 
 /**
  * Python run on the board, inside `_jlt`. Directions go as the strings 'OUTPUT'/'INPUT': a plain
@@ -25,7 +26,10 @@ import { defineTool, type ToolContext, ToolError } from './tool.js';
  *   drive the old latch now and a stale gpioState (HIGH for a former input) at the next refresh.
  * - `gpio_pull` does not sample a new bus keeper at all.
  */
-export const python = `
+export const python: readonly PythonPart[] = [
+  {
+    name: 'gpio',
+    source: `
 def gpio_info(p):
     pull = str(gpio_get_pull(p))
     d = str(gpio_get_dir(p))
@@ -57,7 +61,9 @@ def gpio_pwm_stop(p):
     return _jlt.gpio_info(p)
 def gpio_pads():
     return [str(gpio_get_dir(p)) for p in range(1, 9)]
-`;
+`,
+  },
+];
 
 const LEVELS = ['HIGH', 'LOW'] as const;
 const STATES = ['HIGH', 'LOW', 'FLOATING', 'UNKNOWN'] as const;
@@ -164,7 +170,7 @@ function refuseRunningPwm(state: ToolBoardState, pads: readonly string[], pin: n
 const netName = (state: ToolBoardState, pin: number): string | null =>
   netOfNode(state, gpioPinNode(pin))?.name ?? null;
 
-export const gpioGet = defineTool({
+export const gpioGet = defineDeviceTool({
   name: 'gpio_get',
   title: 'Read a GPIO pin',
   description:
@@ -193,7 +199,7 @@ const DRIVE_REQUIRES = [
   'get_state',
 ] as const;
 
-export const gpioSet = defineTool({
+export const gpioSet = defineDeviceTool({
   name: 'gpio_set',
   title: 'Drive a GPIO pin high or low',
   description:
@@ -217,7 +223,7 @@ export const gpioSet = defineTool({
   },
 });
 
-export const gpioDirectionSet = defineTool({
+export const gpioDirectionSet = defineDeviceTool({
   name: 'gpio_direction_set',
   title: 'Set a GPIO pin direction',
   description:
@@ -247,7 +253,7 @@ export const gpioDirectionSet = defineTool({
   },
 });
 
-export const gpioPullSet = defineTool({
+export const gpioPullSet = defineDeviceTool({
   name: 'gpio_pull_set',
   title: 'Set a GPIO pin pull',
   description:
@@ -266,7 +272,7 @@ export const gpioPullSet = defineTool({
   },
 });
 
-export const pwmStart = defineTool({
+export const pwmStart = defineDeviceTool({
   name: 'pwm_start',
   title: 'Start PWM on a GPIO pin',
   description:
@@ -341,7 +347,7 @@ export const pwmStart = defineTool({
   },
 });
 
-export const pwmStop = defineTool({
+export const pwmStop = defineDeviceTool({
   name: 'pwm_stop',
   title: 'Stop PWM on a GPIO pin',
   description:

@@ -18,10 +18,12 @@
  * timeout instead. python_exec runs the user's code as is: at the size its description says fits
  * without PSRAM it must succeed; at its schema maximum a MemoryError is its documented answer.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { MAX_BRIDGES, OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
-import type { BoardCallOptions, BoardClient } from './boardClient.js';
+import type { BoardClient } from './boardClient.js';
 import { CODE_MAX_CHARS } from './exec.js';
 import { READ_MAX_BYTES, WRITE_MAX_BYTES } from './files.js';
 import { catalog } from './index.js';
@@ -134,21 +136,20 @@ interface Job {
 
 /** The harness's board, writing down each job's code and what the board held for it. */
 function metered(client: BoardClient, jobs: Job[]): BoardClient {
-  return {
-    ...client,
-    call: async <T>(expression: string, options?: BoardCallOptions) => {
-      const result = await client.call<T>(expression, options);
+  return interceptBoard(client, {
+    call: async (expression, options, inner) => {
+      const result = await inner.call(expression, options);
       jobs.push({ code: expression, held: 2 * expression.length + heapBytes(result) });
       return result;
     },
-    script: async <T>(code: string, options?: BoardCallOptions) => {
-      const result = await client.script<T>(code, options);
+    script: async (code, options, inner) => {
+      const result = await inner.script(code, options);
       // A script streams its list one item at a time (_jlh.outs): the board holds the largest.
       const items = Array.isArray(result) ? result : [result];
       jobs.push({ code, held: 2 * code.length + Math.max(0, ...items.map(heapBytes)) });
       return result;
     },
-  };
+  });
 }
 
 const mentionsMemoryError = (error: unknown): boolean => {

@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import { boardHelper } from './index.js';
+import { toolsHelper } from './boardClient.js';
+import { boardHelper, groups } from './index.js';
 
 const toolsDir = fileURLToPath(new URL('.', import.meta.url));
 const sources = readdirSync(toolsDir)
@@ -39,6 +40,26 @@ describe('board-side helpers', () => {
   it('no helper function is defined twice (a later group would silently replace it)', () => {
     const all = [...boardHelper.source.matchAll(/^ {4}def ([A-Za-z_]\w*)\(/gm)].map((m) => m[1]);
     expect(all.filter((name, i) => all.indexOf(name) !== i)).toEqual([]);
+  });
+
+  it('each group lists every part its board-side code calls, not relying on another group', () => {
+    const missing = groups.flatMap((group) => {
+      const source = toolsHelper(group.python ?? []).source;
+      const own = new Set([...source.matchAll(/^ {4}def ([A-Za-z_]\w*)\(/gm)].map((m) => m[1]));
+      const kept = new Set([...source.matchAll(/_jlt\.([A-Za-z_]\w*)\s*=(?!=)/g)].map((m) => m[1]));
+      const calls = [...source.matchAll(/_jlt\.([A-Za-z_]\w*)/g)].map((m) => m[1] as string);
+      const name = group.default[0]?.group ?? '?';
+      return calls.filter((n) => n !== 'V' && !own.has(n) && !kept.has(n)).map((n) => `${name}: _jlt.${n}`);
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it('puts each part in once, and refuses two different parts under one name', () => {
+    const part = { name: 'p', source: 'def p_one():\n    return 1\n' };
+    expect(toolsHelper([part, part, { ...part }]).source.match(/def p_one/g)).toHaveLength(1);
+    expect(() => toolsHelper([part, { name: 'p', source: 'def p_two():\n    return 2\n' }])).toThrow(
+      /named p/,
+    );
   });
 
   describe('on the virtual board', () => {

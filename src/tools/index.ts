@@ -1,6 +1,6 @@
 /** The Jumperless tool catalog: every group's tools, and the board-side helper they share. */
 import type { HelperModule } from '../device/session.js';
-import { toolsHelper } from './boardClient.js';
+import { type PythonPart, toolsHelper } from './boardClient.js';
 import * as connections from './connections.js';
 import * as exec from './exec.js';
 import * as files from './files.js';
@@ -10,14 +10,18 @@ import * as measure from './measure.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
 import * as slots from './slots.js';
+import { snapshotPython } from './snapshot.js';
 import * as state from './state.js';
 import * as system from './system.js';
 import type { AnyTool } from './tool.js';
 import * as user from './user.js';
 import * as wavegen from './wavegen.js';
 
-/** Tool groups: file name = group id. Each exports `default` (its tools) and `python` (helper code). */
-const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = [
+/**
+ * Tool groups: file name = group id. Each exports `default` (its tools) and `python`: every
+ * board-side part its tools call, its own and shared ones, so a group never relies on another's.
+ */
+export const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: readonly PythonPart[] }> = [
   power,
   gpio,
   connections,
@@ -35,4 +39,11 @@ const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: string }> = 
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);
 
-export const boardHelper: HelperModule = toolsHelper(groups.map((group) => group.python ?? ''));
+/**
+ * `_jlt`: the union of the parts the groups list, each once, in the order first listed; and the
+ * snapshot, which the MCP resources read the board with (resources.ts).
+ */
+export const boardHelper: HelperModule = toolsHelper([
+  ...groups.flatMap((group) => group.python ?? []),
+  snapshotPython,
+]);

@@ -13,10 +13,14 @@
  */
 import { z } from 'zod';
 import { OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
+import type { PythonPart } from './boardClient.js';
 import { py } from './py.js';
-import { defineTool, ToolError } from './tool.js';
+import { defineDeviceTool, ToolError } from './tool.js';
 
-export const python = `
+export const python: readonly PythonPart[] = [
+  {
+    name: 'leds',
+    source: `
 def led_list():
     s = overlay_serialize()
     if len(s.encode()) < 4095:
@@ -36,7 +40,9 @@ def led_pixels(px):
     for i in range(0, len(px), 3):
         overlay_set_pixel(px[i], px[i + 1], px[i + 2])
     return len(px) // 3
-`;
+`,
+  },
+];
 
 const REQUIRES = ['overlay_serialize', 'get_state'] as const;
 
@@ -220,7 +226,7 @@ const verifiedField = z
   .boolean()
   .describe('false: the board took the change but its overlay list could not be read back');
 
-export const overlaySet = defineTool({
+export const overlaySet = defineDeviceTool({
   name: 'overlay_set',
   title: 'Paint an LED overlay',
   description:
@@ -273,7 +279,7 @@ const remainingField = z
   .nullable()
   .describe('Overlays left; null when the board list could not be read back');
 
-export const overlayClear = defineTool({
+export const overlayClear = defineDeviceTool({
   name: 'overlay_clear',
   title: 'Remove an LED overlay',
   description:
@@ -296,7 +302,7 @@ export const overlayClear = defineTool({
   },
 });
 
-export const overlayClearAll = defineTool({
+export const overlayClearAll = defineDeviceTool({
   name: 'overlay_clear_all',
   title: 'Remove all LED overlays',
   description: 'Remove every overlay and single LED; the LEDs show the nets again.',
@@ -313,7 +319,7 @@ export const overlayClearAll = defineTool({
   },
 });
 
-export const overlayList = defineTool({
+export const overlayList = defineDeviceTool({
   name: 'overlay_list',
   title: 'List LED overlays',
   description:
@@ -329,7 +335,7 @@ export const overlayList = defineTool({
   }),
 });
 
-export const overlaySetPixels = defineTool({
+export const overlaySetPixels = defineDeviceTool({
   name: 'overlay_set_pixels',
   title: 'Set single LEDs',
   description:
@@ -369,7 +375,7 @@ export const overlaySetPixels = defineTool({
   },
 });
 
-export const rowsHighlight = defineTool({
+export const rowsHighlight = defineDeviceTool({
   name: 'rows_highlight',
   title: 'Highlight breadboard rows',
   description:

@@ -1,10 +1,13 @@
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
+import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
-import { type BoardClient, callBoard } from './boardClient.js';
-import { currentMeasure, resistanceMeasure, voltageMeasure, voltageSweep } from './measure.js';
+import { callBoard } from './boardClient.js';
+import { currentMeasure, voltageMeasure } from './measure.js';
+import { resistanceMeasure } from './resistance.js';
+import { voltageSweep } from './sweep.js';
 import { type AnyTool, ToolError } from './tool.js';
 
 /** Virtual parts: a 1k-1k divider from the top rail, loose parts to measure, a red LED. */
@@ -87,16 +90,16 @@ describe('voltage_measure', () => {
   it('repairs the routing itself when the board was left with the ADC bridge (a failed call)', async () => {
     const before = await bridges();
     // A board that routed the ADC, then the link failed before its cleanup ran.
-    const broken: BoardClient = {
-      ...h.client,
-      call: async (expression, options) => {
+    const broken = interceptBoard(h.client, {
+      call: async (expression, options, inner) => {
         if (expression.startsWith('_jlt.meas_volts')) {
-          await h.session.exec('connect(ADC0, 10)');
+          // Inside the call's lease: the session itself would wait for the lease this call holds.
+          await inner.exec('connect(ADC0, 10)');
           throw new Error('link lost');
         }
-        return h.client.call(expression, options);
+        return inner.call(expression, options);
       },
-    };
+    });
     await expect(h.run(voltageMeasure, { node: 10 }, { board: broken })).rejects.toThrow('link lost');
     expect(await bridges()).toEqual(before);
   });
@@ -299,13 +302,12 @@ describe('hostile strings', () => {
           continue;
         }
         const sent: string[] = [];
-        const board: BoardClient = {
-          ...h.client,
-          call: (expression, options) => {
+        const board = interceptBoard(h.client, {
+          call: (expression, options, inner) => {
             sent.push(expression);
-            return h.client.call(expression, options);
+            return inner.call(expression, options);
           },
-        };
+        });
         const run = h.run(tool, args(s), { board });
         if (valid) {
           await run.catch((error: unknown) => expect(error).toBeInstanceOf(ToolError));

@@ -5,14 +5,18 @@
  */
 import { z } from 'zod';
 import { encodePng, rowBytes } from '../board/png.js';
+import type { PythonPart } from './boardClient.js';
 import { py } from './py.js';
-import { defineTool, ToolError } from './tool.js';
+import { defineDeviceTool, ToolError } from './tool.js';
 
 /**
  * Python run on the board, inside `_jlt`. The framebuffer travels as hex (width*height/8 bytes,
  * SSD1306 page layout) with its size; `oled_get_framebuffer()` gives None without a display.
  */
-export const python = `
+export const python: readonly PythonPart[] = [
+  {
+    name: 'oled',
+    source: `
 def oled_fb():
     import binascii
     b = oled_get_framebuffer()
@@ -26,7 +30,9 @@ def oled_text(t, s):
 def oled_blank():
     oled_clear(True)
     return _jlt.oled_fb()
-`;
+`,
+  },
+];
 
 /** Longer text cannot show on a 128x32 screen (4 lines of 21 characters at most). */
 export const OLED_TEXT_MAX = 1024;
@@ -108,7 +114,7 @@ const noDisplay = (): ToolError =>
     "No OLED display is on: the firmware ignores OLED calls until one is started (at boot with the config's [top_oled] connect_on_boot, or by oled_connect() in python_exec, which on a V5 also bridges GPIO_7/GPIO_8 to Nano D2/D3; oled_disconnect() removes those bridges).",
   );
 
-export const oledPrint = defineTool({
+export const oledPrint = defineDeviceTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
   description:
@@ -141,7 +147,7 @@ export const oledPrint = defineTool({
   },
 });
 
-export const oledClear = defineTool({
+export const oledClear = defineDeviceTool({
   name: 'oled_clear',
   title: 'Clear the OLED',
   description: 'Blank the OLED. Fails with no_display when no display is on.',
@@ -161,7 +167,7 @@ export const oledClear = defineTool({
   },
 });
 
-export const oledShow = defineTool({
+export const oledShow = defineDeviceTool({
   name: 'oled_show',
   title: 'Picture of the OLED',
   description:

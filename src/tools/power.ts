@@ -1,8 +1,9 @@
 /** Supplies: the two DACs and the two rails (spec §6.5). */
 import { z } from 'zod';
+import type { PythonPart } from './boardClient.js';
 import { py } from './py.js';
 import { checkVolts } from './safety.js';
-import { defineTool, ToolError } from './tool.js';
+import { defineDeviceTool, ToolError } from './tool.js';
 
 export const SUPPLIES = ['DAC0', 'DAC1', 'TOP_RAIL', 'BOTTOM_RAIL'] as const;
 const CHANNEL: Record<(typeof SUPPLIES)[number], number> = { DAC0: 0, DAC1: 1, TOP_RAIL: 2, BOTTOM_RAIL: 3 };
@@ -13,7 +14,10 @@ const CHANNEL: Record<(typeof SUPPLIES)[number], number> = { DAC0: 0, DAC1: 1, T
  * `power_set` refuses a channel the waveform generator drives: the wave would overwrite the DAC
  * within microseconds (WaveGen.cpp:262-300).
  */
-export const python = `
+export const python: readonly PythonPart[] = [
+  {
+    name: 'power',
+    source: `
 def power_get():
     return {'dac0_volts': dac_get(0), 'dac1_volts': dac_get(1), 'top_rail_volts': dac_get(2), 'bottom_rail_volts': dac_get(3)}
 def power_set(ch, v):
@@ -21,7 +25,9 @@ def power_set(ch, v):
         return None
     dac_set(ch, v)
     return dac_get(ch)
-`;
+`,
+  },
+];
 
 const setpoints = z.object({
   dac0_volts: z.number(),
@@ -30,7 +36,7 @@ const setpoints = z.object({
   bottom_rail_volts: z.number(),
 });
 
-export const powerGet = defineTool({
+export const powerGet = defineDeviceTool({
   name: 'power_get',
   title: 'Read supply setpoints',
   description:
@@ -44,7 +50,7 @@ export const powerGet = defineTool({
   handle: async (_args, { board }) => setpoints.parse(await board.call('_jlt.power_get()')),
 });
 
-export const dacSet = defineTool({
+export const dacSet = defineDeviceTool({
   name: 'dac_set',
   title: 'Set a supply voltage',
   description:

@@ -3,9 +3,12 @@
  * reference and a picture of the board. Renderers are pure; `boardResources` pairs each with its
  * URI and a `read` that fetches what it needs from the board in one call.
  */
+
+import { Buffer } from 'node:buffer';
 import { ALL_NODES } from '../board/nodes.js';
+import type { Resource } from '../contract/index.js';
 import { API_REFERENCE } from './apiReference.js';
-import type { BoardCallOptions, BoardClient } from './boardClient.js';
+import { type BoardCallOptions, type BoardClient, callBoard } from './boardClient.js';
 import { renderBoardPicture } from './boardPicture.js';
 import { type BoardSnapshot, readSnapshot } from './snapshot.js';
 
@@ -125,3 +128,26 @@ export const boardResources: readonly BoardResource[] = [
     read: async (board, options) => ({ blob: renderBoardPng(await readSnapshot(board, options)) }),
   },
 ];
+
+/** The board resources bound to one board: a read takes the reader's turn and holds the board for its jobs. */
+export function boardResourcesFor(board: BoardClient): Resource[] {
+  return boardResources.map((resource) => ({
+    uri: resource.uri,
+    name: resource.name,
+    title: resource.title,
+    description: resource.description,
+    mimeType: resource.mimeType,
+    live: resource.changesWithBoard,
+    read: async ({ signal, caller }) => {
+      const held = callBoard(board, { signal, owner: caller, atomic: true });
+      try {
+        const content = await resource.read(held.board, { signal });
+        return 'text' in content
+          ? { text: content.text }
+          : { blob: Buffer.from(content.blob).toString('base64') };
+      } finally {
+        held.end();
+      }
+    },
+  }));
+}

@@ -3,9 +3,13 @@ import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 /** The slot tools and the state tools they share a board image with (boardImage.ts). */
 import { plainNumber } from './boardImage.js';
-import { slotCurrent, slotDiscard, slotHasChanges, slotSave, slotSwitch } from './slots.js';
-import { stateGet, stateSet, stateSnapshot, stateUndo, wokwiImport } from './state.js';
+import { slotDiscard, slotSwitch } from './slotSwitch.js';
+import { slotCurrent, slotHasChanges, slotSave } from './slots.js';
+import { stateGet } from './state.js';
+import { stateSet } from './stateSet.js';
+import { stateSnapshot, stateUndo } from './stateUndo.js';
 import { ToolError } from './tool.js';
+import { wokwiImport } from './wokwi.js';
 
 let h: ToolHarness;
 beforeAll(async () => {

@@ -16,15 +16,17 @@ import { z } from 'zod';
 import { hex6 } from '../board/colors.js';
 import { Connections } from '../board/connections.js';
 import { nodeInfo, parseShortName, printName } from '../board/nodes.js';
-import type { BoardCallOptions, BoardClient } from './boardClient.js';
+import type { BoardCallOptions, BoardClient, PythonPart } from './boardClient.js';
 import { parseStateText, type ToolBoardState } from './boardState.js';
 
 /**
- * Board-side helpers (part of the connections group's `python`); measure.ts uses them too.
+ * Board-side helpers, inside `_jlt`, listed by every group that reads a snapshot or checks a path.
  * `snapshot` is a script, not an expression: it streams [state, bridges, nets] one after the
  * other (`_jlh.outs`), so a full board (33 KB of state text) never holds all three at once.
  */
-export const snapshotPython = `
+export const snapshotPython: PythonPart = {
+  name: 'snapshot',
+  source: `
 def path_routed(p):
     c = p['chips']
     x = p['x']
@@ -58,7 +60,8 @@ def snap_nets():
     return out
 def snapshot():
     _jlh.outs(get_state, _jlt.snap_bridges, _jlt.snap_nets)
-`;
+`,
+};
 
 /** Firmware functions the snapshot uses. */
 export const SNAPSHOT_REQUIRES = [

@@ -3,12 +3,15 @@
  * Python context, the core-2 pause, the Arduino reset line, and the firmware's connection undo.
  */
 import { z } from 'zod';
-import type { BoardClient } from './boardClient.js';
+import type { BoardClient, PythonPart } from './boardClient.js';
 import { py } from './py.js';
-import { defineTool, ToolError } from './tool.js';
+import { defineDeviceTool, ToolError } from './tool.js';
 
 /** Python run on the board, inside `_jlt`. */
-export const python = `
+export const python: readonly PythonPart[] = [
+  {
+    name: 'system',
+    source: `
 def sys_info():
     import sys, gc
     gc.collect()
@@ -37,7 +40,9 @@ def sys_history(step):
     elif step > 0:
         moved = redo()
     return [moved, history_position(), history_size(), history_label()]
-`;
+`,
+  },
+];
 
 const healthOutput = z.object({
   connected: z.boolean(),
@@ -59,7 +64,7 @@ const healthOutput = z.object({
  */
 const HEAP_WITHOUT_PSRAM = 96_000;
 
-export const deviceInfo = defineTool({
+export const deviceInfo = defineDeviceTool({
   name: 'device_info',
   title: 'Board versions and health',
   description:
@@ -127,7 +132,7 @@ export const deviceInfo = defineTool({
 
 const CONTEXTS = ['global', 'python'] as const;
 
-export const contextGet = defineTool({
+export const contextGet = defineDeviceTool({
   name: 'context_get',
   title: 'Python context',
   description:
@@ -143,7 +148,7 @@ export const contextGet = defineTool({
   }),
 });
 
-export const contextToggle = defineTool({
+export const contextToggle = defineDeviceTool({
   name: 'context_toggle',
   title: 'Switch the Python context',
   description:
@@ -179,7 +184,7 @@ export const contextToggle = defineTool({
 const paused = new Map<string, { since: string }>();
 const boardKey = (board: BoardClient): string => board.id;
 
-export const corePause = defineTool({
+export const corePause = defineDeviceTool({
   name: 'core_pause',
   title: 'Pause core 2',
   description:
@@ -215,7 +220,7 @@ export const corePause = defineTool({
   },
 });
 
-export const coreResume = defineTool({
+export const coreResume = defineDeviceTool({
   name: 'core_resume',
   title: 'Resume core 2',
   description:
@@ -236,7 +241,7 @@ export const coreResume = defineTool({
   },
 });
 
-export const arduinoReset = defineTool({
+export const arduinoReset = defineDeviceTool({
   name: 'arduino_reset',
   title: 'Reset the Arduino',
   description:
@@ -267,7 +272,7 @@ async function moveHistory(board: BoardClient, step: -1 | 1): Promise<z.infer<ty
   return { changed: moved, position, changes: size, label };
 }
 
-export const firmwareUndo = defineTool({
+export const firmwareUndo = defineDeviceTool({
   name: 'firmware_undo',
   title: 'Undo a connection change',
   description:
@@ -281,7 +286,7 @@ export const firmwareUndo = defineTool({
   handle: async (_args, { board }) => moveHistory(board, -1),
 });
 
-export const firmwareRedo = defineTool({
+export const firmwareRedo = defineDeviceTool({
   name: 'firmware_redo',
   title: 'Redo a connection change',
   description:

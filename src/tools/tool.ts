@@ -1,24 +1,23 @@
 /**
  * What a tool is (STYLE.md §1-§5): one plain object with its name, schemas, kind, capability and
- * handler. Tools know nothing of MCP; dispatch validates, gates, runs and renders them.
+ * handler. Tools know nothing of MCP or of transports: a call brings a CallContext (signal,
+ * progress, attachments, confirm), and a device tool (`defineDeviceTool`) gets its board bound by
+ * the wrapper, which also checks the firmware has what it needs and holds the board for the call.
  */
 import type { z } from 'zod';
-import type { BoardClient } from './boardClient.js';
+import type { CallContext, Capability, ContentBlock, ToolKind } from '../contract/index.js';
+import { DeviceError } from '../device/errors.js';
+import { type BoardClient, callBoard } from './boardClient.js';
 import type { SafetyPolicy } from './safety.js';
 
-/** Drives annotations: read-only, changes state, drives real hardware, or loses data. */
-export type ToolKind = 'read' | 'write' | 'physical' | 'destructive';
-
-export const CAPABILITIES = [
-  'jumperless.read',
-  'jumperless.wire',
-  'jumperless.power',
-  'jumperless.io',
-  'jumperless.files',
-  'jumperless.exec',
-  'jumperless.admin',
-] as const;
-export type Capability = (typeof CAPABILITIES)[number];
+export {
+  annotationsFor,
+  CAPABILITIES,
+  type CallContext,
+  type Capability,
+  type ToolAnnotations,
+  type ToolKind,
+} from '../contract/index.js';
 
 export interface ToolImage {
   mimeType: 'image/png';
@@ -26,26 +25,29 @@ export interface ToolImage {
   data: string;
 }
 
-/** What a handler gets besides its arguments. */
-export interface ToolContext {
-  /** Aborted when the caller cancels or the deadline passes: pass it to every board call. */
-  signal: AbortSignal;
-  /** Progress for long work (sweeps, waits); a no-op when the caller asked for none. */
-  progress(progress: number, total?: number, message?: string): void;
-  /** Attaches a picture to the result (after the JSON text item). */
-  attachImage(image: ToolImage): void;
-  /**
-   * Asks the person at the client a yes/no question (MCP elicitation), when the client supports
-   * it; undefined otherwise.
-   */
-  confirm?(message: string): Promise<'accept' | 'decline' | 'cancel'>;
-  /** The board, for device tools. */
-  board: BoardClient;
+/** Where a catalog is bound: the board its device tools act on and the limits in force. */
+export interface ToolEnv {
+  /** Absent for a server without a board: device tools then fail with `not_found`. */
+  board?: BoardClient;
   /** Voltage limits in force (board envelope, tightened by the operator). */
   safety: SafetyPolicy;
 }
 
-export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+/** What a handler gets: the call's context and a place for content after the JSON text item. */
+export interface HandlerContext extends CallContext {
+  attach(block: ContentBlock): void;
+}
+
+/** What a device tool's handler gets: the call's context with the board held for it. */
+export interface ToolContext extends HandlerContext {
+  /** The board, held for this call (see `atomic`); every job takes the call's signal. */
+  board: BoardClient;
+  safety: SafetyPolicy;
+  /** Attaches a picture to the result (after the JSON text item). */
+  attachImage(image: ToolImage): void;
+}
+
+interface ToolShape<I extends z.ZodObject, O extends z.ZodObject> {
   /** snake_case `<group>_<verb>[_<noun>]`, unique in the catalog. */
   name: string;
   title: string;
@@ -63,6 +65,24 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject
   hidden?: boolean;
   /** Concurrent calls allowed; board tools queue on the session anyway. Default unlimited. */
   maxConcurrent?: number;
+}
+
+export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject>
+  extends ToolShape<I, O> {
+  /** `jumperless` module functions the tool needs (set by defineDeviceTool; read by selftest). */
+  requires?: readonly string[];
+  /** Runs one call with validated arguments; `env` is what the catalog was bound to. */
+  handle(args: z.infer<I>, context: HandlerContext, env: ToolEnv): Promise<z.infer<O>>;
+}
+
+/** A tool that needs no board (the discovery meta-tools, fixtures). */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolShape<I, O> & { handle(args: z.infer<I>, context: HandlerContext): Promise<z.infer<O>> },
+): Tool<I, O> {
+  return tool;
+}
+
+export interface DeviceToolSpec<I extends z.ZodObject, O extends z.ZodObject> extends ToolShape<I, O> {
   /**
    * Default true: the call holds the board from its first job to its end, so no other caller's
    * job runs in between (DESIGN.md §3). False only for tools that wait for a person for long
@@ -75,9 +95,53 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject
   handle(args: z.infer<I>, context: ToolContext): Promise<z.infer<O>>;
 }
 
-/** Identity function that gives a tool object its types. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: Tool<I, O>): Tool<I, O> {
-  return tool;
+/**
+ * A tool that acts on the board: the wrapper holds the bound board for the call (its first job
+ * takes the caller's turn, the call's signal goes to every job), refuses firmware that lacks a
+ * required function, and hands the handler the board and the limits.
+ */
+export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
+  spec: DeviceToolSpec<I, O>,
+): Tool<I, O> {
+  const { handle, atomic, ...shape } = spec;
+  return {
+    ...shape,
+    async handle(args, context, env) {
+      if (!env.board) {
+        throw new DeviceError('not_found', 'this server was started without a board');
+      }
+      const held = callBoard(env.board, {
+        signal: context.signal,
+        owner: context.caller,
+        atomic: atomic !== false,
+      });
+      try {
+        await checkFirmware(spec, held.board);
+        return await handle(args, {
+          ...context,
+          board: held.board,
+          safety: env.safety,
+          attachImage: (image) =>
+            context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
+        });
+      } finally {
+        held.end();
+      }
+    },
+  };
+}
+
+async function checkFirmware(tool: { name: string; requires?: readonly string[] }, board: BoardClient) {
+  if (!tool.requires || tool.requires.length === 0) return;
+  const available = await board.firmwareFunctions();
+  const missing = tool.requires.filter((name) => !available.has(name));
+  if (missing.length > 0) {
+    throw new ToolError(
+      'unsupported_firmware',
+      `This board's firmware has no ${missing.join(', ')}, which ${tool.name} needs. Update the Jumperless firmware (5.7 or later) and try again.`,
+      { details: { missing } },
+    );
+  }
 }
 
 /** A catalog entry of unknown argument and result types. */
@@ -92,51 +156,5 @@ export class ToolError extends Error {
     readonly options: { retryable?: boolean; details?: Record<string, unknown> } = {},
   ) {
     super(message);
-  }
-}
-
-export interface ToolAnnotations {
-  title: string;
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
-
-/** The one place kinds become MCP annotations (STYLE.md §2). */
-export function annotationsFor(tool: Pick<Tool, 'kind' | 'title'>): ToolAnnotations {
-  switch (tool.kind) {
-    case 'read':
-      return {
-        title: tool.title,
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      };
-    case 'write':
-      return {
-        title: tool.title,
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      };
-    case 'physical':
-      return {
-        title: tool.title,
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      };
-    case 'destructive':
-      return {
-        title: tool.title,
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: true,
-      };
   }
 }

@@ -19,12 +19,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { PythonPart } from './boardClient.js';
 import { autoTextSize, checkText } from './oled.js';
 import { py } from './py.js';
-import { defineTool, type ToolContext, ToolError } from './tool.js';
+import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
 
 /** Python run on the board, inside `_jlt`. */
-export const python = `
+export const python: readonly PythonPart[] = [
+  {
+    name: 'user',
+    source: `
 def user_touch(ms):
     import time
     t0 = time.ticks_ms()
@@ -82,7 +86,9 @@ def ask_end(token):
     overlay_clear('ask_bottom')
     if a[2] is not None:
         oled_set_framebuffer(a[2])
-`;
+`,
+  },
+];
 
 /** Longest wait a tool accepts; the tool deadline leaves room for setup and clean-up. */
 const MAX_WAIT_S = 300;
@@ -132,7 +138,7 @@ const chunkOptions = (ms: number, signal?: AbortSignal) => ({
   ...(signal ? { signal } : {}),
 });
 
-export const probeWait = defineTool({
+export const probeWait = defineDeviceTool({
   name: 'probe_wait',
   title: 'Wait for a probe touch',
   description:
@@ -172,7 +178,7 @@ export const probeWait = defineTool({
 const BUTTONS = { connect: 1, remove: 2 } as const;
 const buttonName = (b: number): 'connect' | 'remove' => (b === 2 ? 'remove' : 'connect');
 
-export const buttonWait = defineTool({
+export const buttonWait = defineDeviceTool({
   name: 'button_wait',
   title: 'Wait for a probe button',
   description:
@@ -227,7 +233,7 @@ const WHEEL_BUTTONS = [
   'medium_held',
 ] as const;
 
-export const clickwheelRead = defineTool({
+export const clickwheelRead = defineDeviceTool({
   name: 'clickwheel_read',
   title: 'Read the clickwheel',
   description:
@@ -263,7 +269,7 @@ function rowColumns(rows: readonly number[]): { top: number[]; bottom: number[] 
 type Answer = 'confirmed' | 'declined';
 const NEVER = new Promise<never>(() => {});
 
-export const askUser = defineTool({
+export const askUser = defineDeviceTool({
   name: 'ask_user',
   title: 'Ask the person at the board',
   description:

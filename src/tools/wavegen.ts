@@ -1,10 +1,11 @@
 /** The waveform generator on one supply output (spec §6.8). */
 import { z } from 'zod';
 import { DAC_SAFE, WAVEGEN_AMPLITUDE_VPP, WAVEGEN_FREQ_HZ } from '../board/limits.js';
+import type { PythonPart } from './boardClient.js';
 import { SUPPLIES } from './power.js';
 import { py } from './py.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
-import { defineTool, type ToolContext, ToolError } from './tool.js';
+import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
 
 /**
  * Python run on the board, inside `_jlt`.
@@ -17,7 +18,10 @@ import { defineTool, type ToolContext, ToolError } from './tool.js';
  * - Stopping leaves the DAC on the last sample (WaveGen.cpp:240-243): `wave_run(False)` and a move
  *   to another output drive the setpoint again (save=False: the stored setpoint does not change).
  */
-export const python = `
+export const python: readonly PythonPart[] = [
+  {
+    name: 'wavegen',
+    source: `
 def wave_status():
     return {'output': wavegen_get_output(), 'wave': wavegen_get_wave(), 'freq': wavegen_get_freq(), 'amp': wavegen_get_amplitude(), 'offset': wavegen_get_offset(), 'running': wavegen_is_running()}
 def wave_write(o, w, f, a, off, amp_first):
@@ -48,7 +52,9 @@ def wave_run(on):
         wavegen_stop()
         dac_set(ch, dac_get(ch), False)
     return _jlt.wave_status()
-`;
+`,
+  },
+];
 
 /** SINE=0, TRIANGLE=1, SAWTOOTH=2, SQUARE=3 (spec §6.8; the 09.8 table is wrong, §12). */
 const WAVEFORMS = ['sine', 'triangle', 'sawtooth', 'square'] as const;
@@ -145,7 +151,7 @@ function runWarnings(r: Raw): string[] {
   return warnings;
 }
 
-export const wavegenConfigure = defineTool({
+export const wavegenConfigure = defineDeviceTool({
   name: 'wavegen_configure',
   title: 'Configure the waveform generator',
   description:
@@ -208,7 +214,7 @@ export const wavegenConfigure = defineTool({
   },
 });
 
-export const wavegenStart = defineTool({
+export const wavegenStart = defineDeviceTool({
   name: 'wavegen_start',
   title: 'Start the waveform generator',
   description:
@@ -229,7 +235,7 @@ export const wavegenStart = defineTool({
   },
 });
 
-export const wavegenStop = defineTool({
+export const wavegenStop = defineDeviceTool({
   name: 'wavegen_stop',
   title: 'Stop the waveform generator',
   description:
@@ -250,7 +256,7 @@ export const wavegenStop = defineTool({
   },
 });
 
-export const wavegenStatus = defineTool({
+export const wavegenStatus = defineDeviceTool({
   name: 'wavegen_status',
   title: 'Read the waveform generator',
   description:

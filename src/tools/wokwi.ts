@@ -1,5 +1,6 @@
 /**
- * A Wokwi `diagram.json` as Jumperless nets. Wokwi wires join part pins; breadboard holes
+ * wokwi_import: a Wokwi `diagram.json` as Jumperless nets, applied as state_set applies its nets
+ * (stateSet.ts: checked first, snapshot taken, compared after). Wokwi wires join part pins; breadboard holes
  * (`bb1:12t.a`: row 12, top half, column a) and rails (`bb1:tp.3`, `bb1:bn.7`) and Arduino pins
  * (`nano:13`, `uno:A0`, `nano:GND.1`) map to nodes; pins of other parts only join wires together.
  * Rows 1-30 of the top half are rows 1-30, of the bottom half rows 31-60 (spec §6.2).
@@ -8,8 +9,10 @@
  * TOP_R, BOT_R, D0-D13, A0-A7) all read back as the same nodes in set_state (parseNodeName).
  */
 import { z } from 'zod';
-import { mergeGroups } from './boardState.js';
-import { ToolError } from './tool.js';
+import { AUTOSAVE_NOTE } from './boardImage.js';
+import { mergeGroups, RAM_REQUIRES } from './boardState.js';
+import { appliedOutput, applyState, summary } from './stateSet.js';
+import { defineDeviceTool, ToolError } from './tool.js';
 
 export const WOKWI_MAX_CHARS = 500_000;
 const MAX_CONNECTIONS = 2000;
@@ -111,3 +114,41 @@ export function translateWokwi(text: string): WokwiTranslation {
     wires: parsed.data.connections.length,
   };
 }
+
+export const wokwiImport = defineDeviceTool({
+  name: 'wokwi_import',
+  title: 'Import a Wokwi diagram',
+  description: `Route the wires of a Wokwi diagram.json: breadboard holes become rows (top half 1-30, bottom 31-60), rails TOP_RAIL/BOTTOM_RAIL/GND, Arduino pins D0-D13/A0-A7. Parts are not placed; supplies are not set. With clear_first the present connections are replaced (the probe-power bridge is kept). Refused when it would join two supplies. Snapshots first. ${AUTOSAVE_NOTE}`,
+  group: 'state',
+  kind: 'physical',
+  capability: 'jumperless.wire',
+  requires: ['set_state', 'connect', ...RAM_REQUIRES],
+  input: z.object({
+    diagram: z.string().max(WOKWI_MAX_CHARS).describe('The diagram.json text'),
+    clear_first: z.boolean().default(true).describe('Replace all present connections'),
+  }),
+  output: appliedOutput.extend({
+    wires: z.number(),
+    skipped: z.array(z.object({ pin: z.string(), reason: z.string() })),
+  }),
+  handle: async ({ diagram, clear_first }, { board, safety }) => {
+    const translation = translateWokwi(diagram);
+    if (translation.nets.length === 0) {
+      throw new ToolError(
+        'nothing_to_route',
+        `The diagram has no wire between two board nodes (${translation.wires} wires read).`,
+        {
+          details: { skipped: translation.skipped.slice(0, 50) },
+        },
+      );
+    }
+    const applied = await applyState(
+      board,
+      { nets: translation.nets.map((nodes) => ({ nodes })) },
+      clear_first,
+      safety,
+      'before wokwi_import',
+    );
+    return { ...summary(applied), wires: translation.wires, skipped: translation.skipped };
+  },
+});

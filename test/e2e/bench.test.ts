@@ -23,7 +23,7 @@ type Content = { type: string; text?: string; mimeType?: string; data?: string }
 const failureOf = (result: unknown) =>
   JSON.parse((result as { content: Content[] }).content[0]?.text ?? '{}');
 const sim = () => {
-  const board = fx.app.board.sim;
+  const board = fx.app.board?.sim;
   if (!board) throw new Error('the fixture runs on the virtual board');
   return board;
 };

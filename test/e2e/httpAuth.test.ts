@@ -305,8 +305,6 @@ describe('past the gates (HTTP 200)', () => {
       createServer: () =>
         createMcpServer({
           dispatcher,
-          resources: [],
-          prompts: [],
           caller: (extra) => httpCaller(extra.sessionId, extra.authInfo),
         }),
     });

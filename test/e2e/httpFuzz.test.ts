@@ -59,8 +59,6 @@ beforeAll(async () => {
     createServer: () =>
       createMcpServer({
         dispatcher,
-        resources: [],
-        prompts: [],
         caller: (extra) => httpCaller(extra.sessionId, extra.authInfo),
       }),
   });

@@ -16,7 +16,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { buildServed, type Served } from '../../src/cli/serve.js';
-import { CAPABILITIES, runTool } from '../../src/dispatch/index.js';
+import { CAPABILITIES } from '../../src/contract/index.js';
+import { runTool } from '../../src/dispatch/index.js';
 import { SocketClient } from '../../src/socket/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -109,10 +110,11 @@ async function stdioClient(args: string[]): Promise<Client> {
   return client;
 }
 
-async function overSocket(client: SocketClient, c: Case): Promise<Seen> {
+/** The socket names tools by their internal dotted names (`lab.dac_set`), as DESIGN.md decided. */
+async function overSocket(client: SocketClient, c: Case, internal: (wire: string) => string): Promise<Seen> {
   const reply = (await client.request({
     type: 'run_tool',
-    tool_id: c.name,
+    tool_id: internal(c.name),
     ...(c.args === undefined ? {} : { args: c.args }),
   })) as { type: string; success?: boolean; result?: unknown };
   expect(reply.type).toBe('tool_result');
@@ -158,6 +160,7 @@ describe.each([
       startServing(args, socketPath),
       stdioClient([...args, '--socket', stdioSocketPath]),
     ]);
+    await direct.ready();
     [socket, stdioSocket] = await Promise.all([
       SocketClient.connect(socketPath),
       SocketClient.connect(stdioSocketPath),
@@ -188,6 +191,7 @@ describe.each([
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const internalOf = (wire: string) => direct.dispatcher.registry.get(wire)?.internal ?? wire;
   const legs: Record<string, (c: Case) => Promise<Seen>> = {
     direct: async (c) =>
       seenOverMcp(
@@ -197,8 +201,8 @@ describe.each([
           caller: { id: 'parity', granted: new Set(CAPABILITIES) },
         }),
       ),
-    socket: (c) => overSocket(socket, c),
-    'socket beside stdio': (c) => overSocket(stdioSocket, c),
+    socket: (c) => overSocket(socket, c, internalOf),
+    'socket beside stdio': (c) => overSocket(stdioSocket, c, internalOf),
     http: async (c) =>
       seenOverMcp(
         await http.callTool({ name: c.name, ...(c.args === undefined ? {} : { arguments: c.args }) }),

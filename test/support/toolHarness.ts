@@ -1,31 +1,46 @@
 /**
- * Test fixture: a virtual board, a real device session over its in-process REPL port, and a tool
- * context, so group tests run tools exactly as dispatch will (minus MCP).
+ * Test fixture: a virtual board, a real device session over its in-process REPL port, and the
+ * real dispatch core over it, so group tests run a tool exactly as a client's call does: through
+ * runTool (argument check, deadline, board held for the call, output check, rendering), minus MCP.
  */
+import { CAPABILITIES, type ToolResult } from '../../src/contract/index.js';
 import { streamLink } from '../../src/device/link.js';
 import { DeviceSession } from '../../src/device/session.js';
+import { createDispatcher, type Dispatcher, runTool } from '../../src/dispatch/index.js';
 import { SimBoard, type SimBoardOptions } from '../../src/sim/index.js';
-import { type BoardClient, callBoard, createBoardClient } from '../../src/tools/boardClient.js';
+import { type BoardClient, createBoardClient } from '../../src/tools/boardClient.js';
 import { boardHelper } from '../../src/tools/index.js';
-import { safetyPolicy } from '../../src/tools/safety.js';
-import type { AnyTool, ToolContext, ToolImage } from '../../src/tools/tool.js';
+import { type SafetyPolicy, safetyPolicy } from '../../src/tools/safety.js';
+import { type AnyTool, type ToolContext, ToolError, type ToolImage } from '../../src/tools/tool.js';
+
+/** What a test may give a call: the caller's cancellation, confirm and progress, and who calls. */
+export type CallExtras = Partial<Pick<ToolContext, 'signal' | 'confirm' | 'progress'>> & {
+  caller?: string;
+  safety?: SafetyPolicy;
+  /** Another client for the same board (one that records or alters what is sent). */
+  board?: BoardClient;
+};
 
 export interface ToolHarness {
   board: SimBoard;
   session: DeviceSession;
   client: BoardClient;
-  /** Validates args with the tool's schema, runs it, validates the result; returns it and its images. */
+  /**
+   * Calls the tool through runTool; returns its JSON result and pictures, or throws the failure a
+   * client would see as a ToolError (code, message, the rest as details; -32602 as an RpcError).
+   */
   run<T = Record<string, unknown>>(
     tool: AnyTool,
     args?: unknown,
-    extra?: Partial<ToolContext>,
-  ): Promise<{ result: T; images: ToolImage[]; progress: number[] }>;
+    extra?: CallExtras,
+  ): Promise<{ result: T; images: ToolImage[]; progress: number[]; rendered: ToolResult }>;
   /** Runs Python on the board directly (to set up or inspect state behind a tool's back). */
   python<T = unknown>(expression: string): Promise<T>;
   close(): Promise<void>;
 }
 
 let counter = 0;
+const EVERYTHING = new Set(CAPABILITIES);
 
 export async function startToolHarness(options: SimBoardOptions = {}): Promise<ToolHarness> {
   const board = await SimBoard.start(options);
@@ -35,34 +50,55 @@ export async function startToolHarness(options: SimBoardOptions = {}): Promise<T
   });
   const session = new DeviceSession(link, { reconnectDelayMs: { initial: 50, max: 300 } });
   const client = createBoardClient(session, boardHelper);
+  const dispatchers = new Map<string, Dispatcher>();
+  const ids = new WeakMap<object, number>();
+  let nextId = 0;
+  const keyOf = (thing: object) => {
+    if (!ids.has(thing)) ids.set(thing, nextId++);
+    return ids.get(thing);
+  };
+  const dispatcherOf = (tool: AnyTool, extra: CallExtras): Dispatcher => {
+    const board = extra.board ?? client;
+    const key = `${keyOf(tool)}|${keyOf(board)}|${extra.safety ? JSON.stringify(extra.safety) : ''}`;
+    let dispatcher = dispatchers.get(key);
+    if (!dispatcher) {
+      dispatcher = createDispatcher({ tools: [tool], board, safety: extra.safety ?? safetyPolicy() });
+      dispatchers.set(key, dispatcher);
+    }
+    return dispatcher;
+  };
   return {
     board,
     session,
     client,
     async run(tool, args = {}, extra = {}) {
-      const images: ToolImage[] = [];
       const progress: number[] = [];
-      const controller = new AbortController();
-      const signal = extra.signal ?? controller.signal;
-      // As runTool holds the board for a call (atomic unless the tool says otherwise).
-      const held = callBoard(client, { signal, owner: 'harness', atomic: tool.atomic !== false });
-      const context: ToolContext = {
-        signal,
-        progress: (value) => progress.push(value),
-        attachImage: (image) => images.push(image),
-        board: held.board,
-        safety: safetyPolicy(),
-        ...extra,
-      };
-      try {
-        const result = await tool.handle(tool.input.parse(args), context);
-        return { result: tool.output.parse(result), images, progress };
-      } finally {
-        held.end();
+      const rendered = await runTool(dispatcherOf(tool, extra), {
+        name: tool.name,
+        arguments: args,
+        caller: { id: extra.caller ?? 'harness', granted: EVERYTHING },
+        ...(extra.signal ? { signal: extra.signal } : {}),
+        ...(extra.confirm ? { confirm: extra.confirm } : {}),
+        onProgress: (value, total, message) => {
+          progress.push(value);
+          extra.progress?.(value, total, message);
+        },
+      });
+      const [first, ...rest] = rendered.content;
+      if (rendered.isError) {
+        const { code, message, retryable, ...details } = JSON.parse(
+          first?.type === 'text' ? first.text : '{}',
+        );
+        throw new ToolError(String(code), String(message), { retryable: retryable === true, details });
       }
+      const images = rest.flatMap((block) =>
+        block.type === 'image' ? [{ mimeType: 'image/png' as const, data: block.data }] : [],
+      );
+      return { result: rendered.structuredContent as never, images, progress, rendered };
     },
     python: (expression) => session.call(expression),
     async close() {
+      for (const dispatcher of dispatchers.values()) dispatcher.close();
       await session.close();
       await board.stop();
     },

@@ -1,0 +1,133 @@
+/**
+ * A tool as every layer above the catalog sees it: its kind and annotations, how `tools/list`
+ * shows it, what a subsystem offers (a descriptor), and what one call carries (a CallContext,
+ * the same on every transport, with or without a board behind it).
+ */
+import type { Capability } from './capabilities.js';
+import type { JsonSchemaObject } from './jsonSchema.js';
+
+/** Drives annotations: read-only, changes state, drives real hardware, or loses data. */
+export type ToolKind = 'read' | 'write' | 'physical' | 'destructive';
+
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** The one place kinds become MCP annotations (STYLE.md §2). */
+export function annotationsFor(tool: { kind: ToolKind; title: string }): ToolAnnotations {
+  const { title } = tool;
+  switch (tool.kind) {
+    case 'read':
+      return {
+        title,
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      };
+    case 'write':
+      return {
+        title,
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      };
+    case 'physical':
+      return {
+        title,
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      };
+    case 'destructive':
+      return {
+        title,
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      };
+  }
+}
+
+/** The inverse of annotationsFor: what dispatch needs a kind for is "may it change the board". */
+export function kindOf(annotations: Partial<ToolAnnotations>): ToolKind {
+  if (annotations.readOnlyHint) return 'read';
+  if (annotations.destructiveHint ?? true) return 'destructive';
+  return (annotations.openWorldHint ?? true) ? 'physical' : 'write';
+}
+
+/** A tool as `tools/list` shows it (and as the toolsnaps record it). */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchemaObject;
+  /** Absent only for federated tools whose child declares none. */
+  outputSchema?: JsonSchemaObject;
+  annotations: ToolAnnotations;
+}
+
+/** A tool as a subsystem offers it: what `tools/list` shows, plus what the gateway enforces. */
+export interface ToolDescriptor {
+  /** The subsystem's own name for it, e.g. `dac_set`, or `jumperless.dac_set` from a nested aggregator. */
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchemaObject;
+  /** Absent when the tool declares none (its results then need no `structuredContent`). */
+  outputSchema?: JsonSchemaObject;
+  annotations: Partial<ToolAnnotations>;
+  /** Left out of every list, yet callable by name (e.g. python_exec). */
+  hidden: boolean;
+  /** The tool group it belongs to (`power`), when the subsystem says. */
+  group?: string;
+  /** What a caller must hold for the gateway to run it. */
+  capability: Capability;
+  /** The gateway's deadline for one call; the gateway default when absent. */
+  timeoutMs?: number;
+  /** Concurrent calls the gateway lets through; unlimited when absent. */
+  maxConcurrent?: number;
+  /**
+   * False while the subsystem offering it is down: the tool stays in the inbound table (a call
+   * answers `unavailable` at once) but is left out of lists until the subsystem is back.
+   */
+  available?: boolean;
+  /**
+   * Tools in this process check their arguments before the capability gate and hand `invoke` what
+   * it returns (throws a -32602 RpcError); a remote child's tools check them on the child.
+   */
+  parse?(args: unknown): unknown;
+}
+
+/** Client features a call may use through MCP (logging, elicitation, sampling); absent elsewhere. */
+export interface ClientBridge {
+  log(level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: unknown): Promise<void>;
+  elicit(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+/** What one call carries, from the transport down to the tool, on every transport. */
+export interface CallContext {
+  /** Aborted when the caller cancels or the deadline passes: every board job and child honours it. */
+  signal: AbortSignal;
+  /** Progress for long work; a no-op when the caller asked for none. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Asks the person at the client a yes/no question, when the client can. */
+  confirm?(message: string): Promise<'accept' | 'decline' | 'cancel'>;
+  client?: ClientBridge;
+  /** Who calls (`stdio`, `http:<session>`, `socket:<peer>`): board turns are taken per caller. */
+  caller: string;
+}
+
+/**
+ * Where a jumperless-mcp server puts, in `_meta` of `tools/list`, the hidden tools this caller may
+ * call (python_exec): a gateway in front of it can offer them by name, and no model sees them listed.
+ */
+export const HIDDEN_TOOLS_META = 'io.github.jumperless-mcp/hidden-tools';

@@ -1,0 +1,189 @@
+/**
+ * Loading a slot file onto the board, as the board's own menu `<N` does (main.cpp:1194-1272):
+ * slot_switch (save the active slot, then load the new one) and slot_discard (load the active
+ * slot's file again), each checked against the file afterwards.
+ */
+import { z } from 'zod';
+import { isSavableSlot, type SlotData, slotPath } from '../board/slots.js';
+import type { BoardClient } from './boardClient.js';
+import {
+  AUTOSAVE_NOTE,
+  differences,
+  IMAGE_REQUIRES,
+  listed,
+  planTarget,
+  putTarget,
+  targetOfSlot,
+} from './boardImage.js';
+import { readRam, readSlotLook } from './boardState.js';
+import type { SafetyPolicy } from './safety.js';
+import { parseSlotText, saveActive, slotField } from './slotFile.js';
+import { defineDeviceTool, ToolError } from './tool.js';
+
+/** What a slot file holds that putting it on the board through the API cannot restore. */
+function slotLosses(slot: SlotData, skipped: readonly string[]): string[] {
+  const out: string[] = [];
+  const colored = slot.bridges.filter((b) => b.color !== undefined).length;
+  if (colored > 0) out.push(`${colored} bridge colour(s): the API cannot set bridge colours`);
+  if (slot.config.fakeGpio.length > 0) {
+    out.push(`${slot.config.fakeGpio.length} fake GPIO setting(s): set them again with fake_gpio_config`);
+  }
+  slot.config.gpio.pwmEnabled.forEach((on, i) => {
+    if (on) {
+      out.push(
+        `PWM on GPIO ${i + 1} (${slot.config.gpio.pwmFrequency[i]} Hz, duty ${slot.config.gpio.pwmDutyCycle[i]}) is not started`,
+      );
+    }
+  });
+  const r = slot.config.routing;
+  if (r.stackPaths !== 2 || r.stackRails !== 3 || r.stackDacs !== 0 || r.railPriority !== 1) {
+    out.push('the routing settings of the file (stackPaths...) are not applied');
+  }
+  if (slot.config.uart.txFunction !== 0 || slot.config.uart.rxFunction !== 1 || slot.config.oled.connected) {
+    out.push('the UART and OLED settings of the file are not applied');
+  }
+  for (const line of skipped) out.push(`ignored, as the board ignores it: ${line}`);
+  return out;
+}
+
+const loadOutput = z.object({
+  slot: z.number(),
+  previous_slot: z.number(),
+  saved_previous: z
+    .boolean()
+    .describe('The previous slot was saved first because the board differed from its file'),
+  discarded: z.array(z.string()).describe('Differences from the previous slot file that were dropped'),
+  loaded_from: z.enum(['file', 'power_on_default']),
+  restored: z.boolean().describe('The board matches the slot file in everything compared'),
+  differences: z.array(z.string()),
+  not_restored: z
+    .array(z.string())
+    .describe('What the file holds that the API cannot put back, or that was kept safe'),
+});
+
+/**
+ * Loads a slot's file onto the board (the power-on state for a slot never saved), saves it there at
+ * once (the board would autosave it a moment later anyway; saving now leaves no dirty state that a
+ * later `switch_slot()` could carry into another slot), and compares the board with the file.
+ */
+async function loadSlot(
+  board: BoardClient,
+  safety: SafetyPolicy,
+  slot: number,
+  text: string | null,
+  switchTo: number | null,
+  beforeLoad: () => Promise<void>,
+) {
+  const file = parseSlotText(text, slot);
+  const plan = planTarget(targetOfSlot(file.data), safety, `slot ${slot}`);
+  await beforeLoad();
+  const notes = [...slotLosses(file.data, file.skipped), ...(await putTarget(board, plan, switchTo, true))];
+  const ram = await readRam(board);
+  const diffs = differences(plan.target, ram, `slot ${slot}'s file`);
+  if ((notes.length > 0 || diffs.length > 0) && file.saved) {
+    notes.push(
+      `the board's state was saved back to ${slotPath(slot)}, so what was not restored is gone from it too`,
+    );
+  }
+  return { ram, diffs, notes, loadedFrom: file.saved ? ('file' as const) : ('power_on_default' as const) };
+}
+
+export const slotSwitch = defineDeviceTool({
+  name: 'slot_switch',
+  title: 'Switch slot',
+  description: `Switch to another slot (0-7) as the board's own menu does: first save the active slot if the board differs from its file, then load the new slot's file (bridges with their duplicates, supplies, net names and user colours, GPIO direction and pulls, overlays; a slot never saved loads as the power-on state) and check it. With discard_changes the active slot is not saved and its differences are listed as dropped. Refused when the new slot would join two supplies or exceed the voltage limits. ${AUTOSAVE_NOTE}`,
+  group: 'slots',
+  kind: 'physical',
+  capability: 'jumperless.wire',
+  requires: ['switch_slot', ...IMAGE_REQUIRES],
+  timeoutMs: 60_000,
+  input: z.object({
+    slot: slotField,
+    discard_changes: z
+      .boolean()
+      .default(false)
+      .describe("Don't save the active slot first: the board's differences from its file are dropped"),
+  }),
+  output: loadOutput,
+  handle: async ({ slot, discard_changes }, { board, safety }) => {
+    const look = await readSlotLook(board, slot);
+    const from = look.ram.slot;
+    const current = parseSlotText(look.file, from);
+    const pending = differences(targetOfSlot(current.data), look.ram, `slot ${from}'s file`);
+    const save = pending.length > 0 && !discard_changes;
+    if (from === slot && !discard_changes) {
+      // The menu saves and reloads the same slot: after the save, the board already is the file.
+      if (save) await saveActive(board, look.ram);
+      return {
+        slot,
+        previous_slot: from,
+        saved_previous: save,
+        discarded: [],
+        loaded_from: current.saved || save ? ('file' as const) : ('power_on_default' as const),
+        restored: true,
+        differences: [],
+        not_restored: [],
+      };
+    }
+    const loaded = await loadSlot(board, safety, slot, look.target, slot, async () => {
+      if (save) await saveActive(board, look.ram);
+    });
+    if (loaded.ram.slot !== slot) {
+      throw new ToolError(
+        'not_applied',
+        `The board is on slot ${loaded.ram.slot} after switching to ${slot}.`,
+      );
+    }
+    return {
+      slot,
+      previous_slot: from,
+      saved_previous: save,
+      discarded: discard_changes ? listed(pending) : [],
+      loaded_from: loaded.loadedFrom,
+      restored: loaded.diffs.length === 0,
+      differences: listed(loaded.diffs),
+      not_restored: loaded.notes,
+    };
+  },
+});
+
+export const slotDiscard = defineDeviceTool({
+  name: 'slot_discard',
+  title: 'Discard unsaved changes',
+  description: `Put the active slot's file back on the board (as slot_switch loads it), dropping how the board differs from it. ${AUTOSAVE_NOTE} So this only helps within that second, or after a switch_slot() run in Python; to go back further use state_snapshot before changing things and state_undo after.`,
+  group: 'slots',
+  kind: 'destructive',
+  capability: 'jumperless.wire',
+  requires: IMAGE_REQUIRES,
+  timeoutMs: 60_000,
+  input: z.object({}),
+  output: z.object({
+    slot: z.number(),
+    had_changes: z.boolean(),
+    discarded: z.array(z.string()),
+    restored: z.boolean(),
+    differences: z.array(z.string()),
+    not_restored: z.array(z.string()),
+  }),
+  handle: async (_args, { board, safety }) => {
+    const look = await readSlotLook(board);
+    const slot = look.ram.slot;
+    if (!isSavableSlot(slot)) {
+      throw new ToolError('bad_slot', `The board is on slot ${slot}, which has no file to go back to.`);
+    }
+    const current = parseSlotText(look.file, slot);
+    const pending = differences(targetOfSlot(current.data), look.ram, `slot ${slot}'s file`);
+    if (pending.length === 0) {
+      return { slot, had_changes: false, discarded: [], restored: true, differences: [], not_restored: [] };
+    }
+    const loaded = await loadSlot(board, safety, slot, look.file, null, async () => {});
+    return {
+      slot,
+      had_changes: true,
+      discarded: listed(pending),
+      restored: loaded.diffs.length === 0,
+      differences: listed(loaded.diffs),
+      not_restored: loaded.notes,
+    };
+  },
+});

@@ -1,0 +1,208 @@
+/**
+ * voltage_sweep (spec §8.8): steps DAC1 or a rail, reads a node and/or the ISENSE current at each
+ * point, drives the supply back to its setpoint after, and plots what it read.
+ */
+import { z } from 'zod';
+import { ADC0 } from '../board/nodes.js';
+import type { PythonPart } from './boardClient.js';
+import { adcFor, assertNoWave, noSignal, restoreBridges, restoring, round } from './measureRouting.js';
+import { nodeArg, routableNode } from './nodeArg.js';
+import { plotPng } from './plot.js';
+import { py } from './py.js';
+import { checkVolts } from './safety.js';
+import { readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
+import { defineDeviceTool, ToolError } from './tool.js';
+
+/** Board-side helper, inside `_jlt`: one point of the sweep. */
+export const sweepPython: PythonPart = {
+  name: 'sweep',
+  source: `
+def meas_point(ch, v, settle, adc, n, cur):
+    import time as _t
+    dac_set(ch, v, False)
+    _t.sleep_ms(settle)
+    a = None
+    i = None
+    if adc >= 0:
+        a = sum([adc_get(adc) for k in range(n)]) / n
+    if cur:
+        i = sum([ina_get_current(0) for k in range(n)]) / n
+    return [a, i]
+`,
+};
+
+/** Settling after each step (spec §8.8: 20 ms per DAC step). */
+const SWEEP_SETTLE_MS = 20;
+
+const SWEEP_SUPPLIES = ['DAC1', 'TOP_RAIL', 'BOTTOM_RAIL'] as const;
+const SWEEP_CHANNEL: Record<(typeof SWEEP_SUPPLIES)[number], number> = {
+  DAC1: 1,
+  TOP_RAIL: 2,
+  BOTTOM_RAIL: 3,
+};
+const POWER_KEY = { DAC1: 'dac1', TOP_RAIL: 'top_rail', BOTTOM_RAIL: 'bottom_rail' } as const;
+
+const sweepPoint = z.object({
+  supply_volts: z.number(),
+  node_volts: z.number().optional(),
+  current_amps: z.number().optional(),
+});
+
+export const voltageSweep = defineDeviceTool({
+  name: 'voltage_sweep',
+  title: 'Sweep a supply and measure (I-V curve)',
+  description:
+    'Step DAC1 or a rail from start_volts to stop_volts; at each point read the voltage at a node (through a free ADC) and/or the ISENSE current. Returns the points and a plot (I-V curve when both are read). Drives real hardware; the steps move the output only (the stored setpoint, which get_state and power_get report meanwhile, stays), and the output is driven back to that setpoint afterwards, also when cancelled. Refused while the waveform generator drives the supply, or runs at all when an ADC must be routed.',
+  group: 'measure',
+  kind: 'physical',
+  capability: 'jumperless.power',
+  timeoutMs: 120_000,
+  requires: [
+    'dac_set',
+    'dac_get',
+    'adc_get',
+    'ina_get_current',
+    'connect',
+    'disconnect',
+    'wavegen_is_running',
+    'wavegen_get_output',
+    ...SNAPSHOT_REQUIRES,
+  ],
+  input: z.object({
+    supply: z.enum(SWEEP_SUPPLIES).describe('Supply to sweep (DAC0 powers the probe and is left alone)'),
+    start_volts: z.number().min(-8).max(8),
+    stop_volts: z.number().min(-8).max(8),
+    points: z.number().int().min(2).max(101).default(11),
+    node: nodeArg.optional().describe('Node whose voltage to read at each point'),
+    measure_current: z.boolean().default(true).describe('Read the ISENSE current (INA0) at each point'),
+    settle_ms: z.number().int().min(0).max(1000).default(SWEEP_SETTLE_MS),
+    samples: z.number().int().min(1).max(16).default(2),
+  }),
+  output: z.object({
+    supply: z.enum(SWEEP_SUPPLIES),
+    node: z.string().optional(),
+    points: z.array(sweepPoint),
+    restored_volts: z
+      .number()
+      .describe(
+        'The stored setpoint the supply was driven back to after the sweep (a setpoint, not a reading: the sweep never changes it)',
+      ),
+    plot: z.string().describe('What the attached plot shows'),
+  }),
+  handle: async (args, context) => {
+    const { board, safety, signal } = context;
+    checkVolts(safety, args.start_volts, args.supply);
+    checkVolts(safety, args.stop_volts, args.supply);
+    const node = args.node === undefined ? undefined : routableNode(args.node);
+    if (!node && !args.measure_current) {
+      throw new ToolError('invalid_arguments', 'Nothing to measure: give a node, or set measure_current.');
+    }
+    const snapshot = await readSnapshot(board);
+    const channel = SWEEP_CHANNEL[args.supply];
+    const before = snapshot.state.power[POWER_KEY[args.supply]];
+    const adc = node ? adcFor(snapshot, node) : undefined;
+    await assertNoWave(board, { supply: channel, routing: adc?.route === true });
+    const added: Array<[number, number]> = adc?.route && node ? [[adc.adc, node.id]] : [];
+    let restoredVolts = before;
+    const points: Array<z.infer<typeof sweepPoint>> = [];
+    await restoring(
+      async () => {
+        if (added.length > 0) {
+          const routed = z.boolean().parse(await board.call(py`_jlt.meas_route(${added})`));
+          if (!routed) throw new ToolError('unrouted', `Could not route an ADC to ${node?.name}.`);
+        }
+        for (let i = 0; i < args.points; i++) {
+          if (signal.aborted) {
+            throw new ToolError('canceled', `Sweep cancelled after ${i} of ${args.points} points.`, {
+              details: { points },
+            });
+          }
+          const volts = round(
+            args.start_volts + ((args.stop_volts - args.start_volts) * i) / (args.points - 1),
+            6,
+          );
+          const [nodeVolts, amps] = z
+            .tuple([z.number().nullable(), z.number().nullable()])
+            .parse(
+              await board.call(
+                py`_jlt.meas_point(${channel}, ${volts}, ${args.settle_ms}, ${adc ? adc.adc - ADC0 : -1}, ${args.samples}, ${args.measure_current})`,
+              ),
+            );
+          points.push({
+            supply_volts: volts,
+            ...(nodeVolts === null ? {} : { node_volts: round(nodeVolts) }),
+            ...(amps === null ? {} : { current_amps: amps }),
+          });
+          context.progress(i + 1, args.points, progressText(points.at(-1)));
+        }
+      },
+      async () => {
+        restoredVolts = z
+          .number()
+          .parse(await board.call(py`_jlt.meas_dac_back(${channel}, ${before})`, noSignal));
+        if (added.length > 0) await restoreBridges(board, snapshot.bridges, added);
+      },
+    );
+    const plot = sweepPlot(args.supply, node?.name, points);
+    context.attachImage({ mimeType: 'image/png', data: Buffer.from(plot.png).toString('base64') });
+    return {
+      supply: args.supply,
+      ...(node ? { node: node.name } : {}),
+      points,
+      restored_volts: restoredVolts,
+      plot: plot.caption,
+    };
+  },
+});
+
+function progressText(point: z.infer<typeof sweepPoint> | undefined): string {
+  if (!point) return '';
+  const parts = [`${point.supply_volts} V`];
+  if (point.node_volts !== undefined) parts.push(`node ${point.node_volts} V`);
+  if (point.current_amps !== undefined) parts.push(`${round(point.current_amps * 1000)} mA`);
+  return parts.join(', ');
+}
+
+/** I-V curve when both were read, else the one reading against the supply. */
+function sweepPlot(
+  supply: string,
+  node: string | undefined,
+  points: ReadonlyArray<z.infer<typeof sweepPoint>>,
+): { png: Uint8Array; caption: string } {
+  const haveV = node !== undefined;
+  const haveI = points.some((p) => p.current_amps !== undefined);
+  const ma = (p: z.infer<typeof sweepPoint>) => (p.current_amps ?? Number.NaN) * 1000;
+  const nv = (p: z.infer<typeof sweepPoint>) => p.node_volts ?? Number.NaN;
+  if (haveV && haveI) {
+    const caption = `I-V curve: ISENSE current (mA) against the voltage at ${node} (V), sweeping ${supply}`;
+    return {
+      caption,
+      png: plotPng({
+        title: `I-V AT ${node}`,
+        xLabel: `V(${node}) (V)`,
+        yLabel: 'CURRENT (MA)',
+        points: points.map((p) => [nv(p), ma(p)]),
+      }),
+    };
+  }
+  if (haveV) {
+    return {
+      caption: `Voltage at ${node} (V) against the ${supply} setpoint (V)`,
+      png: plotPng({
+        title: `V(${node}) VS ${supply}`,
+        xLabel: `${supply} (V)`,
+        yLabel: `V(${node}) (V)`,
+        points: points.map((p) => [p.supply_volts, nv(p)]),
+      }),
+    };
+  }
+  return {
+    caption: `ISENSE current (mA) against the ${supply} setpoint (V)`,
+    png: plotPng({
+      title: `CURRENT VS ${supply}`,
+      xLabel: `${supply} (V)`,
+      yLabel: 'CURRENT (MA)',
+      points: points.map((p) => [p.supply_volts, ma(p)]),
+    }),
+  };
+}
