@@ -129,12 +129,14 @@ function boardSubsystem(
   device: string,
   safety: SafetyPolicy,
   open: (device: string) => Promise<ServedBoard>,
-  ring?: string,
+  options: { ring?: string; inBench?: boolean } = {},
 ): JumperlessSubsystem {
   return new JumperlessSubsystem({
     name,
-    ...(ring ? { ring } : {}),
+    ...(options.ring ? { ring: options.ring } : {}),
     device,
+    // A bench's virtual boards boot at their first call: fifty VMs would cost a GB before any use.
+    openOnFirstUse: options.inBench === true && device.startsWith('sim'),
     tools: catalog,
     safety,
     prompts: boardPrompts,
@@ -179,7 +181,10 @@ function subsystemOf(
   const common = { name: child.name, ...(child.ring ? { ring: child.ring } : {}) };
   switch (child.type) {
     case 'jumperless':
-      return boardSubsystem(child.name, child.device, safety, open, child.ring);
+      return boardSubsystem(child.name, child.device, safety, open, {
+        ...(child.ring ? { ring: child.ring } : {}),
+        inBench: true,
+      });
     case 'stdio':
       return new McpChild({
         ...common,

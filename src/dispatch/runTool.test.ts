@@ -172,6 +172,48 @@ describe('runTool', () => {
     expect(seen?.aborted).toBe(true);
   });
 
+  it('hears a tool that answers for itself when stopped, by the caller or by its deadline', async () => {
+    const partial = (timeoutMs?: number) =>
+      tool({
+        name: 'partial',
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        handle: (_args, { signal }) =>
+          new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () =>
+              setTimeout(
+                () =>
+                  reject(new ToolError('canceled', 'Stopped after 2 of 5.', { details: { done: [1, 2] } })),
+                20,
+              ),
+            ),
+          ),
+      });
+    const controller = new AbortController();
+    const call = runTool(createDispatcher({ tools: [partial()] }), {
+      name: 'partial',
+      caller: everyone,
+      signal: controller.signal,
+    });
+    controller.abort();
+    expect(JSON.parse(((await call).content[0] as { text: string }).text)).toEqual({
+      code: 'canceled',
+      message: 'Stopped after 2 of 5.',
+      retryable: false,
+      done: [1, 2],
+    });
+    const late = await runTool(createDispatcher({ tools: [partial(30)] }), {
+      name: 'partial',
+      caller: everyone,
+    });
+    expect(JSON.parse((late.content[0] as { text: string }).text)).toEqual({
+      code: 'timeout',
+      message: 'Stopped after 2 of 5.',
+      retryable: true,
+      done: [1, 2],
+      timeout_ms: 30,
+    });
+  });
+
   it("passes the caller's cancellation to the handler", async () => {
     const controller = new AbortController();
     let seen: AbortSignal | undefined;

@@ -43,7 +43,7 @@ export interface CallRequest {
  * How long a tool that was cancelled or ran out of time may take to answer for itself (a sweep's
  * "cancelled after N points" with the points it has), before the generic answer goes out.
  */
-const LAST_WORD_MS = 250;
+const LAST_WORD_MS = 1000;
 
 export async function runTool(dispatcher: Dispatcher, request: CallRequest): Promise<ToolResult> {
   const started = performance.now();
@@ -155,7 +155,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
 
 /**
  * Settles with the work, or rejects soon after the signal fires: a handler that ignores it cannot
- * hold the call, and one that answers for itself within LAST_WORD_MS is heard.
+ * hold the call for long, and one that answers for itself within LAST_WORD_MS is heard.
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {

@@ -48,6 +48,11 @@ export interface JumperlessOptions {
   prompts?: readonly Prompt[];
   /** Opens the board (a serial port, a TCP link, a fresh virtual board, the process holding it). */
   open(): Promise<OpenedBoard>;
+  /**
+   * Open at the first call instead of at connect: for virtual boards in a bench, each of which is a
+   * MicroPython VM in a thread of its own (tens of MB), so fifty cost nothing until used.
+   */
+  openOnFirstUse?: boolean;
 }
 
 const STATUS: Record<SessionHealth['state'], HealthStatus> = {
@@ -64,6 +69,8 @@ export class JumperlessSubsystem implements Subsystem {
   private opening: Promise<OpenedBoard> | undefined;
   private opened: OpenedBoard | undefined;
   private stopLogs: (() => void) | undefined;
+  /** Connected with openOnFirstUse: the board opens at the first call. */
+  private deferred = false;
   private readonly catalog: BoundCatalog;
   private readonly boardResources: readonly Resource[];
   private readonly listeners = new Set<(event: SubsystemEvent) => void>();
@@ -79,6 +86,14 @@ export class JumperlessSubsystem implements Subsystem {
   }
 
   async connect(): Promise<void> {
+    if (this.options.openOnFirstUse) {
+      this.deferred = true;
+      return;
+    }
+    await this.open();
+  }
+
+  private async open(): Promise<void> {
     this.opening ??= this.options.open().then((opened) => {
       this.opened = opened;
       this.stopLogs = opened.onLog((level, text) => {
@@ -94,6 +109,7 @@ export class JumperlessSubsystem implements Subsystem {
   }
 
   async disconnect(): Promise<void> {
+    this.deferred = false;
     const opening = this.opening;
     this.opening = undefined;
     this.opened = undefined;
@@ -122,6 +138,8 @@ export class JumperlessSubsystem implements Subsystem {
 
   health(): SubsystemHealth {
     const base = { name: this.name, device: this.options.device, ...(this.ring ? { ring: this.ring } : {}) };
+    if (!this.opened && this.deferred && !this.opening)
+      return { ...base, status: 'ok', opens: 'at the first call' };
     if (!this.opened) return { ...base, status: 'down', detail: 'the board is not open' };
     const session = this.opened.health();
     // Worked through the process that holds the port: that process's health resource tells more.
@@ -145,6 +163,18 @@ export class JumperlessSubsystem implements Subsystem {
   /** The open board; a call made while it opens waits for it, one made when it is not opening fails. */
   private board(): Promise<BoardClient> {
     if (this.opened) return Promise.resolve(this.opened.client);
+    if (this.deferred && !this.opening) {
+      return this.open().then(
+        () => (this.opened as OpenedBoard).client,
+        (error: unknown) =>
+          Promise.reject(
+            unavailable(
+              this.name,
+              `the board could not be opened: ${error instanceof Error ? error.message : String(error)}`,
+            ),
+          ),
+      );
+    }
     if (!this.opening) return Promise.reject(unavailable(this.name, 'the board is not open'));
     return this.opening.then(
       (opened) => opened.client,

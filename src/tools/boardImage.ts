@@ -20,9 +20,9 @@ import {
   driveHazards,
   RAM_REQUIRES,
   type RamState,
+  type StateDocument,
   supplyShorts,
   supplySource,
-  type ToolBoardState,
 } from './boardState.js';
 import { py } from './py.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
@@ -239,8 +239,8 @@ export interface Plan {
   readonly notes: string[];
 }
 
-/** The nets the bridges make, routed by the firmware's rules, as a ToolBoardState to check. */
-function predictedState(target: Target, gpio: readonly PinSetting[]): ToolBoardState {
+/** The nets the bridges make, routed by the firmware's rules, as a StateDocument to check. */
+function predictedState(target: Target, gpio: readonly PinSetting[]): StateDocument {
   const conns = new Connections();
   for (const [a, b, d] of target.bridges) conns.connect(a, b, d);
   return {

@@ -22,66 +22,36 @@ import {
   yamlName,
 } from '../board/nodes.js';
 import { parseFirmwareNodeName } from '../board/slots.js';
+import { type StateDocument, type StateDocumentNet, stateDocumentSchema } from '../board/stateDocument.js';
 import type { BoardCallOptions, BoardClient, PythonPart } from './boardClient.js';
 import { py } from './py.js';
 import { ToolError } from './tool.js';
 
-const stateNet = z.object({
-  index: z.number(),
-  name: z.string(),
-  nodes: z.array(z.string()),
-  special: z.string(),
-  voltage: z.number().optional(),
-  logic: z.number().optional(),
-});
-
-const stateGpio = z.object({
-  pin: z.union([z.number(), z.string()]),
-  net: z.number().nullable(),
-  function: z.string(),
-  direction: z.string(),
-  pull: z.string(),
-  reading: z.string(),
-  floating_read: z.number(),
-});
-
-const stateOverlay = z.object({
-  name: z.string(),
-  row: z.number(),
-  col: z.number(),
-  width: z.number(),
-  height: z.number(),
-  colors: z.array(z.string()),
-});
-
-/** The §7 document, as loose as the firmware's variants need. */
-export const boardStateSchema = z.object({
-  power: z.object({ top_rail: z.number(), bottom_rail: z.number(), dac0: z.number(), dac1: z.number() }),
-  nets: z.array(stateNet),
-  gpio: z.array(stateGpio).default([]),
-  overlays: z.array(stateOverlay).default([]),
-});
-export type ToolBoardState = z.infer<typeof boardStateSchema>;
-export type ToolStateNet = z.infer<typeof stateNet>;
+export {
+  type StateDocument,
+  type StateDocumentNet,
+  type StateDocumentOverlay,
+  stateDocumentSchema,
+} from '../board/stateDocument.js';
 
 /** Reads and parses `get_state()`; also returns the text (for snapshots). */
 export async function readState(
   board: BoardClient,
   options?: BoardCallOptions,
-): Promise<{ state: ToolBoardState; text: string }> {
+): Promise<{ state: StateDocument; text: string }> {
   const text = await board.call<unknown>('get_state()', options);
   if (typeof text !== 'string') throw new ToolError('bad_state', 'get_state() did not return text.');
   return { state: parseStateText(text), text };
 }
 
-export function parseStateText(text: string): ToolBoardState {
+export function parseStateText(text: string): StateDocument {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (error) {
     throw new ToolError('bad_state', `get_state() returned invalid JSON: ${(error as Error).message}`);
   }
-  const parsed = boardStateSchema.safeParse(doc);
+  const parsed = stateDocumentSchema.safeParse(doc);
   if (!parsed.success) {
     throw new ToolError(
       'bad_state',
@@ -116,7 +86,7 @@ export function canonicalNode(name: string): string | undefined {
   return id === undefined ? undefined : shortName(id).toUpperCase();
 }
 
-export function netOfNode(state: ToolBoardState, name: string): ToolStateNet | undefined {
+export function netOfNode(state: StateDocument, name: string): StateDocumentNet | undefined {
   const key = canonicalNode(name) ?? name.toUpperCase();
   return state.nets.find((net) => net.nodes.some((n) => (canonicalNode(n) ?? n.toUpperCase()) === key));
 }
@@ -137,7 +107,7 @@ const gpioStateNode = (id: number | string): string =>
  * GND, the routable buffer's output) or another output. Empty when the pin is free to drive.
  * The board cannot see external wires (spec §8.3), so this covers only what it routed.
  */
-export function driveHazards(state: ToolBoardState, pin: number): string[] {
+export function driveHazards(state: StateDocument, pin: number): string[] {
   const net = netOfNode(state, gpioPinNode(pin));
   if (!net) return [];
   const hazards: string[] = [];
@@ -159,7 +129,7 @@ export function driveHazards(state: ToolBoardState, pin: number): string[] {
 }
 
 /** Throws `unsafe_drive` when `pin` may not become an output. */
-export function assertCanDrive(state: ToolBoardState, pin: number, action: string): void {
+export function assertCanDrive(state: StateDocument, pin: number, action: string): void {
   const hazards = driveHazards(state, pin);
   if (hazards.length === 0) return;
   throw new ToolError(
@@ -170,7 +140,7 @@ export function assertCanDrive(state: ToolBoardState, pin: number, action: strin
 }
 
 /** Groups of nodes that share a net (canonical names, sorted), for comparing states. */
-export function connectivity(state: ToolBoardState): string[][] {
+export function connectivity(state: StateDocument): string[][] {
   return state.nets
     .map((net) => net.nodes.map((n) => canonicalNode(n) ?? n.toUpperCase()).sort())
     .filter((nodes) => nodes.length > 1)
@@ -327,7 +297,7 @@ export interface RamState {
   readonly colors: readonly number[];
   /** `get_net_color_name(n)`: a custom colour's own name (what a slot file writes), else a computed one. */
   readonly colorNames: readonly string[];
-  readonly state: ToolBoardState;
+  readonly state: StateDocument;
   readonly text: string;
 }
 
@@ -469,6 +439,6 @@ export async function readSlotLook(
 }
 
 /** A net's name when it is a custom one (not its default `GND`, `Net 7`, ...). */
-export function customNetName(net: ToolStateNet): string | undefined {
+export function customNetName(net: StateDocumentNet): string | undefined {
   return net.name === defaultNetName(net.index) ? undefined : net.name;
 }

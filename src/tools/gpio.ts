@@ -10,7 +10,7 @@ import {
 } from '../board/limits.js';
 import { isDeviceError } from '../device/errors.js';
 import type { PythonPart } from './boardClient.js';
-import { assertCanDrive, gpioPinNode, netOfNode, readState, type ToolBoardState } from './boardState.js';
+import { assertCanDrive, gpioPinNode, netOfNode, readState, type StateDocument } from './boardState.js';
 import { py } from './py.js';
 import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
 
@@ -129,7 +129,7 @@ function refuseUartPin(pin: number, action: string): void {
 }
 
 /** get_state's live pad function of a pin (PWM, SIO, UART...), upper-case; undefined when unlisted. */
-function padFunction(state: ToolBoardState, pin: number): string | undefined {
+function padFunction(state: StateDocument, pin: number): string | undefined {
   return state.gpio.find((g) => g.pin === pin)?.function.toUpperCase();
 }
 
@@ -143,7 +143,7 @@ async function padDirections(board: ToolContext['board']): Promise<string[]> {
  * configured direction, but a hardware PWM drives the pad whatever the direction, and a timer PWM
  * makes the pad an output without touching the config (Peripherals.cpp:2634-2636, 2789).
  */
-function drivingState(state: ToolBoardState, pads: readonly string[]): ToolBoardState {
+function drivingState(state: StateDocument, pads: readonly string[]): StateDocument {
   const gpio = state.gpio.map((g) => {
     const i = typeof g.pin === 'number' ? g.pin - 1 : -1;
     const drives = g.function.toUpperCase() === 'PWM' || pads[i] === 'OUTPUT';
@@ -153,12 +153,12 @@ function drivingState(state: ToolBoardState, pads: readonly string[]): ToolBoard
 }
 
 /** A pin runs PWM: in the PWM function, or a pad output the config calls an input (the timer). */
-function runsPwm(state: ToolBoardState, pads: readonly string[], pin: number): boolean {
+function runsPwm(state: StateDocument, pads: readonly string[], pin: number): boolean {
   const g = state.gpio.find((x) => x.pin === pin);
   return padFunction(state, pin) === 'PWM' || (pads[pin - 1] === 'OUTPUT' && g?.direction === 'INPUT');
 }
 
-function refuseRunningPwm(state: ToolBoardState, pads: readonly string[], pin: number, action: string): void {
+function refuseRunningPwm(state: StateDocument, pads: readonly string[], pin: number, action: string): void {
   if (!runsPwm(state, pads, pin)) return;
   throw new ToolError(
     'pwm_running',
@@ -167,7 +167,7 @@ function refuseRunningPwm(state: ToolBoardState, pads: readonly string[], pin: n
   );
 }
 
-const netName = (state: ToolBoardState, pin: number): string | null =>
+const netName = (state: StateDocument, pin: number): string | null =>
   netOfNode(state, gpioPinNode(pin))?.name ?? null;
 
 export const gpioGet = defineDeviceTool({

@@ -11,8 +11,10 @@
  * Names are written into that JSON unescaped (GraphicOverlays.cpp:485-487): the tools refuse `"`
  * and `\\`.
  */
+
 import { z } from 'zod';
 import { OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
+import { type StateDocumentOverlay, stateOverlaySchema } from '../board/stateDocument.js';
 import type { PythonPart } from './boardClient.js';
 import { py } from './py.js';
 import { defineDeviceTool, ToolError } from './tool.js';
@@ -46,24 +48,8 @@ def led_pixels(px):
 
 const REQUIRES = ['overlay_serialize', 'get_state'] as const;
 
-export interface Overlay {
-  name: string;
-  row: number;
-  col: number;
-  width: number;
-  height: number;
-  /** `RRGGBB` per pixel, row by row (the firmware's form). */
-  colors: string[];
-}
-
-const overlaySchema = z.object({
-  name: z.string(),
-  row: z.number().int(),
-  col: z.number().int(),
-  width: z.number().int(),
-  height: z.number().int(),
-  colors: z.array(z.string()),
-});
+/** An overlay as the firmware lists it (`RRGGBB` per pixel, row by row). */
+export type Overlay = StateDocumentOverlay;
 
 /**
  * The overlays from `_jlt.led_list()`: the `"overlays": [...]` fragment of the state JSON, key
@@ -77,7 +63,7 @@ export function readOverlays(text: unknown): Overlay[] | undefined {
   try {
     const doc: unknown = JSON.parse(trimmed.startsWith('"') ? `{${trimmed}}` : trimmed);
     const list = Array.isArray(doc) ? doc : (doc as { overlays?: unknown }).overlays;
-    const parsed = z.array(overlaySchema).safeParse(list);
+    const parsed = z.array(stateOverlaySchema).safeParse(list);
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -219,7 +219,16 @@ describe('voltage_sweep', () => {
         },
       },
     );
-    await expect(run).rejects.toBeInstanceOf(Error);
+    // What the client sees: the sweep's own answer, with the points it had.
+    const stopped = await run.then(
+      () => undefined,
+      (error: unknown) => error as ToolError,
+    );
+    expect(stopped).toBeInstanceOf(ToolError);
+    expect(stopped?.code).toBe('canceled');
+    const points = (stopped?.options.details?.points ?? []) as unknown[];
+    expect(stopped?.message).toBe(`Sweep cancelled after ${points.length} of 50 points.`);
+    expect(points.length).toBeGreaterThanOrEqual(3);
     expect(seen.length).toBeLessThan(50);
     expect(await h.python('dac_get(TOP_RAIL)')).toBe(1);
     expect(await bridges()).toEqual(before);

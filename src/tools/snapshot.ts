@@ -17,7 +17,7 @@ import { hex6 } from '../board/colors.js';
 import { Connections } from '../board/connections.js';
 import { nodeInfo, parseShortName, printName } from '../board/nodes.js';
 import type { BoardCallOptions, BoardClient, PythonPart } from './boardClient.js';
-import { parseStateText, type ToolBoardState } from './boardState.js';
+import { parseStateText, type StateDocument } from './boardState.js';
 
 /**
  * Board-side helpers, inside `_jlt`, listed by every group that reads a snapshot or checks a path.
@@ -112,7 +112,7 @@ export interface NetView {
 }
 
 export interface BoardSnapshot {
-  state: ToolBoardState;
+  state: StateDocument;
   bridges: BridgeView[];
   nets: NetView[];
 }

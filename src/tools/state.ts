@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { PythonPart } from './boardClient.js';
 import { boardImagePython } from './boardImage.js';
-import { boardStateSchema, ramPython, readState } from './boardState.js';
+import { ramPython, readState, stateDocumentSchema } from './boardState.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { stateSnapshot, stateUndo } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
@@ -24,7 +24,7 @@ export const stateGet = defineDeviceTool({
   capability: 'jumperless.read',
   requires: ['get_state'],
   input: z.object({}),
-  output: boardStateSchema,
+  output: stateDocumentSchema,
   handle: async (_args, { board }) => (await readState(board)).state,
 });
 

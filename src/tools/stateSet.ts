@@ -11,7 +11,6 @@ import { parseState } from '../board/state.js';
 import type { BoardClient, PythonPart } from './boardClient.js';
 import { AUTOSAVE_NOTE, pairKey, plainNumber, putOverlays } from './boardImage.js';
 import {
-  boardStateSchema,
   canonicalNode,
   driveHazards,
   mergeGroups,
@@ -20,9 +19,10 @@ import {
   RAM_REQUIRES,
   readRam,
   readState,
+  type StateDocument,
   setStateNodeText,
+  stateDocumentSchema,
   supplyShorts,
-  type ToolBoardState,
 } from './boardState.js';
 import { py } from './py.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
@@ -131,7 +131,7 @@ function requestedNodes(doc: StateInput): number[][] {
 function checkState(
   doc: StateInput,
   nodes: readonly (readonly number[])[],
-  current: ToolBoardState,
+  current: StateDocument,
   clearFirst: boolean,
   safety: SafetyPolicy,
 ): void {
@@ -148,7 +148,7 @@ function checkState(
     const change = doc.gpio?.find((c) => c.pin === g.pin);
     return change?.direction ? { ...g, direction: change.direction } : g;
   });
-  const predicted: ToolBoardState = {
+  const predicted: StateDocument = {
     ...current,
     nets: groups.map((members, i) => ({
       index: 100 + i,
@@ -217,10 +217,10 @@ function stateDocument(
 }
 
 /** What differs between the request and the board after it. */
-function compareState(doc: StateInput, after: ToolBoardState): string[] {
+function compareState(doc: StateInput, after: StateDocument): string[] {
   const differences: string[] = [];
   for (const [key, v] of Object.entries(doc.power ?? {})) {
-    const got = after.power[key as keyof ToolBoardState['power']];
+    const got = after.power[key as keyof StateDocument['power']];
     if (Math.abs(got - v) > 0.01) differences.push(`power.${key} is ${got} V, not ${v} V`);
   }
   for (const net of doc.nets ?? []) {
@@ -249,7 +249,7 @@ function compareState(doc: StateInput, after: ToolBoardState): string[] {
 }
 
 interface Applied {
-  state: ToolBoardState;
+  state: StateDocument;
   differences: string[];
   snapshot: Snapshot;
 }
@@ -320,7 +320,7 @@ export const appliedOutput = z.object({
   differences: z.array(z.string()),
   snapshot_id: z.number(),
   nets: z.array(z.object({ name: z.string(), nodes: z.array(z.string()) })),
-  power: boardStateSchema.shape.power,
+  power: stateDocumentSchema.shape.power,
 });
 
 export const summary = (a: Applied) => ({

@@ -111,23 +111,26 @@ export const voltageSweep = defineDeviceTool({
           const routed = z.boolean().parse(await board.call(py`_jlt.meas_route(${added})`));
           if (!routed) throw new ToolError('unrouted', `Could not route an ADC to ${node?.name}.`);
         }
+        // Stopped (a cancel, the deadline): the points so far are the answer, with the supply restored.
+        const stopped = () =>
+          new ToolError('canceled', `Sweep cancelled after ${points.length} of ${args.points} points.`, {
+            details: { points },
+          });
         for (let i = 0; i < args.points; i++) {
-          if (signal.aborted) {
-            throw new ToolError('canceled', `Sweep cancelled after ${i} of ${args.points} points.`, {
-              details: { points },
-            });
-          }
+          if (signal.aborted) throw stopped();
           const volts = round(
             args.start_volts + ((args.stop_volts - args.start_volts) * i) / (args.points - 1),
             6,
           );
-          const [nodeVolts, amps] = z
-            .tuple([z.number().nullable(), z.number().nullable()])
-            .parse(
-              await board.call(
+          const [nodeVolts, amps] = z.tuple([z.number().nullable(), z.number().nullable()]).parse(
+            await board
+              .call(
                 py`_jlt.meas_point(${channel}, ${volts}, ${args.settle_ms}, ${adc ? adc.adc - ADC0 : -1}, ${args.samples}, ${args.measure_current})`,
-              ),
-            );
+              )
+              .catch((error: unknown) => {
+                throw signal.aborted ? stopped() : error;
+              }),
+          );
           points.push({
             supply_volts: volts,
             ...(nodeVolts === null ? {} : { node_volts: round(nodeVolts) }),

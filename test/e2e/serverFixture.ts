@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Config, DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
+import type { Capability } from '../../src/contract/index.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 
 export interface HttpFixture {
@@ -15,11 +16,14 @@ export interface HttpFixture {
   close(): Promise<void>;
 }
 
-export async function startHttpFixture(config: Partial<Config> = {}): Promise<HttpFixture> {
+export async function startHttpFixture(
+  config: Partial<Config> = {},
+  granted: ReadonlySet<Capability> = ANONYMOUS,
+): Promise<HttpFixture> {
   const app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim', ...config });
   const http = await startHttpServer({
     port: 0,
-    createServer: () => app.createServer((sessionId) => ({ id: `http:${sessionId}`, granted: ANONYMOUS })),
+    createServer: () => app.createServer((sessionId) => ({ id: `http:${sessionId}`, granted })),
   });
   const clients: Client[] = [];
   return {

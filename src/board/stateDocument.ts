@@ -1,0 +1,56 @@
+/**
+ * The `get_state()` document (spec §7) as a reader takes it: one zod schema, loose where the
+ * firmware's variants differ (a missing `gpio` or `overlays` list), and the types inferred from it.
+ * The simulator writes it with the precise types of state.ts, which must stay assignable to these.
+ */
+import { z } from 'zod';
+import type { BoardState } from './state.js';
+
+export const stateNetSchema = z.object({
+  index: z.number(),
+  name: z.string(),
+  nodes: z.array(z.string()),
+  special: z.string(),
+  voltage: z.number().optional(),
+  logic: z.number().optional(),
+});
+
+export const stateGpioSchema = z.object({
+  pin: z.union([z.number(), z.string()]),
+  net: z.number().nullable(),
+  function: z.string(),
+  direction: z.string(),
+  pull: z.string(),
+  reading: z.string(),
+  floating_read: z.number(),
+});
+
+/** An LED overlay as the firmware lists it: `RRGGBB` per pixel, row by row. */
+export const stateOverlaySchema = z.object({
+  name: z.string(),
+  row: z.number().int(),
+  col: z.number().int(),
+  width: z.number().int(),
+  height: z.number().int(),
+  colors: z.array(z.string()),
+});
+
+export const stateDocumentSchema = z.object({
+  power: z.object({ top_rail: z.number(), bottom_rail: z.number(), dac0: z.number(), dac1: z.number() }),
+  nets: z.array(stateNetSchema),
+  gpio: z.array(stateGpioSchema).default([]),
+  overlays: z.array(stateOverlaySchema).default([]),
+});
+
+export type StateDocument = z.infer<typeof stateDocumentSchema>;
+export type StateDocumentNet = z.infer<typeof stateNetSchema>;
+export type StateDocumentOverlay = z.infer<typeof stateOverlaySchema>;
+
+type DeepReadonly<T> = T extends readonly (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** What the simulator writes is a document readers parse: the compiler refuses this line otherwise. */
+export const WRITTEN_IS_READABLE: BoardState extends DeepReadonly<StateDocument> ? true : never = true;

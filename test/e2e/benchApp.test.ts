@@ -1,0 +1,167 @@
+/**
+ * A bench is the same server as one board (issue 11 "one app"): prompts, board resources with the
+ * device in their URI, completions and link-event logs per board; a remote jumperless-mcp child's
+ * hidden tools callable by whoever holds their capability; a child's question put to the caller.
+ * A virtual board and a remote server over real Streamable HTTP, the real SDK client in process.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/cli/config.js';
+import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
+import { CAPABILITIES, type Capability } from '../../src/contract/index.js';
+import { type HttpFixture, startHttpFixture } from './serverFixture.js';
+
+const EVERYTHING = new Set<Capability>(CAPABILITIES);
+const dir = mkdtempSync(join(tmpdir(), 'bench-app-'));
+let remote: HttpFixture;
+let bench: App;
+let operator: Client;
+let anonymous: Client;
+const logs: string[] = [];
+const questions: string[] = [];
+
+async function clientOf(granted: ReadonlySet<Capability>, elicitation: boolean): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await bench.createServer(() => ({ id: `test:${granted.size}`, granted })).server.connect(serverSide);
+  const client = new Client(
+    { name: 'bench-app', version: '0' },
+    { capabilities: elicitation ? { elicitation: {} } : {} },
+  );
+  await client.connect(clientSide);
+  return client;
+}
+
+beforeAll(async () => {
+  // The remote grants this gateway everything: what a caller may do is decided at the gateway.
+  remote = await startHttpFixture({}, EVERYTHING);
+  const file = join(dir, 'bench.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      name: 'bench',
+      children: [
+        { name: 'jumperless-a', type: 'jumperless', device: 'sim' },
+        { name: 'remote', type: 'http', url: remote.url },
+      ],
+    }),
+  );
+  bench = await buildApp({ ...DEFAULT_CONFIG, federation: file });
+  await bench.ready();
+  operator = await clientOf(EVERYTHING, true);
+  operator.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    logs.push(String(n.params.data));
+  });
+  operator.setRequestHandler(ElicitRequestSchema, async (request) => {
+    questions.push(String(request.params.message));
+    return { action: 'accept' };
+  });
+  anonymous = await clientOf(ANONYMOUS, false);
+}, 60_000);
+
+afterAll(async () => {
+  await operator?.close();
+  await anonymous?.close();
+  await bench?.close();
+  await remote?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a bench of a board and a remote server', () => {
+  it('offers each board prompt under the device prefix, saying which device it is for, with completions', async () => {
+    const { prompts } = await operator.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual([
+      'jumperless-a_measure_resistor',
+      'jumperless-a_build_voltage_divider',
+      'jumperless-a_debug_circuit',
+    ]);
+    const got = await operator.getPrompt({
+      name: 'jumperless-a_measure_resistor',
+      arguments: { row_a: '10', row_b: '20' },
+    });
+    const text = (got.messages[0]?.content as { text?: string } | undefined)?.text ?? '';
+    expect(text).toMatch(/^This is about the device jumperless-a/);
+    expect(text).toContain('between row 10 and row 20');
+    const completion = await operator.complete({
+      ref: { type: 'ref/prompt', name: 'jumperless-a_measure_resistor' },
+      argument: { name: 'row_a', value: '5' },
+    });
+    expect(completion.completion.values).toEqual([
+      '5',
+      '50',
+      '51',
+      '52',
+      '53',
+      '54',
+      '55',
+      '56',
+      '57',
+      '58',
+      '59',
+    ]);
+  });
+
+  it("lists each board's resources with the device in the URI, and reads them from that board", async () => {
+    const { resources } = await operator.listResources();
+    const uris = resources.map((r) => r.uri);
+    expect(uris).toEqual(
+      expect.arrayContaining([
+        'jumperless://jumperless-a/board/state',
+        'jumperless://jumperless-a/board/picture',
+        'federation://health',
+      ]),
+    );
+    await operator.callTool({ name: 'jumperless-a_dac_set', arguments: { channel: 'DAC1', volts: 1.5 } });
+    const state = await operator.readResource({ uri: 'jumperless://jumperless-a/board/state' });
+    expect(JSON.parse((state.contents[0] as { text: string }).text).power.dac1).toBeCloseTo(1.5, 3);
+    await expect(operator.readResource({ uri: 'jumperless://board/state' })).rejects.toThrow(/not found/);
+  });
+
+  it("calls a remote child's hidden tool for a caller who holds its capability, and lists it for nobody", async () => {
+    const listed = (await operator.listTools()).tools.map((t) => t.name);
+    expect(listed).toContain('remote_dac_set');
+    expect(listed).not.toContain('remote_python_exec');
+    const run = await operator.callTool({ name: 'remote_python_exec', arguments: { code: 'print(6 * 7)' } });
+    expect(run.isError).toBeUndefined();
+    expect(run.structuredContent).toMatchObject({ ok: true, stdout: '42\n' });
+    const denied = await anonymous
+      .callTool({ name: 'remote_python_exec', arguments: { code: 'print(1)' } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(denied).toBeInstanceOf(McpError);
+    expect((denied as McpError).data).toMatchObject({ code: 1001, missing: ['jumperless.exec'] });
+  });
+
+  it("puts a remote child's question to the caller and takes the answer", async () => {
+    const answer = await operator.callTool({
+      name: 'remote_ask_user',
+      arguments: { instruction: 'Is the LED on?', timeout_seconds: 20 },
+    });
+    expect(answer.structuredContent).toMatchObject({ answer: 'confirmed', answered_by: 'client' });
+    expect(questions).toEqual([expect.stringContaining('Is the LED on?')]);
+  });
+
+  it("tells the caller what happened to a board's link, naming the device", async () => {
+    const exit = await operator.callTool({
+      name: 'jumperless-a_python_exec',
+      arguments: { code: 'import sys\nsys.exit()' },
+    });
+    expect(exit.isError).toBeUndefined();
+    await expect
+      .poll(() => logs, { timeout: 10_000 })
+      .toContainEqual(expect.stringMatching(/^jumperless-a: The board reset/));
+    expect(
+      (await operator.callTool({ name: 'jumperless-a_power_get', arguments: {} })).isError,
+    ).toBeUndefined();
+  });
+});
