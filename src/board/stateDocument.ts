@@ -28,10 +28,10 @@ export const stateGpioSchema = z.object({
 /** An LED overlay as the firmware lists it: `RRGGBB` per pixel, row by row. */
 export const stateOverlaySchema = z.object({
   name: z.string(),
-  row: z.number().int(),
-  col: z.number().int(),
-  width: z.number().int(),
-  height: z.number().int(),
+  row: z.number(),
+  col: z.number(),
+  width: z.number(),
+  height: z.number(),
   colors: z.array(z.string()),
 });
 

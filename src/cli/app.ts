@@ -3,8 +3,8 @@
  * One board is a root of its own with plain names; a bench (`--config bench.json`) is an
  * aggregator of its children with dotted names in the wire format. Tools, resources, prompts,
  * completions and link-event logs come from the root either way. One board is opened before the
- * server answers (a wrong device fails the start); a bench answers at once and its children
- * appear as they connect (`tools/list_changed`).
+ * server answers (when it cannot be, the server says why and a call tries again); a bench answers
+ * at once and its children appear as they connect (`tools/list_changed`).
  */
 import type { Resource } from '../contract/index.js';
 import { createDispatcher, type Dispatcher, fileAuditSink, type ServerExtras } from '../dispatch/index.js';
@@ -54,10 +54,10 @@ export interface App {
 export async function buildApp(config: Config): Promise<App> {
   const safety = safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts });
   const bench = config.federation ? loadFederationConfig(config.federation) : undefined;
-  const boards: ServedBoard[] = [];
+  let single: ServedBoard | undefined;
   const openBoard = async (device: string) => {
     const board = await openServedBoard(device, `jumperless-mcp ${process.argv[2] ?? 'server'}`);
-    boards.push(board);
+    if (!bench) single = board;
     return board;
   };
   const root = bench
@@ -100,16 +100,19 @@ export async function buildApp(config: Config): Promise<App> {
   if (bench) {
     connecting = root.connect().catch(() => {});
   } else {
-    await root.connect().catch(async (error: unknown) => {
-      await close();
-      throw error;
+    // A board that is not there yet (unplugged, still booting) does not stop the server: the
+    // first call opens it again, and says why when it cannot.
+    await root.connect().catch((error: unknown) => {
+      log(
+        `${config.device}: ${error instanceof Error ? error.message : String(error)}; a call will try again`,
+      );
     });
   }
   const listMode = config.listMode ?? bench?.listMode;
   return {
     dispatcher,
     get board() {
-      return bench ? undefined : boards[0];
+      return single;
     },
     createServer: (caller) =>
       createMcpServer({

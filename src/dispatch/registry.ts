@@ -24,6 +24,8 @@ export interface ToolEntry {
   readonly internal: string;
   /** Its tool group (`power`), or the subsystem path of a remote child's tool. */
   readonly group: string;
+  /** The server's own (meta-tools, fixtures), not the root's: a gateway in front never takes these. */
+  readonly own: boolean;
   readonly capability: Capability;
   readonly kind: ToolKind;
   readonly timeoutMs?: number;
@@ -156,17 +158,20 @@ export function buildRegistry(options: RegistryOptions): Registry {
 }
 
 function ownEntry(local: LocalTool): ToolEntry {
-  return entryFrom(local.descriptor, local.descriptor.name, (args, context) => local.run(args, context));
+  return entryFrom(local.descriptor, local.descriptor.name, true, (args, context) =>
+    local.run(args, context),
+  );
 }
 
 function childEntry(root: Subsystem, descriptor: ToolDescriptor, wire: string): ToolEntry {
-  return entryFrom(descriptor, wire, (args, context) => root.invoke(descriptor.name, args, context));
+  return entryFrom(descriptor, wire, false, (args, context) => root.invoke(descriptor.name, args, context));
 }
 
-function entryFrom(descriptor: ToolDescriptor, wire: string, run: ToolEntry['run']): ToolEntry {
+function entryFrom(descriptor: ToolDescriptor, wire: string, own: boolean, run: ToolEntry['run']): ToolEntry {
   const annotations = fullAnnotations(descriptor);
   return {
     internal: descriptor.name,
+    own,
     group: descriptor.group ?? descriptor.name.slice(0, Math.max(0, descriptor.name.lastIndexOf('.'))),
     definition: {
       name: wire,

@@ -101,6 +101,25 @@ describe('runTool', () => {
     expect(error.message).toBe('Unknown tool: nope');
   });
 
+  it('hands a tool 0 for every -0 in its arguments (Python would read -0 as the float -0.0)', async () => {
+    const seen: unknown[] = [];
+    const ints = tool({
+      name: 'ints',
+      input: z.object({ n: z.number().int(), list: z.array(z.number().int()) }),
+      handle: async (args) => {
+        seen.push(args.n, ...args.list);
+        return {};
+      },
+    });
+    await runTool(createDispatcher({ tools: [ints] }), {
+      name: 'ints',
+      arguments: JSON.parse('{"n": -0, "list": [-0, 1]}'),
+      caller: everyone,
+    });
+    expect(seen.map((v) => Object.is(v, -0))).toEqual([false, false, false]);
+    expect(seen).toEqual([0, 0, 1]);
+  });
+
   it('answers invalid arguments with -32602 and the validation details', async () => {
     const error = await rpcError(
       runTool(createDispatcher({ tools: [echo] }), {

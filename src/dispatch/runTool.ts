@@ -1,7 +1,8 @@
 /**
- * The one pipeline every transport uses (DESIGN.md §3, dispatch notes §2.3): look up, validate,
- * gate on capability and concurrency, run under a deadline joined to the caller's cancellation,
- * check the firmware has what the tool needs, render. Every branch writes one audit event.
+ * The one pipeline every transport uses (DESIGN.md §3, dispatch notes §2.3): look up, check the
+ * arguments (tools in this process), gate on capability and concurrency, run the entry once under
+ * a deadline joined to the caller's cancellation, render a failure. Every branch writes one audit
+ * event. The firmware check and the board lease belong to the tool (defineDeviceTool).
  */
 import { randomUUID } from 'node:crypto';
 import {

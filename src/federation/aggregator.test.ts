@@ -148,6 +148,20 @@ describe('FederationAggregator', () => {
     expect(bench.health().status).toBe('ok');
   });
 
+  it('brings up a child whose catalog it listed in advance without telling anyone the list changed', async () => {
+    const board = new MemorySubsystem('board', [{ name: 'x' }]);
+    const bench = new FederationAggregator({ name: 'bench', children: [board], log: quiet });
+    const events: SubsystemEvent[] = [];
+    bench.watch((event) => events.push(event));
+    const before = bench.tools();
+    await bench.connect();
+    expect(events).toEqual([]);
+    expect(bench.tools()).toBe(before);
+    board.changeTools([{ name: 'x' }, { name: 'y' }]);
+    expect(events).toEqual([{ type: 'tools_changed' }]);
+    expect(names(bench)).toEqual(['board.x', 'board.y']);
+  });
+
   it('keeps a dropped child tools known but unavailable, answers unavailable at once, and reconnects', async () => {
     const child = new MemorySubsystem('esp32-p4', [{ name: 'some_tool' }]);
     const bench = new FederationAggregator({

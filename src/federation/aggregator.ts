@@ -50,6 +50,8 @@ interface Slot {
   epoch: number;
   /** The first connect, while it runs: a call to a catalog known in advance waits for it. */
   first: Promise<void> | undefined;
+  /** The child's catalog as last prefixed (the same array again needs no new prefixing). */
+  source: readonly ToolDescriptor[] | undefined;
 }
 
 export class FederationAggregator implements Subsystem {
@@ -88,6 +90,7 @@ export class FederationAggregator implements Subsystem {
         timer: undefined,
         epoch: 0,
         first: undefined,
+        source: undefined,
       };
       this.byName.set(child.name, slot);
       // A child whose catalog is known before it connects (a board here) is listed from the start.
@@ -167,8 +170,9 @@ export class FederationAggregator implements Subsystem {
     const dot = tool.indexOf('.');
     const slot = dot > 0 ? this.byName.get(tool.slice(0, dot)) : undefined;
     if (!slot) throw new RpcError(-32602, `Unknown tool: ${tool}`);
-    // A call made while the child first connects waits for it (bounded by the connect timeout).
-    if (slot.state !== 'up' && slot.first) await slot.first;
+    // A call made while the child first connects waits for it (bounded by the connect timeout
+    // and by the call's own deadline).
+    if (slot.state !== 'up' && slot.first) await untilSignal(slot.first, context.signal);
     if (slot.state !== 'up') throw unavailable(slot.child.name, this.why(slot));
     return slot.child.invoke(tool.slice(dot + 1), args, context);
   }
@@ -219,10 +223,13 @@ export class FederationAggregator implements Subsystem {
     try {
       await withTimeout(slot.child.connect(), this.connectTimeoutMs);
       if (epoch !== slot.epoch) return;
+      const wasListed = this.listable(slot);
       slot.state = 'up';
       if (slot.failures > 0 || slot.lastError) this.log(`${this.name}: ${slot.child.name} is back`);
       slot.failures = 0;
       slot.lastError = undefined;
+      // A catalog listed in advance and unchanged: nothing for clients to list again.
+      if (wasListed && slot.source === slot.child.tools()) return;
       this.learn(slot);
     } catch (error) {
       if (epoch !== slot.epoch) return;
@@ -280,7 +287,10 @@ export class FederationAggregator implements Subsystem {
 
   private prefix(slot: Slot): void {
     const prefix = `${slot.child.name}.`;
-    slot.up = slot.child.tools().map((tool) => ({ ...tool, name: prefix + tool.name }));
+    const source = slot.child.tools();
+    if (source === slot.source) return;
+    slot.source = source;
+    slot.up = source.map((tool) => ({ ...tool, name: prefix + tool.name }));
     slot.down = slot.up.map((tool) => ({ ...tool, available: false }));
   }
 
@@ -315,6 +325,25 @@ function prefixPrompt(name: string, prompt: Prompt): Prompt {
       };
     },
   };
+}
+
+/** Waits for `work`, or rejects with the signal's reason as soon as it fires. */
+function untilSignal(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+    );
+  });
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -69,8 +69,10 @@ export class JumperlessSubsystem implements Subsystem {
   private opening: Promise<OpenedBoard> | undefined;
   private opened: OpenedBoard | undefined;
   private stopLogs: (() => void) | undefined;
-  /** Connected with openOnFirstUse: the board opens at the first call. */
-  private deferred = false;
+  /** Between connect and disconnect: a call may open the board (again, after a failed open). */
+  private started = false;
+  /** Bumped by disconnect, so an open that finishes after it is closed at once. */
+  private epoch = 0;
   private readonly catalog: BoundCatalog;
   private readonly boardResources: readonly Resource[];
   private readonly listeners = new Set<(event: SubsystemEvent) => void>();
@@ -86,36 +88,44 @@ export class JumperlessSubsystem implements Subsystem {
   }
 
   async connect(): Promise<void> {
-    if (this.options.openOnFirstUse) {
-      this.deferred = true;
-      return;
-    }
-    await this.open();
-  }
-
-  private async open(): Promise<void> {
-    this.opening ??= this.options.open().then((opened) => {
-      this.opened = opened;
-      this.stopLogs = opened.onLog((level, text) => {
-        for (const listener of this.listeners) listener({ type: 'log', level, text });
-      });
-      return opened;
-    });
-    const opened = await this.opening.catch((error: unknown) => {
-      this.opening = undefined;
-      throw error;
-    });
+    this.started = true;
+    if (this.options.openOnFirstUse) return;
+    const opened = await this.open();
     await opened.ready();
   }
 
+  /** Opens the board once; a disconnect meanwhile closes what the open brings and forgets it. */
+  private open(): Promise<OpenedBoard> {
+    if (!this.opening) {
+      const epoch = this.epoch;
+      const opening = this.options.open().then(async (opened) => {
+        if (epoch !== this.epoch) {
+          await opened.close().catch(() => {});
+          throw new Error('the board was closed while it opened');
+        }
+        this.opened = opened;
+        this.stopLogs = opened.onLog((level, text) => {
+          for (const listener of this.listeners) listener({ type: 'log', level, text });
+        });
+        return opened;
+      });
+      this.opening = opening;
+      opening.catch(() => {
+        if (this.opening === opening) this.opening = undefined;
+      });
+    }
+    return this.opening;
+  }
+
   async disconnect(): Promise<void> {
-    this.deferred = false;
-    const opening = this.opening;
+    this.epoch++;
+    this.started = false;
+    const opened = this.opened;
     this.opening = undefined;
     this.opened = undefined;
     this.stopLogs?.();
     this.stopLogs = undefined;
-    await opening?.then((board) => board.close()).catch(() => {});
+    await opened?.close().catch(() => {});
   }
 
   tools(): readonly ToolDescriptor[] {
@@ -130,16 +140,19 @@ export class JumperlessSubsystem implements Subsystem {
     return this.options.prompts ?? [];
   }
 
-  invoke(tool: string, args: unknown, context: InvokeContext): Promise<ToolResult> {
+  async invoke(tool: string, args: unknown, context: InvokeContext): Promise<ToolResult> {
     const local = this.catalog.get(tool);
-    if (!local) return Promise.reject(new RpcError(JSONRPC.invalidParams, `Unknown tool: ${tool}`));
+    if (!local) throw new RpcError(JSONRPC.invalidParams, `Unknown tool: ${tool}`);
+    // The board is open before the tool starts, so what it keeps per board goes under its real id.
+    await this.board();
     return local.run(args, context);
   }
 
   health(): SubsystemHealth {
     const base = { name: this.name, device: this.options.device, ...(this.ring ? { ring: this.ring } : {}) };
-    if (!this.opened && this.deferred && !this.opening)
+    if (!this.opened && this.started && this.options.openOnFirstUse && !this.opening) {
       return { ...base, status: 'ok', opens: 'at the first call' };
+    }
     if (!this.opened) return { ...base, status: 'down', detail: 'the board is not open' };
     const session = this.opened.health();
     // Worked through the process that holds the port: that process's health resource tells more.
@@ -160,25 +173,19 @@ export class JumperlessSubsystem implements Subsystem {
     return () => this.listeners.delete(listener);
   }
 
-  /** The open board; a call made while it opens waits for it, one made when it is not opening fails. */
+  /** The open board; a call made while it opens waits for it, and opens it when it is not (yet) open. */
   private board(): Promise<BoardClient> {
     if (this.opened) return Promise.resolve(this.opened.client);
-    if (this.deferred && !this.opening) {
-      return this.open().then(
-        () => (this.opened as OpenedBoard).client,
-        (error: unknown) =>
-          Promise.reject(
-            unavailable(
-              this.name,
-              `the board could not be opened: ${error instanceof Error ? error.message : String(error)}`,
-            ),
-          ),
-      );
-    }
-    if (!this.opening) return Promise.reject(unavailable(this.name, 'the board is not open'));
-    return this.opening.then(
+    if (!this.started) return Promise.reject(unavailable(this.name, 'the board is not open'));
+    return this.open().then(
       (opened) => opened.client,
-      () => Promise.reject(unavailable(this.name, 'the board could not be opened')),
+      (error: unknown) =>
+        Promise.reject(
+          unavailable(
+            this.name,
+            `the board could not be opened: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        ),
     );
   }
 }

@@ -34,6 +34,14 @@ import type {
 } from './subsystem.js';
 import { checkSubsystemName } from './wireNames.js';
 
+/** Operator-only capabilities outrank the rest; between others the operator's choice stands. */
+function stricter(child: Capability, operator: Capability | undefined): Capability {
+  if (operator === undefined) return child;
+  const rank = (capability: Capability) =>
+    capability === 'jumperless.admin' ? 2 : capability === 'jumperless.exec' ? 1 : 0;
+  return rank(child) > rank(operator) ? child : operator;
+}
+
 const hiddenToolsSchema = z
   .array(
     z.looseObject({
@@ -72,7 +80,7 @@ export class McpChild implements Subsystem {
   private catalog: ToolDescriptor[] = [];
   private server: { name: string; version: string } | undefined;
   private readonly listeners = new Set<(event: SubsystemEvent) => void>();
-  /** Calls in flight, latest last: a question the child asks goes to the client of the latest. */
+  /** Calls in flight: a question the child asks goes to the client of the only one that has one. */
   private readonly calls: InvokeContext[] = [];
 
   constructor(private readonly options: McpChildOptions) {
@@ -88,11 +96,18 @@ export class McpChild implements Subsystem {
     const client = new Client(CLIENT_INFO, { capabilities: { elicitation: {} } });
     this.pending = client;
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      // A stdio or HTTP child does not say which call asks; the latest call still waiting is the
-      // one a person is looking at.
-      const asker = this.calls.at(-1)?.client;
-      if (!asker)
-        throw new McpError(ErrorCode.InvalidRequest, 'no client is waiting on this child to answer');
+      // A child does not say which of our calls asks: put the question only when one call could
+      // have, so nobody answers for another caller's call (the child then waits for its board).
+      const askers = this.calls.filter((call) => call.client !== undefined);
+      const asker = askers.length === 1 ? askers[0]?.client : undefined;
+      if (!asker) {
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          askers.length === 0
+            ? 'no client is waiting on this child to answer'
+            : 'several calls wait on this child; its question cannot be put to one person',
+        );
+      }
       return (await asker.elicit(request.params as Record<string, unknown>)) as never;
     });
     client.onclose = () => {
@@ -227,7 +242,8 @@ export class McpChild implements Subsystem {
     return parsed.data.map((tool) => ({
       ...this.descriptor(tool as Tool),
       hidden: true,
-      capability: tool.capability as Capability,
+      // The operator's capability for this child may only raise the bar the child sets.
+      capability: stricter(tool.capability, this.options.capability),
     }));
   }
 

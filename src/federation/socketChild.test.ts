@@ -56,11 +56,10 @@ describe('SocketChild', () => {
   it('learns the listed catalog with schemas, capabilities and deadlines', () => {
     const names = lab.tools().map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['dac_set', 'power_get', 'probe_wait']));
-    // Hidden on the server, labelled so over the socket: callable through a gateway, never listed.
-    expect(lab.tools().find((t) => t.name === 'python_exec')).toMatchObject({
-      hidden: true,
-      capability: 'jumperless.exec',
-    });
+    // Hidden tools are offered over a socket only to a connection that may call them: this server
+    // allows no jumperless.exec on its socket, so python_exec is not offered (see the e2e bench tests
+    // for a hidden tool offered and called).
+    expect(names).not.toContain('python_exec');
     expect(lab.tools().find((t) => t.name === 'dac_set')).toMatchObject({
       title: 'Set a supply voltage',
       inputSchema: { type: 'object', required: ['channel', 'volts'] },

@@ -23,7 +23,14 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type ClientBridge, HIDDEN_TOOLS_META, JSONRPC, RpcError } from '../contract/index.js';
+import {
+  type Capability,
+  type ClientBridge,
+  DISPATCH,
+  HIDDEN_TOOLS_META,
+  JSONRPC,
+  RpcError,
+} from '../contract/index.js';
 import {
   type Caller,
   DESCRIBE_TOOL,
@@ -38,6 +45,8 @@ import {
 } from '../dispatch/index.js';
 
 export const SERVER_INFO = { name: 'jumperless-mcp', version: '0.1.0' } as const;
+
+const READ: Capability = 'jumperless.read';
 
 /** Resource not found (MCP 2025-11-25 resources). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -87,7 +96,7 @@ export const INSTRUCTIONS =
 function hiddenToolsMeta(dispatcher: Dispatcher, caller: Caller): { _meta?: Record<string, unknown> } {
   const hidden = dispatcher.registry
     .all()
-    .filter((entry) => entry.hidden && caller.granted.has(entry.capability))
+    .filter((entry) => entry.hidden && !entry.own && caller.granted.has(entry.capability))
     .map((entry) => ({ ...entry.definition, capability: entry.capability }));
   return hidden.length > 0 ? { _meta: { [HIDDEN_TOOLS_META]: hidden } } : {};
 }
@@ -123,6 +132,20 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     };
 
   let level: LoggingLevel = 'info';
+  // Resources and prompts show the board: a caller needs the read capability for them, as for tools.
+  const mayRead = (extra: Extra) => options.caller(extra).granted.has(READ);
+  const readable = <T>(extra: Extra, items: readonly T[]): readonly T[] => (mayRead(extra) ? items : []);
+  const mustRead = (extra: Extra, what: string) => {
+    if (mayRead(extra)) return;
+    const granted = [...options.caller(extra).granted].sort();
+    throw new RpcError(JSONRPC.internalError, `Capability denied: ${what} needs ${READ}`, {
+      code: DISPATCH.capabilityDenied,
+      retryable: false,
+      required: [READ],
+      granted,
+      missing: [READ],
+    });
+  };
   const subscriptions = new Set<string>();
 
   server.setRequestHandler(
@@ -213,29 +236,31 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   server.setRequestHandler(
     ListResourcesRequestSchema,
-    track(async () => ({
-      resources: dispatcher.resources().map(({ uri, name, title, description, mimeType }) => ({
-        uri,
-        name,
-        ...(title ? { title } : {}),
-        description,
-        mimeType,
-      })),
+    track(async (_request, extra) => ({
+      resources: readable(extra, dispatcher.resources()).map(
+        ({ uri, name, title, description, mimeType }) => ({
+          uri,
+          name,
+          ...(title ? { title } : {}),
+          description,
+          mimeType,
+        }),
+      ),
     })),
   );
 
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
-    track(async () => ({
-      resourceTemplates: dispatcher
-        .templates()
-        .map(({ uriTemplate, name, title, description, mimeType }) => ({
+    track(async (_request, extra) => ({
+      resourceTemplates: readable(extra, dispatcher.templates()).map(
+        ({ uriTemplate, name, title, description, mimeType }) => ({
           uriTemplate,
           name,
           ...(title ? { title } : {}),
           description,
           mimeType,
-        })),
+        }),
+      ),
     })),
   );
 
@@ -243,6 +268,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     ReadResourceRequestSchema,
     track(async (request, extra) => {
       const { uri } = request.params;
+      mustRead(extra, uri);
       const context = { signal: extra.signal, caller: options.caller(extra).id };
       try {
         const resource = dispatcher.resources().find((r) => r.uri === uri);
@@ -272,7 +298,8 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   server.setRequestHandler(
     SubscribeRequestSchema,
-    track(async (request) => {
+    track(async (request, extra) => {
+      mustRead(extra, request.params.uri);
       subscriptions.add(request.params.uri);
       return {};
     }),
@@ -287,8 +314,8 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   server.setRequestHandler(
     ListPromptsRequestSchema,
-    track(async () => ({
-      prompts: dispatcher.prompts().map(({ name, title, description, arguments: args }) => ({
+    track(async (_request, extra) => ({
+      prompts: readable(extra, dispatcher.prompts()).map(({ name, title, description, arguments: args }) => ({
         name,
         ...(title ? { title } : {}),
         description,
@@ -299,7 +326,8 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   server.setRequestHandler(
     GetPromptRequestSchema,
-    track(async (request) => {
+    track(async (request, extra) => {
+      mustRead(extra, request.params.name);
       const prompt = dispatcher.prompts().find((p) => p.name === request.params.name);
       if (!prompt) throw new RpcError(JSONRPC.invalidParams, `Unknown prompt: ${request.params.name}`);
       const args = request.params.arguments ?? {};
@@ -315,10 +343,12 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   server.setRequestHandler(
     CompleteRequestSchema,
-    track(async (request) => {
+    track(async (request, extra) => {
       const { ref, argument } = request.params;
       const prompt =
-        ref.type === 'ref/prompt' ? dispatcher.prompts().find((p) => p.name === ref.name) : undefined;
+        ref.type === 'ref/prompt'
+          ? readable(extra, dispatcher.prompts()).find((p) => p.name === ref.name)
+          : undefined;
       const values = prompt?.complete?.(argument.name, argument.value) ?? [];
       return { completion: { values: values.slice(0, 100), total: values.length, hasMore: false } };
     }),

@@ -143,7 +143,7 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): { a
         };
       }
       case 'tool_list':
-        return { type: 'tool_list', tools: await options.handler.listTools() };
+        return { type: 'tool_list', tools: await options.handler.listTools(capabilities) };
       case 'tool_schema': {
         const schema = await options.handler.toolSchema(request.tool_id);
         if (schema === undefined) return unknownTool(request.tool_id);

@@ -25,12 +25,15 @@ export function dispatchHandler(dispatcher: Dispatcher): SocketToolHandler {
   return {
     // Hidden tools too, labelled `hidden` (ATD: only that label changes behaviour): a gateway over
     // this socket offers them, by name only, to callers who hold their capability.
-    listTools: async () =>
-      [...dispatcher.registry.listed(), ...dispatcher.registry.all().filter((entry) => entry.hidden)].map(
-        summaryOf,
-      ),
+    listTools: async (granted) => {
+      const may = new Set(granted);
+      const hidden = dispatcher.registry
+        .all()
+        .filter((entry) => entry.hidden && !entry.own && may.has(entry.capability));
+      return [...dispatcher.registry.listed(), ...hidden].map(summaryOf);
+    },
     toolSchema: async (toolId) => {
-      const entry = dispatcher.registry.internal(toolId);
+      const entry = dispatcher.registry.internal(toolId) ?? dispatcher.registry.get(toolId);
       return entry ? schemaOf(entry) : undefined;
     },
     runTool: async (toolId, args, context) => {

@@ -25,8 +25,11 @@ export type RunToolOutcome =
   | { kind: 'error'; message: string; code?: number; retryable?: boolean; details?: unknown };
 
 export interface SocketToolHandler {
-  /** Visible tools only: hidden ones stay out of lists but remain describable and callable. */
-  listTools(): Promise<readonly SocketToolSummary[]>;
+  /**
+   * Visible tools, then the hidden ones this connection may call, labelled `hidden` (a gateway
+   * offers them by name; they stay out of any model's list).
+   */
+  listTools(granted: readonly string[]): Promise<readonly SocketToolSummary[]>;
   /** The full definition of any tool, hidden included; undefined when there is no such tool. */
   toolSchema(toolId: string): Promise<unknown | undefined>;
   /** Rejections are bugs: they become an `error` frame without details and a log line. */

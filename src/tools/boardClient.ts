@@ -172,7 +172,9 @@ export function callBoard(
     script: async (code, options) => (await through()).script(code, merge(options)),
     exec: async (code, options) => (await through()).exec(code, merge(options)),
     firmwareFunctions: async (options) => (await through()).firmwareFunctions(merge(options)),
-    id: client.id,
+    get id() {
+      return client.id;
+    },
     health: () => client.health(),
     lease: (options) => client.lease(options),
     get seen() {

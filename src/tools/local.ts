@@ -53,7 +53,7 @@ export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): JsonS
 /** Checks arguments against the tool's schema: the parsed value, or -32602 with every issue. */
 export function parseArguments(tool: AnyTool, args: unknown): unknown {
   const parsed: z.ZodSafeParseResult<unknown> = tool.input.safeParse(args ?? {});
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return withoutNegativeZero(parsed.data);
   throw new RpcError(
     JSONRPC.invalidParams,
     `Invalid arguments for tool ${tool.name}:\n${z.prettifyError(parsed.error)}`,
@@ -62,6 +62,19 @@ export function parseArguments(tool: AnyTool, args: unknown): unknown {
       issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
     },
   );
+}
+
+/**
+ * JSON may carry `-0`, which Python reads as the float `-0.0`: an integer argument of `-0` would make
+ * the board raise TypeError. No quantity here has a signed zero, so every `-0` becomes `0`.
+ */
+function withoutNegativeZero(value: unknown): unknown {
+  if (Object.is(value, -0)) return 0;
+  if (Array.isArray(value)) return value.map(withoutNegativeZero);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutNegativeZero(item)]));
+  }
+  return value;
 }
 
 export interface LocalTool {

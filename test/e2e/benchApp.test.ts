@@ -50,6 +50,7 @@ beforeAll(async () => {
       name: 'bench',
       children: [
         { name: 'jumperless-a', type: 'jumperless', device: 'sim' },
+        { name: 'jumperless-b', type: 'jumperless', device: 'sim' },
         { name: 'remote', type: 'http', url: remote.url },
       ],
     }),
@@ -82,6 +83,9 @@ describe('a bench of a board and a remote server', () => {
       'jumperless-a_measure_resistor',
       'jumperless-a_build_voltage_divider',
       'jumperless-a_debug_circuit',
+      'jumperless-b_measure_resistor',
+      'jumperless-b_build_voltage_divider',
+      'jumperless-b_debug_circuit',
     ]);
     const got = await operator.getPrompt({
       name: 'jumperless-a_measure_resistor',
@@ -125,6 +129,14 @@ describe('a bench of a board and a remote server', () => {
     await expect(operator.readResource({ uri: 'jumperless://board/state' })).rejects.toThrow(/not found/);
   });
 
+  it('keeps what a tool remembers per board apart, from the first call of each board on', async () => {
+    // Both virtual boards open at their first call: each snapshot list is its own board's.
+    const b = await operator.callTool({ name: 'jumperless-b_state_snapshot', arguments: {} });
+    const a = await operator.callTool({ name: 'jumperless-a_state_snapshot', arguments: {} });
+    expect(b.structuredContent).toMatchObject({ kept: 1 });
+    expect(a.structuredContent).toMatchObject({ kept: 1 });
+  });
+
   it("calls a remote child's hidden tool for a caller who holds its capability, and lists it for nobody", async () => {
     const listed = (await operator.listTools()).tools.map((t) => t.name);
     expect(listed).toContain('remote_dac_set');
@@ -149,6 +161,28 @@ describe('a bench of a board and a remote server', () => {
     });
     expect(answer.structuredContent).toMatchObject({ answer: 'confirmed', answered_by: 'client' });
     expect(questions).toEqual([expect.stringContaining('Is the LED on?')]);
+  });
+
+  it('shows resources and prompts only to a caller who may read the board', async () => {
+    const nobody = await clientOf(new Set(), false);
+    try {
+      expect((await nobody.listResources()).resources).toEqual([]);
+      expect((await nobody.listPrompts()).prompts).toEqual([]);
+      for (const attempt of [
+        nobody.readResource({ uri: 'jumperless://jumperless-a/board/state' }),
+        nobody.getPrompt({ name: 'jumperless-a_debug_circuit', arguments: { symptom: 'x' } }),
+        nobody.subscribeResource({ uri: 'jumperless://jumperless-a/board/state' }),
+      ]) {
+        const error = await attempt.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(McpError);
+        expect((error as McpError).data).toMatchObject({ code: 1001, missing: ['jumperless.read'] });
+      }
+    } finally {
+      await nobody.close();
+    }
   });
 
   it("tells the caller what happened to a board's link, naming the device", async () => {
