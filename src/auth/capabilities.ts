@@ -1,17 +1,7 @@
-/**
- * Capability names as plain strings (DESIGN.md §4 Trust). auth/ sits below tools/ in the layer
- * order, so it cannot import tools/tool.ts CAPABILITIES; a test keeps the two lists equal.
- */
+/** Capability lists as tokens and configs carry them (DESIGN.md §4 Trust), over the one list in src/contract. */
+import { CAPABILITIES } from '../contract/index.js';
 
-export const KNOWN_CAPABILITIES = [
-  'jumperless.read',
-  'jumperless.wire',
-  'jumperless.power',
-  'jumperless.io',
-  'jumperless.files',
-  'jumperless.exec',
-  'jumperless.admin',
-] as const;
+export const KNOWN_CAPABILITIES = CAPABILITIES;
 
 /** Granted only on purpose: anonymous loopback callers never get these (DESIGN.md §4). */
 const OPERATOR_ONLY = new Set<string>(['jumperless.exec', 'jumperless.admin']);

@@ -5,13 +5,21 @@
  * (the board-side helpers restore in `finally`, and the tool checks the bridge list afterwards and
  * repairs it).
  */
+
 import { z } from 'zod';
 import { ADC_RANGES } from '../board/limits.js';
 import { ADC0, ADC3 } from '../board/nodes.js';
 import type { BoardClient, PythonPart } from './boardClient.js';
 import type { ResolvedNode } from './nodeArg.js';
 import { py } from './py.js';
-import { type BoardSnapshot, type BridgeView, netOf, readBridges, sameBridges } from './snapshot.js';
+import {
+  type BoardSnapshot,
+  type BridgeView,
+  netOf,
+  readBridges,
+  SNAPSHOT_REQUIRES,
+  sameBridges,
+} from './snapshot.js';
 import { ToolError } from './tool.js';
 
 /** Board-side helpers, inside `_jlt`: routing the instruments and putting a supply back. */
@@ -155,3 +163,16 @@ export async function restoring<T>(body: () => Promise<T>, restore: () => Promis
 
 /** A reading as reported: `digits` significant digits. */
 export const round = (v: number, digits = 4): number => Number(v.toPrecision(digits));
+
+/** What a measurement that drives a supply needs of the firmware (resistance, sweep). */
+export const SUPPLY_MEASURE_REQUIRES: readonly string[] = [
+  'dac_set',
+  'dac_get',
+  'adc_get',
+  'ina_get_current',
+  'connect',
+  'disconnect',
+  'wavegen_is_running',
+  'wavegen_get_output',
+  ...SNAPSHOT_REQUIRES,
+];

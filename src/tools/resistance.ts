@@ -14,12 +14,13 @@ import {
   restoring,
   round,
   SETTLE_MS,
+  SUPPLY_MEASURE_REQUIRES,
   touches,
 } from './measureRouting.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
 import { checkVolts } from './safety.js';
-import { nodeLabel, readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
+import { nodeLabel, readSnapshot } from './snapshot.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
 /** Board-side helper, inside `_jlt`: both stages of the measurement in one job, restored in `finally`. */
@@ -139,17 +140,7 @@ export const resistanceMeasure = defineDeviceTool({
   kind: 'physical',
   capability: 'jumperless.power',
   timeoutMs: 20_000,
-  requires: [
-    'dac_set',
-    'dac_get',
-    'adc_get',
-    'ina_get_current',
-    'connect',
-    'disconnect',
-    'wavegen_is_running',
-    'wavegen_get_output',
-    ...SNAPSHOT_REQUIRES,
-  ],
+  requires: SUPPLY_MEASURE_REQUIRES,
   input: z.object({
     a: nodeArg.describe('One end of the part (a row or Nano pin with nothing else bridged to it)'),
     b: nodeArg.describe('The other end'),

@@ -5,12 +5,20 @@
 import { z } from 'zod';
 import { ADC0 } from '../board/nodes.js';
 import type { PythonPart } from './boardClient.js';
-import { adcFor, assertNoWave, noSignal, restoreBridges, restoring, round } from './measureRouting.js';
+import {
+  adcFor,
+  assertNoWave,
+  noSignal,
+  restoreBridges,
+  restoring,
+  round,
+  SUPPLY_MEASURE_REQUIRES,
+} from './measureRouting.js';
 import { nodeArg, routableNode } from './nodeArg.js';
 import { plotPng } from './plot.js';
 import { py } from './py.js';
 import { checkVolts } from './safety.js';
-import { readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
+import { readSnapshot } from './snapshot.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
 /** Board-side helper, inside `_jlt`: one point of the sweep. */
@@ -57,17 +65,7 @@ export const voltageSweep = defineDeviceTool({
   kind: 'physical',
   capability: 'jumperless.power',
   timeoutMs: 120_000,
-  requires: [
-    'dac_set',
-    'dac_get',
-    'adc_get',
-    'ina_get_current',
-    'connect',
-    'disconnect',
-    'wavegen_is_running',
-    'wavegen_get_output',
-    ...SNAPSHOT_REQUIRES,
-  ],
+  requires: SUPPLY_MEASURE_REQUIRES,
   input: z.object({
     supply: z.enum(SWEEP_SUPPLIES).describe('Supply to sweep (DAC0 powers the probe and is left alone)'),
     start_volts: z.number().min(-8).max(8),
