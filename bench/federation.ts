@@ -110,6 +110,15 @@ async function inProcessClient(served: Served, experimental?: Record<string, obj
   return client;
 }
 
+/** A bench answers before its children have connected: wait until the child's tool is listed. */
+async function untilListed(client: Client, name: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await client.listTools()).tools.some((tool) => tool.name === name)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${name} was never listed`);
+}
+
 const TOOLS = ['power_get', 'test_simple_text'] as const;
 type Path = { label: string; direct: Client; hop: Client; prefix: string };
 
@@ -125,6 +134,7 @@ async function compare(
     return performance.now() - start;
   };
   for (const tool of tools) {
+    await untilListed(path.hop, `${path.prefix}${tool}`);
     const direct = () => path.direct.callTool({ name: tool, arguments: {} });
     const hop = () => path.hop.callTool({ name: `${path.prefix}${tool}`, arguments: {} });
     for (let i = 0; i < 30; i++) await Promise.all([direct(), hop()]);

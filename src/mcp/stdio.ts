@@ -37,6 +37,8 @@ export async function serveStdio(handle: McpServerHandle, options: StdioOptions)
     });
     output.write('', () => exit(code));
   };
+  // The client went away mid-answer (EPIPE): nobody is left to answer, so stop quietly.
+  output.on('error', () => void stop(false, 0));
   input.on('end', () => void stop(true, 0));
   input.on('close', () => void stop(true, 0));
   process.once('SIGINT', () => void stop(false, 130));
