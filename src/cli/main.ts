@@ -88,7 +88,7 @@ program
   .description('run the virtual Jumperless V5 on its own and print where each USB port is')
   .option('--parts <file>', 'parts placed on the virtual breadboard (JSON, see test/fixtures/parts)')
   .option('--tcp <port>', 'first TCP port (one per USB port: main, uart, repl, backchannel)', '0')
-  .option('--pty <dir>', 'also make a pseudo-terminal per port in this folder (needs socat)')
+  .option('--pty <dir>', 'also make a pseudo-terminal per port in this folder (uses socat, or python3)')
   .option('--fs <dir>', 'keep the board flash in this folder')
   .option('--noise-seed <n>', 'add seeded measurement noise')
   .option('--psram', 'a board with PSRAM fitted: a heap of about 6 MB instead of 96000 bytes')

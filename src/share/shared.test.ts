@@ -4,11 +4,13 @@
  * works through it; leases hold across the socket; the owner going away hands the board over;
  * a socket left by a crashed owner is replaced. The two-process version is test/e2e/share.test.ts.
  */
+
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
 import { streamLink } from '../device/link.js';
 import { closeSerial, openSerial } from '../device/serialLink.js';
 import { DeviceSession } from '../device/session.js';
@@ -25,7 +27,7 @@ let socketPath: string;
 beforeAll(async () => {
   sim = await SimBoard.start();
   dir = mkdtempSync(join(tmpdir(), 'jl-share-'));
-  ptyPath = (await sim.servePty(dir)).repl;
+  if (!PTY_MISSING) ptyPath = (await sim.servePty(dir)).repl;
 });
 
 afterAll(async () => {
@@ -59,7 +61,7 @@ function shared(client: string): SharedBoard {
   return board;
 }
 
-describe('one owner per board', () => {
+describe.skipIf(PTY_MISSING)('one owner per board', () => {
   it('serves the board to a second process, whose jobs run on the owner session', async () => {
     const owner = shared('first');
     await owner.ready();
@@ -149,7 +151,7 @@ describe('one owner per board', () => {
   });
 });
 
-describe('the port lock', () => {
+describe.skipIf(PTY_MISSING)('the port lock', () => {
   it('is what decides: a second session on the pty is refused as busy', async () => {
     const a = new DeviceSession(ptyLink('lock-a'));
     const b = new DeviceSession(ptyLink('lock-b'));

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { SerialPort } from 'serialport';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
 import { Wire } from '../../test/support/simWire.js';
+import { ptyBridge } from './ptyBridge.js';
 import { SimBoard } from './simBoard.js';
 
 let board: SimBoard;
@@ -39,7 +41,7 @@ it('serves each port over TCP', async () => {
   back.destroy();
 });
 
-it('gives each port a pty that serialport opens, across unplug and replug', async () => {
+it.skipIf(PTY_MISSING)('gives each port a pty that serialport opens, across unplug and replug', async () => {
   const paths = await board.servePty(mkdtempSync(join(tmpdir(), 'jl-pty-')));
   const open = async () => {
     const port = new SerialPort({ path: paths.repl, baudRate: 115200 });
@@ -62,4 +64,43 @@ it('gives each port a pty that serialport opens, across unplug and replug', asyn
   serial = await open();
   await rawExec(new Wire(serial as unknown as Duplex));
   await new Promise((resolve) => serial.close(resolve));
+});
+
+describe('the pty bridge', () => {
+  const python = ptyBridge({ PATH: process.env.PATH, JUMPERLESS_PTY_BRIDGE: 'python3' });
+
+  it.skipIf('missing' in python)(
+    'makes ptys with Python alone when asked (as on a machine without socat)',
+    async () => {
+      const before = process.env.JUMPERLESS_PTY_BRIDGE;
+      process.env.JUMPERLESS_PTY_BRIDGE = 'python3';
+      try {
+        const paths = await board.servePty(mkdtempSync(join(tmpdir(), 'jl-pty-py-')));
+        const serial = new SerialPort({ path: paths.repl, baudRate: 115200 });
+        await new Promise((resolve, reject) => {
+          serial.once('open', resolve);
+          serial.once('error', reject);
+        });
+        await rawExec(new Wire(serial as unknown as Duplex));
+        await new Promise((resolve) => serial.close(resolve));
+        await board.faults.unplug();
+        await until(() => !existsSync(paths.repl));
+      } finally {
+        if (before === undefined) delete process.env.JUMPERLESS_PTY_BRIDGE;
+        else process.env.JUMPERLESS_PTY_BRIDGE = before;
+      }
+    },
+  );
+
+  it('takes socat when it is on PATH, else python3, else says in one line that neither is there', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'jl-path-'));
+    expect(ptyBridge({ PATH: empty })).toEqual({
+      missing: 'virtual ptys need socat or python3 on PATH, and neither is there',
+    });
+    expect(ptyBridge({ PATH: empty, JUMPERLESS_PTY_BRIDGE: 'tcp' })).toEqual({
+      missing: 'JUMPERLESS_PTY_BRIDGE=tcp: use socat or python3',
+    });
+    const found = ptyBridge({ PATH: process.env.PATH });
+    if (!('missing' in found)) expect(['socat', 'python3']).toContain(found.name);
+  });
 });

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { type PtyBridge, ptyBridge } from './ptyBridge.js';
 import type { SimBoard } from './simBoard.js';
 import { PORT_NAMES, type PortName } from './workerProtocol.js';
 
@@ -79,8 +80,9 @@ export class TcpExposure {
 }
 
 /**
- * Gives each port a real pseudo-terminal (what `serialport` opens), made by socat and bridged to
- * the TCP listener. Unplugging removes the device nodes; replugging brings them back.
+ * Gives each port a real pseudo-terminal (what `serialport` opens), made by socat or Python
+ * (ptyBridge.ts) and bridged to the TCP listener. Unplugging removes the device nodes; replugging
+ * brings them back.
  */
 export class PtyExposure {
   private readonly bridges = new Map<PortName, ChildProcess>();
@@ -90,14 +92,17 @@ export class PtyExposure {
     private readonly board: SimBoard,
     private readonly tcp: TcpExposure,
     readonly dir: string,
+    private readonly bridge: PtyBridge,
   ) {
     board.on('unplug', () => this.stopBridges());
     board.on('replug', () => void this.startBridges());
   }
 
   static async start(board: SimBoard, tcp: TcpExposure, dir: string): Promise<PtyExposure> {
+    const bridge = ptyBridge();
+    if ('missing' in bridge) throw new Error(bridge.missing);
     mkdirSync(dir, { recursive: true });
-    const exposure = new PtyExposure(board, tcp, dir);
+    const exposure = new PtyExposure(board, tcp, dir, bridge);
     await exposure.startBridges();
     return exposure;
   }
@@ -122,22 +127,22 @@ export class PtyExposure {
   private async startBridges(): Promise<void> {
     const tcpPorts = this.tcp.ports;
     for (const name of PORT_NAMES) this.startBridge(name, tcpPorts[name]);
-    // socat creates the links asynchronously; wait until they are all there.
+    // The bridges create the links asynchronously; wait until they are all there.
     const deadline = Date.now() + 5000;
     while (PORT_NAMES.some((name) => !existsSync(this.pathOf(name)))) {
-      if (Date.now() > deadline) throw new Error(`socat did not create the ptys in ${this.dir}`);
+      if (Date.now() > deadline) {
+        throw new Error(`${this.bridge.name} did not create the ptys in ${this.dir} within 5 s`);
+      }
       await new Promise((r) => setTimeout(r, 10));
     }
   }
 
   private startBridge(name: PortName, tcpPort: number): void {
-    // The pty stays open across a host closing and reopening it (ignoreeof); the TCP side is
-    // reconnected for every new socat, so one socat per plug-in.
-    const child = spawn(
-      'socat',
-      [`PTY,link=${this.pathOf(name)},raw,echo=0,ignoreeof`, `TCP:127.0.0.1:${tcpPort},nodelay`],
-      { stdio: 'ignore' },
-    );
+    // The pty stays open across a host closing and reopening it; the TCP side is reconnected for
+    // every new bridge, so one bridge per plug-in.
+    const child = spawn(this.bridge.command, this.bridge.args(this.pathOf(name), tcpPort), {
+      stdio: 'ignore',
+    });
     child.on('error', () => {});
     child.on('exit', () => {
       if (this.bridges.get(name) !== child) return;

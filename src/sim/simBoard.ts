@@ -163,7 +163,7 @@ export class SimBoard extends EventEmitter<Events> {
     return this.tcp.ports;
   }
 
-  /** Gives every port a real pseudo-terminal under `dir` (needs socat); returns the device paths. */
+  /** Gives every port a real pseudo-terminal under `dir` (made by socat or python3, see ptyBridge.ts); returns the device paths. */
   async servePty(dir: string): Promise<Record<PortName, string>> {
     await this.serveTcp();
     this.pty ??= await PtyExposure.start(this, this.tcp as TcpExposure, dir);

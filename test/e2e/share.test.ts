@@ -5,6 +5,7 @@
  * right results at once; killing the owner hands the board to the other within 2 s, replacing the
  * socket the killed one left; and faults on the link reach clients as retryable errors only.
  */
+
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimBoard } from '../../src/sim/index.js';
+import { PTY_MISSING } from '../support/ptyAvailable.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
@@ -87,7 +89,7 @@ async function health(
 beforeAll(async () => {
   sim = await SimBoard.start();
   dir = mkdtempSync(join(tmpdir(), 'jl-share-e2e-'));
-  pty = (await sim.servePty(dir)).repl;
+  if (!PTY_MISSING) pty = (await sim.servePty(dir)).repl;
 }, 60_000);
 
 afterAll(async () => {
@@ -96,7 +98,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('two jumperless-mcp processes on one board', () => {
+describe.skipIf(PTY_MISSING)('two jumperless-mcp processes on one board', () => {
   let first: Server;
   let second: Server;
 
@@ -194,7 +196,7 @@ describe('two jumperless-mcp processes on one board', () => {
   }, 120_000);
 });
 
-describe('jumperless-mcp serve --daemon', () => {
+describe.skipIf(PTY_MISSING)('jumperless-mcp serve --daemon', () => {
   it('starts a detached owner that the MCP servers started later work through', async () => {
     for (const server of servers.splice(0)) {
       await server.client.close().catch(() => undefined);

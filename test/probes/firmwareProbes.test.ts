@@ -3,6 +3,7 @@
  * both ways a user reaches a board: TCP (as through ser2net) and a pseudo-terminal opened with
  * serialport. Every probe runs, the mutating and power-on ones included, on a freshly booted board.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { serialLink } from '../../src/device/serialLink.js';
 import { DeviceSession } from '../../src/device/session.js';
 import { tcpLink } from '../../src/device/tcpLink.js';
 import { SimBoard } from '../../src/sim/index.js';
+import { transportsHere } from '../support/ptyAvailable.js';
 
 const execProbes = PROBES.filter((p): p is ExecProbe => p.kind === 'exec');
 const rawProbes = PROBES.filter((p): p is RawProbe => p.kind === 'raw');
@@ -22,40 +24,43 @@ function report(r: ProbeResult): string {
   return `${r.id} (${r.source})\n  why: ${r.why}\n  expected: ${JSON.stringify(r.expected)}\n  got:      ${JSON.stringify(r.got)}`;
 }
 
-describe.each(['tcp', 'pty'] as const)('firmware probes on the virtual board over %s', (transport) => {
-  let board: SimBoard;
-  let ptyDir: string | undefined;
-  const results = new Map<string, ProbeResult>();
+describe.each(transportsHere(['tcp', 'pty'] as const))(
+  'firmware probes on the virtual board over %s',
+  (transport) => {
+    let board: SimBoard;
+    let ptyDir: string | undefined;
+    const results = new Map<string, ProbeResult>();
 
-  beforeAll(async () => {
-    board = await SimBoard.start();
-    let makeLink: () => DeviceLink;
-    if (transport === 'tcp') {
-      const ports = await board.serveTcp();
-      makeLink = () => tcpLink('127.0.0.1', ports.repl);
-    } else {
-      ptyDir = mkdtempSync(join(tmpdir(), 'jl-probes-'));
-      const paths = await board.servePty(ptyDir);
-      makeLink = () => serialLink(paths.repl);
-    }
-    const session = new DeviceSession(makeLink());
-    for (const r of await runExecProbes(session, execProbes, { mutating: true, fresh: true })) {
-      results.set(r.id, r);
-    }
-    await session.close();
-    const link = makeLink();
-    for (const r of await runRawProbes(link, rawProbes, { mutating: true })) results.set(r.id, r);
-    await link.close();
-  }, 180_000);
+    beforeAll(async () => {
+      board = await SimBoard.start();
+      let makeLink: () => DeviceLink;
+      if (transport === 'tcp') {
+        const ports = await board.serveTcp();
+        makeLink = () => tcpLink('127.0.0.1', ports.repl);
+      } else {
+        ptyDir = mkdtempSync(join(tmpdir(), 'jl-probes-'));
+        const paths = await board.servePty(ptyDir);
+        makeLink = () => serialLink(paths.repl);
+      }
+      const session = new DeviceSession(makeLink());
+      for (const r of await runExecProbes(session, execProbes, { mutating: true, fresh: true })) {
+        results.set(r.id, r);
+      }
+      await session.close();
+      const link = makeLink();
+      for (const r of await runRawProbes(link, rawProbes, { mutating: true })) results.set(r.id, r);
+      await link.close();
+    }, 180_000);
 
-  afterAll(async () => {
-    await board?.stop();
-    if (ptyDir) rmSync(ptyDir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await board?.stop();
+      if (ptyDir) rmSync(ptyDir, { recursive: true, force: true });
+    });
 
-  it.each(PROBES.map((p) => [p.id]))('%s', (id) => {
-    const r = results.get(id);
-    expect(r, `${id} did not run`).toBeDefined();
-    if (r && !r.ok) expect.fail(report(r));
-  });
-});
+    it.each(PROBES.map((p) => [p.id]))('%s', (id) => {
+      const r = results.get(id);
+      expect(r, `${id} did not run`).toBeDefined();
+      if (r && !r.ok) expect.fail(report(r));
+    });
+  },
+);
