@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { authenticate, type BearerGateOptions } from './bearer.js';
 import { checkContentType, parseJson, readBody } from './body.js';
@@ -106,6 +107,12 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       const parsed = parseJson(raw.toString('utf8'));
       if (!parsed.ok) return parsed.rejection;
       body = parsed.value;
+      // A request the SDK would drop or answer with a schema dump gets its JSON-RPC error here.
+      const early = precheck(body);
+      if (early) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(early));
+        return undefined;
+      }
     }
 
     const header = req.headers['mcp-session-id'];

@@ -3,7 +3,9 @@
  * The SDK does not notice stdin closing (typescript-sdk #2002), so we do: on EOF we let in-flight
  * calls finish and their answers reach stdout, then shut down. SIGINT/SIGTERM stop at once.
  */
+import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { parseErrorOf, precheck } from './precheck.js';
 import type { McpServerHandle } from './server.js';
 
 export interface StdioOptions {
@@ -20,7 +22,11 @@ export async function serveStdio(handle: McpServerHandle, options: StdioOptions)
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const exit = options.exit ?? ((code: number) => process.exit(code));
-  const transport = new StdioServerTransport(input as typeof process.stdin, output as typeof process.stdout);
+  const checked = checkedLines(input, (answer) => output.write(`${JSON.stringify(answer)}\n`));
+  const transport = new StdioServerTransport(
+    checked as unknown as typeof process.stdin,
+    output as typeof process.stdout,
+  );
   let stopping = false;
   const stop = async (drain: boolean, code: number) => {
     if (stopping) return;
@@ -44,6 +50,40 @@ export async function serveStdio(handle: McpServerHandle, options: StdioOptions)
   process.once('SIGINT', () => void stop(false, 130));
   process.once('SIGTERM', () => void stop(false, 143));
   await handle.server.connect(transport);
+}
+
+/**
+ * The input with every line checked first: a line that is not JSON gets -32700, a request with
+ * params the SDK would drop gets its error (precheck.ts), and neither reaches the SDK.
+ */
+function checkedLines(input: NodeJS.ReadableStream, answer: (message: unknown) => void): PassThrough {
+  const out = new PassThrough();
+  let pending = '';
+  const take = (line: string) => {
+    if (line.trim() === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      answer(parseErrorOf());
+      return;
+    }
+    const early = precheck(message);
+    if (early) answer(early);
+    else out.write(`${line}\n`);
+  };
+  input.on('data', (chunk: Buffer | string) => {
+    pending += chunk.toString();
+    for (let at = pending.indexOf('\n'); at >= 0; at = pending.indexOf('\n')) {
+      take(pending.slice(0, at).replace(/\r$/, ''));
+      pending = pending.slice(at + 1);
+    }
+  });
+  input.on('end', () => {
+    take(pending);
+    out.end();
+  });
+  return out;
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

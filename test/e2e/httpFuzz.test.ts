@@ -199,6 +199,25 @@ describe('HTTP fuzz', () => {
     await stillServing();
   });
 
+  it('params or tool arguments that are not an object: -32602 with the request id, not a schema dump', async () => {
+    const cases = [
+      { jsonrpc: '2.0', id: 21, method: 'tools/list', params: [] },
+      { jsonrpc: '2.0', id: 22, method: 'tools/call', params: 'name' },
+      ...[null, [], 'x', 1].map((args, i) => ({
+        jsonrpc: '2.0',
+        id: 23 + i,
+        method: 'tools/call',
+        params: { name: 'test_simple_text', arguments: args },
+      })),
+    ];
+    for (const request of cases) {
+      const reply = await send(server.url, JSON.stringify(request), session.headers);
+      expect(reply.body, JSON.stringify(request)).toMatchObject({ id: request.id, error: { code: -32602 } });
+      expect(JSON.stringify(reply.body)).not.toMatch(/invalid_type|"path"/);
+    }
+    await stillServing();
+  });
+
   it('giant bodies: 413 whether declared or chunked', async () => {
     const giant = JSON.stringify({ ...INIT, pad: 'x'.repeat(BODY_LIMIT * 4) });
     const declared = await send(server.url, giant, bearer(token));

@@ -84,6 +84,14 @@ describe('stdio discipline', () => {
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } });
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'power_get', arguments: {} } });
+    // What the SDK alone dropped (the client waited out its timeout) or answered with a schema dump.
+    send({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: [] });
+    send({ jsonrpc: '2.0', id: 6, method: 'tools/list', params: 'x' });
+    send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'power_get', arguments: [] } });
+    send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'power_get', arguments: null } });
+    child.stdin.write('{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":NaN}}\n');
+    child.stdin.write('{"jsonrpc":"2.0","id":10,"method":"ping","params":{"x":Infinity}}\n');
+    send({ jsonrpc: '2.0', id: 11, method: 'ping' });
     child.stdin.end(); // EOF with calls still in flight
     expect(await exited).toBe(0);
     const lines = stdout.split('\n').filter((line) => line !== '');
@@ -91,9 +99,15 @@ describe('stdio discipline', () => {
       (line) => JSON.parse(line) as { jsonrpc: string; id?: number; error?: { code: number } },
     );
     for (const message of messages) expect(message.jsonrpc).toBe('2.0');
-    const answers = messages.filter((m) => m.id !== undefined);
-    expect(answers.map((m) => m.id).sort()).toEqual([1, 2, 3, 4]);
+    const answers = messages.filter((m) => m.id !== undefined && m.id !== null);
+    expect(answers.map((m) => m.id).sort((a, b) => Number(a) - Number(b))).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 11,
+    ]);
     expect(messages.find((m) => m.id === 3)?.error?.code).toBe(-32602);
+    for (const id of [5, 6, 7, 8])
+      expect(messages.find((m) => m.id === id)?.error?.code, `id ${id}`).toBe(-32602);
+    // A line that is not JSON has no id to answer with: -32700 with a null id, one per line.
+    expect(messages.filter((m) => m.id === null).map((m) => m.error?.code)).toEqual([-32700, -32700]);
     expect(JSON.stringify(messages.find((m) => m.id === 4))).toMatch(/dac0_volts/);
   });
 });
