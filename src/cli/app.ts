@@ -6,7 +6,9 @@
  * server answers (when it cannot be, the server says why and a call tries again); a bench answers
  * at once and its children appear as they connect (`tools/list_changed`).
  */
+import { existsSync } from 'node:fs';
 import type { Resource } from '../contract/index.js';
+import { parseDeviceUrl } from '../device/deviceUrl.js';
 import { createDispatcher, type Dispatcher, fileAuditSink, type ServerExtras } from '../dispatch/index.js';
 import {
   type ChildConfig,
@@ -54,6 +56,7 @@ export interface App {
 export async function buildApp(config: Config): Promise<App> {
   const safety = safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts });
   const bench = config.federation ? loadFederationConfig(config.federation) : undefined;
+  if (!bench) refuseMissingDevice(config.device);
   let single: ServedBoard | undefined;
   const openBoard = async (device: string) => {
     const board = await openServedBoard(device, `jumperless-mcp ${process.argv[2] ?? 'server'}`);
@@ -124,6 +127,20 @@ export async function buildApp(config: Config): Promise<App> {
     ready: () => connecting,
     close,
   };
+}
+
+/**
+ * A serial path that does not exist is a typo or an unplugged board: say so now, in one line,
+ * rather than serve a board no call will reach (a board that is there but not answering yet
+ * is opened again by the next call).
+ */
+function refuseMissingDevice(device: string): void {
+  const url = parseDeviceUrl(device);
+  if (url.kind === 'serial' && !existsSync(url.path)) {
+    throw new Error(
+      `${url.path}: no such device. Plug the board in, or name its REPL port (USB interface 2 of the board) with --device, or use --device auto.`,
+    );
+  }
 }
 
 /** A board as a subsystem: the catalog bound to it, its resources and prompts, its link's events as logs. */
