@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, parseHttp, resolveConfig } from './config.js';
+import { DEFAULT_CONFIG, parseHttp, parsePort, resolveConfig } from './config.js';
 
 describe('resolveConfig', () => {
   it('starts from the defaults', () => {
@@ -22,6 +22,20 @@ describe('resolveConfig', () => {
     });
     expect(resolveConfig({ sim: true }, env).device).toBe('sim');
     expect(resolveConfig({ http: true }, {}).http).toEqual({ host: '127.0.0.1', port: 8931 });
+  });
+  it('refuses limits the board cannot keep, and ports that are not ports, in one line naming the setting', () => {
+    expect(() => resolveConfig({ maxVolts: '12' }, {})).toThrow(
+      "--max-volts: 12 V is outside what the board's supplies can do (-8 to +8 V)",
+    );
+    expect(() => resolveConfig({ minVolts: '-9' }, {})).toThrow(/--min-volts: -9 V is outside/);
+    expect(() => resolveConfig({}, { JUMPERLESS_MCP_MAX_VOLTS: '8.5' })).toThrow(
+      /JUMPERLESS_MCP_MAX_VOLTS: 8.5 V/,
+    );
+    expect(resolveConfig({ maxVolts: '8', minVolts: '-8' }, {})).toMatchObject({ maxVolts: 8, minVolts: -8 });
+    expect(parsePort('8931', '--port')).toBe(8931);
+    for (const bad of ['abc', '-1', '65536', '1.5', '']) {
+      expect(() => parsePort(bad, '--port'), bad).toThrow(/--port: ".*" is not a TCP port/);
+    }
   });
   it('refuses nonsense with the setting named', () => {
     expect(() => resolveConfig({ maxVolts: 'lots' }, {})).toThrow(/--max-volts/);

@@ -198,7 +198,20 @@ function parseVolts(text: string, what: string): number {
   const volts = Number(text);
   if (text.trim() === '' || !Number.isFinite(volts))
     throw new Error(`${what}: "${text}" is not a number of volts`);
+  // The operator may only tighten the board's envelope (spec: supplies -8..+8 V), never widen it.
+  if (volts < -8 || volts > 8) {
+    throw new Error(`${what}: ${volts} V is outside what the board's supplies can do (-8 to +8 V)`);
+  }
   return volts;
+}
+
+/** A TCP port for `start --port`: 0-65535 (0 takes a free one). */
+export function parsePort(text: string, what: string): number {
+  const port = Number(text);
+  if (!/^\d{1,5}$/.test(text.trim()) || port > 65535) {
+    throw new Error(`${what}: "${text}" is not a TCP port (0-65535; 0 takes a free one)`);
+  }
+  return port;
 }
 
 export function isLoopback(host: string): boolean {

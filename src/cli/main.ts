@@ -6,7 +6,7 @@
 import { Command } from 'commander';
 import { boardOrSim } from './board.js';
 import { clientConfigs } from './clientConfigs.js';
-import { DEFAULT_HTTP_PORT, type Flags, resolveConfig } from './config.js';
+import { DEFAULT_HTTP_PORT, type Flags, parsePort, resolveConfig } from './config.js';
 import { runHttp, runStdio } from './serve.js';
 import { tokensCommand } from './tokensCommand.js';
 
@@ -55,12 +55,14 @@ program
   .description(
     'serve HTTP on loopback with the board if one is plugged in, else the virtual board, and print client setups',
   )
-  .option('--port <port>', 'TCP port', String(DEFAULT_HTTP_PORT))
-  .action(async (options: { port: string }) => {
+  .option('--port <port>', `TCP port (default ${DEFAULT_HTTP_PORT}, or a free one when that is busy)`)
+  .action(async (options: { port?: string }) => {
     const base = resolveConfig({}, process.env);
+    const port = options.port === undefined ? DEFAULT_HTTP_PORT : parsePort(options.port, '--port');
     const device = process.env.JUMPERLESS_MCP_DEVICE ? base.device : await boardOrSim();
-    const config = { ...base, device, http: base.http ?? { host: '127.0.0.1', port: Number(options.port) } };
-    const { http } = await runHttp(config, { anyPortIfBusy: true });
+    const config = { ...base, device, http: base.http ?? { host: '127.0.0.1', port } };
+    // Another port only when none was asked for: a port asked for is the one the client will use.
+    const { http } = await runHttp(config, { anyPortIfBusy: options.port === undefined && !base.http });
     const board =
       device === 'sim' ? 'the virtual Jumperless V5 (no board found)' : `the Jumperless on ${device}`;
     process.stdout.write(
@@ -124,6 +126,7 @@ program
   );
 
 program.addCommand(tokensCommand());
+program.helpCommand('help [command]', 'show the help of jumperless-mcp or of one of its commands');
 
 program.parseAsync().catch((error: unknown) => {
   process.stderr.write(`jumperless-mcp: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -42,6 +42,9 @@ export async function runStdio(config: Config): Promise<void> {
       await app.close();
     },
   });
+  // Started by hand, a stdio server otherwise says nothing: say once what it serves and waits for.
+  const what = config.federation ? `the bench in ${config.federation}` : `the board ${config.device}`;
+  process.stderr.write(`jumperless-mcp: serving ${what} over stdio; waiting for an MCP client on stdin\n`);
 }
 
 /** `anyPortIfBusy`: when the port is taken, take a free one rather than fail (for `start`). */
@@ -69,8 +72,19 @@ export async function runHttp(
       createServer: () => app.createServer(httpCaller),
     });
   const http = await listen(where.port).catch(async (error: unknown) => {
-    if (options.anyPortIfBusy && (error as NodeJS.ErrnoException).code === 'EADDRINUSE') return listen(0);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (options.anyPortIfBusy && code === 'EADDRINUSE') return listen(0);
     await app.close();
+    if (code === 'EADDRINUSE') {
+      throw new Error(
+        `${where.host}:${where.port} is already in use (another jumperless-mcp?): stop it, or choose another port`,
+      );
+    }
+    if (code === 'EACCES')
+      throw new Error(
+        `${where.host}:${where.port}: not allowed to listen there (ports below 1024 need root)`,
+      );
+    if (code === 'EADDRNOTAVAIL') throw new Error(`${where.host}: not an address of this machine`);
     throw error;
   });
   const socket = await startNativeSocket(app.dispatcher, config).catch(async (error: unknown) => {

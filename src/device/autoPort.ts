@@ -49,7 +49,7 @@ export async function resolveAutoPort(options: AutoPortOptions = {}): Promise<Ju
     throw new DeviceError(
       'not_found',
       `found ${confirmed.length} Jumperless V5 boards (${listBoards(confirmed)}); ` +
-        'choose one with --port auto:<location> or the port path',
+        'choose one with --device auto:<location> or --device <port path>',
       { boards: confirmed },
     );
   }
@@ -70,13 +70,13 @@ async function nothingFound(options: DiscoveryOptions): Promise<DeviceError> {
     return new DeviceError(
       'not_found',
       `found Jumperless V5 ports (${ports.map((p) => `${p.path} interface ${p.interfaceNumber ?? '?'}`).join(', ')}) ` +
-        'but none on interface 4, the MicroPython REPL (CDC2). Older firmware has no raw-REPL port; pass --port to choose one.',
+        'but none on interface 4, the MicroPython REPL (CDC2). Older firmware has no raw-REPL port; choose one with --device <port path>.',
       { ports },
     );
   }
   return new DeviceError(
     'not_found',
-    'no Jumperless V5 found (USB 1D50:ACAB). Plug it in, or pass --port <path>, tcp://host:port or sim.',
+    'no Jumperless V5 found (USB 1D50:ACAB). Plug it in, or pass --device <path>, --device tcp://host:port or --sim.',
   );
 }
 

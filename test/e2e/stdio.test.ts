@@ -1,5 +1,7 @@
 /** The real CLI over stdio (`jumperless-mcp --sim`) with the SDK Client, and raw stdout checks. */
+
 import { spawn } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -60,7 +62,44 @@ describe('MCP over stdio', () => {
   });
 });
 
+/** Runs the CLI to its exit; its code, stdout and stderr. */
+async function runToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...CLI, ...args], {
+    cwd: ROOT,
+    env: ENV,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const code = await new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
+  return { code, stdout, stderr };
+}
+
 describe('start-up errors', () => {
+  it('says in one line that an HTTP port asked for is taken, and exits 1', async () => {
+    const holder = createServer();
+    await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const run = await runToExit(['--sim', '--http', `127.0.0.1:${port}`]);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n')).toEqual([
+        `jumperless-mcp: 127.0.0.1:${port} is already in use (another jumperless-mcp?): stop it, or choose another port`,
+      ]);
+      const start = await runToExit(['start', '--port', String(port)]);
+      expect(start.code).toBe(1);
+      expect(start.stderr).toContain(`127.0.0.1:${port} is already in use`);
+    } finally {
+      holder.close();
+    }
+  });
+
   it('refuses a serial device that does not exist at once, in one line, exit 1', async () => {
     const child = spawn(process.execPath, [...CLI, '--device', '/dev/ttyNOPE'], {
       cwd: ROOT,
