@@ -16,6 +16,8 @@ export type DeviceErrorCode =
   | 'python_error'
   /** The board answered with bytes that do not fit the raw-REPL protocol. */
   | 'protocol'
+  /** The port never gave a raw-REPL prompt: not the board's REPL (its menu port, another device), or a board that does not answer. */
+  | 'no_repl'
   /** The caller's AbortSignal fired: a queued job was dropped or a running one interrupted. */
   | 'canceled'
   /** The code to send contains bytes the raw REPL treats as commands (0x00-0x1f except tab/LF/CR). */

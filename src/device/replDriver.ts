@@ -110,9 +110,11 @@ export class ReplDriver {
       const event = await this.nextWithin(['prompt'], Math.min(left, ENTER_RAW_RETRY_MS));
       if (event) return;
       if (Date.now() >= deadline) {
-        throw new DeviceError('protocol', `no raw-REPL prompt from ${this.link.id} within ${timeoutMs} ms`, {
-          port: this.link.id,
-        });
+        throw new DeviceError(
+          'no_repl',
+          `${this.link.id} gave no raw-REPL prompt within ${timeoutMs} ms: it does not answer like the board's MicroPython REPL`,
+          { port: this.link.id },
+        );
       }
     }
   }

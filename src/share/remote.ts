@@ -30,6 +30,7 @@ const CODES = new Set<string>([
   'timeout',
   'python_error',
   'protocol',
+  'no_repl',
   'canceled',
   'invalid_code',
 ]);
