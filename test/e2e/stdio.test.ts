@@ -2,10 +2,12 @@
 
 import { spawn } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientConfigs } from '../../src/cli/clientConfigs.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
@@ -80,6 +82,38 @@ async function runToExit(args: string[]): Promise<{ code: number | null; stdout:
   const code = await new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
   return { code, stdout, stderr };
 }
+
+describe('the stdio setup start prints', () => {
+  it('runs as pasted, from any folder: node and absolute paths, no unpublished package', async () => {
+    const printed = clientConfigs('http://127.0.0.1:8931/mcp');
+    // The last block: between the "over stdio instead" line and the "--sim" hint, indented by two.
+    const block = printed
+      .slice(
+        printed.indexOf('(this machine):\n') + '(this machine):\n'.length,
+        printed.lastIndexOf('\n  (add'),
+      )
+      .replace(/^ {2}/gm, '');
+    const snippet = JSON.parse(block) as { mcpServers: { jumperless: { command: string; args: string[] } } };
+    const { command, args } = snippet.mcpServers.jumperless;
+    expect(command).toBe(process.execPath);
+    expect(printed).not.toMatch(/npx -y jumperless-mcp|"jumperless-mcp"\]/);
+    const client = new Client({ name: 'pasted', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command,
+        args: [...args, '--sim'],
+        cwd: tmpdir(),
+        env: ENV,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('power_get');
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
 
 describe('start-up errors', () => {
   it('says in one line that an HTTP port asked for is taken, and exits 1', async () => {
