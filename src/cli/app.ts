@@ -138,7 +138,7 @@ function refuseMissingDevice(device: string): void {
   const url = parseDeviceUrl(device);
   if (url.kind === 'serial' && !existsSync(url.path)) {
     throw new Error(
-      `${url.path}: no such device. Plug the board in, or name its REPL port (USB interface 2 of the board) with --device, or use --device auto.`,
+      `${url.path}: no such device. Plug the board in, or name its REPL port (USB interface 4 of the board) with --device, or use --device auto.`,
     );
   }
 }

@@ -71,6 +71,15 @@ program
   });
 
 program
+  .command('detect')
+  .description('list the Jumperless boards on USB, their four ports, and the one jumperless-mcp opens')
+  .option('--json', 'print the boards and ports as JSON')
+  .action(async (options: { json?: boolean }) => {
+    const { runDetect } = await import('./detectCommand.js');
+    process.exitCode = await runDetect(options, process.stdout);
+  });
+
+program
   .command('serve')
   .description(
     'hold a board and serve it to every other jumperless-mcp of this user (they find it by the board); no MCP transport',

@@ -4,10 +4,11 @@
  * open and the session are all real.
  */
 
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeBoard as fakeSysfsBoard } from '../../test/support/fakeSysfs.js';
 import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
 import { SimBoard } from '../sim/index.js';
 import { resolveAutoPort } from './autoPort.js';
@@ -19,29 +20,8 @@ let ptys: Record<string, string>;
 const sessions: DeviceSession[] = [];
 
 /** A board at USB `location` whose interfaces point at the given device nodes. */
-function fakeBoard(
-  name: string,
-  location: string,
-  interfaces: Array<[number, string]>,
-): { sysRoot: string; devRoot: string } {
-  const sysRoot = join(root, name, 'sys');
-  const devRoot = join(root, name, 'dev');
-  const device = join(sysRoot, 'devices', 'usb1', location);
-  mkdirSync(devRoot, { recursive: true });
-  mkdirSync(device, { recursive: true });
-  writeFileSync(join(device, 'idVendor'), '1d50\n');
-  writeFileSync(join(device, 'idProduct'), 'acab\n');
-  for (const [itf, target] of interfaces) {
-    const tty = `ttyACM${itf / 2}`;
-    const iface = join(device, `${location}:1.${itf}`);
-    mkdirSync(iface, { recursive: true });
-    writeFileSync(join(iface, 'bInterfaceNumber'), `0${itf}\n`);
-    mkdirSync(join(sysRoot, 'class', 'tty', tty), { recursive: true });
-    symlinkSync(iface, join(sysRoot, 'class', 'tty', tty, 'device'));
-    symlinkSync(target, join(devRoot, tty));
-  }
-  return { sysRoot, devRoot };
-}
+const fakeBoard = (name: string, location: string, interfaces: Array<[number, string]>) =>
+  fakeSysfsBoard(root, name, location, interfaces);
 
 beforeAll(async () => {
   board = await SimBoard.start();

@@ -1,0 +1,31 @@
+/**
+ * Test helper: a fake Linux sysfs and /dev for one Jumperless board at a USB location, whose tty
+ * interfaces point at the given device nodes (no physical board can be plugged in here).
+ */
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function fakeBoard(
+  root: string,
+  name: string,
+  location: string,
+  interfaces: Array<[number, string]>,
+): { sysRoot: string; devRoot: string } {
+  const sysRoot = join(root, name, 'sys');
+  const devRoot = join(root, name, 'dev');
+  const device = join(sysRoot, 'devices', 'usb1', location);
+  mkdirSync(devRoot, { recursive: true });
+  mkdirSync(device, { recursive: true });
+  writeFileSync(join(device, 'idVendor'), '1d50\n');
+  writeFileSync(join(device, 'idProduct'), 'acab\n');
+  for (const [itf, target] of interfaces) {
+    const tty = `ttyACM${itf / 2}`;
+    const iface = join(device, `${location}:1.${itf}`);
+    mkdirSync(iface, { recursive: true });
+    writeFileSync(join(iface, 'bInterfaceNumber'), `0${itf}\n`);
+    mkdirSync(join(sysRoot, 'class', 'tty', tty), { recursive: true });
+    symlinkSync(iface, join(sysRoot, 'class', 'tty', tty, 'device'));
+    symlinkSync(target, join(devRoot, tty));
+  }
+  return { sysRoot, devRoot };
+}
