@@ -11,7 +11,12 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 function output(): { stream: NodeJS.WritableStream; text: () => string } {
   let text = '';
   return {
-    stream: { write: (chunk: string) => ((text += chunk), true) } as unknown as NodeJS.WritableStream,
+    stream: {
+      write: (chunk: string) => {
+        text += chunk;
+        return true;
+      },
+    } as unknown as NodeJS.WritableStream,
     text: () => text,
   };
 }

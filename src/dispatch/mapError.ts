@@ -18,7 +18,7 @@ const DEVICE_HINTS: Record<DeviceError['code'], string> = {
   python_error: 'The board refused the call; check the arguments against the tool description.',
   protocol: 'The board sent bytes out of step; the link was resynced, so a retry normally works.',
   no_repl:
-    "If this is the board, its REPL is the CDC2 port (USB interface 4), not the menu port (CDC0): choose it with --device, or use --device auto. A board that hangs comes back after unplugging it.",
+    'If this is the board, its REPL is the CDC2 port (USB interface 4), not the menu port (CDC0): choose it with --device, or use --device auto. A board that hangs comes back after unplugging it.',
   canceled: 'The call was canceled before it finished.',
   invalid_code: 'The call contained bytes that cannot be sent to the board; remove control characters.',
 };
