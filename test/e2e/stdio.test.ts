@@ -135,23 +135,12 @@ describe('start-up errors', () => {
   });
 
   it('refuses a serial device that does not exist at once, in one line, exit 1', async () => {
-    const child = spawn(process.execPath, [...CLI, '--device', '/dev/ttyNOPE'], {
-      cwd: ROOT,
-      env: ENV,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    const code = await new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
-    expect(code).toBe(1);
-    expect(stdout).toBe('');
-    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/\/dev\/ttyNOPE: no such device\./)]);
+    const run = await runToExit(['--device', '/dev/ttyNOPE']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/\/dev\/ttyNOPE: no such device\./),
+    ]);
   });
 });
 
