@@ -80,6 +80,23 @@ program
   });
 
 program
+  .command('exec [code]')
+  .description('run MicroPython on the board and print its output; a Python error goes to stderr and exits 1')
+  .option('--file <file>', 'run the code in this file')
+  .option('--stdin', 'run the code read from stdin')
+  .option('--device <url>', 'board: serial path, auto, auto:<usb-location>, tcp://host:port, sim', 'auto')
+  .option('--timeout <seconds>', 'stop the code after this long (it is interrupted on the board)', '30')
+  .action(
+    async (
+      code: string | undefined,
+      options: { file?: string; stdin?: boolean; device: string; timeout: string },
+    ) => {
+      const { runExec } = await import('./execCommand.js');
+      process.exitCode = await runExec(code, options, { stdout: process.stdout, stderr: process.stderr });
+    },
+  );
+
+program
   .command('serve')
   .description(
     'hold a board and serve it to every other jumperless-mcp of this user (they find it by the board); no MCP transport',

@@ -115,6 +115,22 @@ describe('the stdio setup start prints', () => {
   }, 30_000);
 });
 
+describe('jumperless-mcp exec', () => {
+  it('prints what the code printed and exits 0; a Python error: its traceback on stderr, exit 1', async () => {
+    const ok = await runToExit(['exec', '--device', 'sim', 'print(6 * 7)']);
+    expect(ok).toMatchObject({ code: 0, stdout: '42\n' });
+    const failed = await runToExit(['exec', '--device', 'sim', 'x = 1\n1/0']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toBe('');
+    expect(failed.stderr).toBe(
+      'Traceback (most recent call last):\n  File "<stdin>", line 2, in <module>\nZeroDivisionError: divide by zero\n',
+    );
+    const none = await runToExit(['exec', '--device', 'sim']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/give the code as an argument, or --file F, or --stdin/);
+  }, 30_000);
+});
+
 describe('start-up errors', () => {
   it('says in one line that an HTTP port asked for is taken, and exits 1', async () => {
     const holder = createServer();

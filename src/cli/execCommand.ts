@@ -1,0 +1,67 @@
+/**
+ * `jumperless-mcp exec CODE | --file F | --stdin`: runs MicroPython on the board and prints what it
+ * printed; a Python error goes to stderr with its traceback and exits 1. Through the process that
+ * holds the board when one does (src/share), else on the port itself.
+ */
+import { readFileSync } from 'node:fs';
+import { isDeviceError } from '../device/errors.js';
+import { openServedBoard } from './board.js';
+
+export interface ExecOptions {
+  file?: string;
+  stdin?: boolean;
+  device: string;
+  timeout: string;
+}
+
+export async function runExec(
+  code: string | undefined,
+  options: ExecOptions,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; stdin?: NodeJS.ReadableStream },
+): Promise<number> {
+  const sources = [code !== undefined, options.file !== undefined, options.stdin === true].filter(Boolean);
+  if (sources.length !== 1) {
+    io.stderr.write(
+      'jumperless-mcp exec: give the code as an argument, or --file F, or --stdin (one of them)\n',
+    );
+    return 2;
+  }
+  const seconds = Number(options.timeout);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    io.stderr.write(`jumperless-mcp exec: --timeout ${options.timeout}: give seconds, 0 < s <= 3600\n`);
+    return 2;
+  }
+  const text =
+    code ??
+    (options.file !== undefined
+      ? readFileSync(options.file, 'utf8')
+      : await readAll(io.stdin ?? process.stdin));
+  const board = await openServedBoard(options.device, 'jumperless-mcp exec');
+  try {
+    const result = await board.client.exec(text, { timeoutMs: seconds * 1000, owner: 'cli:exec' });
+    io.stdout.write(result.stdout);
+    if (result.stderr) {
+      io.stderr.write(result.stderr.endsWith('\n') ? result.stderr : `${result.stderr}\n`);
+      return 1;
+    }
+    return 0;
+  } catch (error) {
+    // A Python error is the board's answer: its traceback as the board printed it.
+    const traceback = isDeviceError(error) ? error.toJSON().traceback : undefined;
+    if (typeof traceback === 'string' && traceback !== '') {
+      io.stderr.write(traceback.endsWith('\n') ? traceback : `${traceback}\n`);
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`jumperless-mcp exec: ${isDeviceError(error) ? `${error.code}: ` : ''}${message}\n`);
+    return 1;
+  } finally {
+    await board.close();
+  }
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
