@@ -10,15 +10,15 @@ import { DEFAULT_HTTP_PORT, type Flags, parsePort, resolveConfig } from './confi
 import { runHttp, runStdio } from './serve.js';
 import { tokensCommand } from './tokensCommand.js';
 
+/** What `--device` takes (serve holds real boards only; the virtual board is never shared). */
+const DEVICE_HELP = 'board: serial path, auto, auto:<usb-location>, tcp://host:port';
+
 const program = new Command()
   .name('jumperless-mcp')
   .description('MCP server for the Jumperless V5 breadboard, with a virtual board for trying it without one')
   .version('0.1.0')
   .enablePositionalOptions()
-  .option(
-    '--device <url>',
-    'board: serial path, auto, auto:<usb-location>, tcp://host:port, sim, sim:<parts.json>',
-  )
+  .option('--device <url>', `${DEVICE_HELP}, sim, sim:<parts.json>`)
   .option('--sim [parts.json]', 'use the virtual board (optionally with parts on it)')
   .option(
     '--http [host:port]',
@@ -84,7 +84,7 @@ program
   .description('run MicroPython on the board and print its output; a Python error goes to stderr and exits 1')
   .option('--file <file>', 'run the code in this file')
   .option('--stdin', 'run the code read from stdin')
-  .option('--device <url>', 'board: serial path, auto, auto:<usb-location>, tcp://host:port, sim', 'auto')
+  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
   .option('--timeout <seconds>', 'stop the code after this long (it is interrupted on the board)', '30')
   .action(
     async (
@@ -101,7 +101,7 @@ program
   .description(
     'hold a board and serve it to every other jumperless-mcp of this user (they find it by the board); no MCP transport',
   )
-  .option('--device <url>', 'board: serial path, auto, auto:<usb-location>, tcp://host:port', 'auto')
+  .option('--device <url>', DEVICE_HELP, 'auto')
   .option(
     '--daemon',
     'start the owner detached (output in a log next to its socket) and return once it serves',
@@ -130,7 +130,7 @@ program
   .description(
     'check a board against the firmware probes (each: code, the expected output, the firmware source line); exit 0 when all pass',
   )
-  .option('--device <url>', 'board: serial path, auto, auto:<usb-location>, tcp://host:port, sim', 'auto')
+  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
   .option(
     '--destructive',
     'also run probes that change wiring, supplies, pins, files or slots (each undoes its change)',

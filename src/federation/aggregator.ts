@@ -301,7 +301,7 @@ export class FederationAggregator implements Subsystem {
 }
 
 /** `scheme://rest` inside child `name` is `scheme://name/rest` outside it. */
-export function prefixUri(name: string, uri: string): string {
+function prefixUri(name: string, uri: string): string {
   const at = uri.indexOf('://');
   return at < 0 ? `${name}/${uri}` : `${uri.slice(0, at + 3)}${name}/${uri.slice(at + 3)}`;
 }

@@ -1,5 +1,5 @@
 /** What dispatch and the CLI use from federation (DESIGN.md §2). */
-export { type AggregatorOptions, FederationAggregator, prefixUri } from './aggregator.js';
+export { type AggregatorOptions, FederationAggregator } from './aggregator.js';
 export {
   type ChildConfig,
   type FederationConfig,
@@ -43,7 +43,6 @@ export {
   type SubsystemEvent,
   type SubsystemHealth,
   type SubsystemResult,
-  structuredResult,
   type ToolDescriptor,
   worstStatus,
 } from './subsystem.js';

@@ -20,8 +20,8 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { CAPABILITIES, HIDDEN_TOOLS_META, RpcError } from '../contract/index.js';
-import { type Capability, ToolError } from '../tools/tool.js';
+import { CAPABILITIES, type Capability, HIDDEN_TOOLS_META, RpcError } from '../contract/index.js';
+import { ToolError } from '../tools/tool.js';
 import { unavailable } from './errors.js';
 import type {
   ContentBlock,

@@ -8,17 +8,16 @@
  * are rendered the same way here; tool failures become ToolErrors, refusals RpcErrors.
  */
 import { z } from 'zod';
-import { RpcError } from '../contract/index.js';
-import { CAPABILITIES, type Capability, ToolError } from '../tools/tool.js';
+import { CAPABILITIES, type Capability, RpcError, renderResult } from '../contract/index.js';
+import { ToolError } from '../tools/tool.js';
 import { unavailable } from './errors.js';
-import {
-  type InvokeContext,
-  type Subsystem,
-  type SubsystemEvent,
-  type SubsystemHealth,
-  type SubsystemResult,
-  structuredResult,
-  type ToolDescriptor,
+import type {
+  InvokeContext,
+  Subsystem,
+  SubsystemEvent,
+  SubsystemHealth,
+  SubsystemResult,
+  ToolDescriptor,
 } from './subsystem.js';
 import { checkSubsystemName } from './wireNames.js';
 
@@ -203,7 +202,7 @@ export class SocketChild implements Subsystem {
     const result = toolResult.safeParse(answer);
     if (result.success) {
       const value = result.data.result;
-      if (result.data.success) return structuredResult(isObject(value) ? value : { value });
+      if (result.data.success) return renderResult(isObject(value) ? value : { value });
       const failed = failure.safeParse(value);
       if (!failed.success)
         throw new ToolError(

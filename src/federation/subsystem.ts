@@ -81,5 +81,3 @@ export function worstStatus(statuses: Iterable<HealthStatus>): HealthStatus {
   for (const status of statuses) worst = Math.max(worst, HEALTH_ORDER.indexOf(status));
   return HEALTH_ORDER[worst] ?? 'down';
 }
-
-export { renderResult as structuredResult } from '../contract/index.js';

@@ -1,15 +1,15 @@
+import { renderResult } from '../../src/contract/index.js';
 /**
  * Test support: a subsystem held in memory whose tools are plain functions, with switches to make
  * its connection fail or drop, for the aggregator's and the registry's tests.
  */
-import {
-  type InvokeContext,
-  type Subsystem,
-  type SubsystemEvent,
-  type SubsystemHealth,
-  type SubsystemResult,
-  structuredResult,
-  type ToolDescriptor,
+import type {
+  InvokeContext,
+  Subsystem,
+  SubsystemEvent,
+  SubsystemHealth,
+  SubsystemResult,
+  ToolDescriptor,
 } from '../../src/federation/subsystem.js';
 
 export type MemoryTool = Partial<ToolDescriptor> & {
@@ -82,7 +82,7 @@ export class MemorySubsystem implements Subsystem {
     if (!this.connected) throw new Error(`${this.name} is not connected`);
     const run = this.runners.get(tool);
     if (!this.runners.has(tool)) throw new Error(`${this.name} has no tool ${tool}`);
-    return structuredResult(run ? await run(args, context) : { tool: `${this.name}.${tool}`, args });
+    return renderResult(run ? await run(args, context) : { tool: `${this.name}.${tool}`, args });
   }
 
   health(): SubsystemHealth {
