@@ -67,7 +67,7 @@ async function replFindings(device: string, timeoutMs: number): Promise<Finding[
         check: 'firmware',
         severity: 'warn',
         message: `the firmware is too old for ${group.unusable.length} of the ${group.tools} ${group.group} tools (${group.unusable.map((u) => u.tool).join(', ')}): it lacks ${missing.join(', ')}`,
-        fix: "update the board to the current JumperlOS firmware (the board's menu or the Jumperless app); those tools answer firmware_unsupported until then",
+        fix: 'update the Jumperless firmware (5.7 or later); until then those tools answer unsupported_firmware',
       });
     }
     if (findings.length === 1)

@@ -84,23 +84,27 @@ async function list(cli: CliApp, path: string, options: FsOptions, io: Io): Prom
   return 0;
 }
 
-/** Reads a whole board file, a part per call. */
+/**
+ * Reads a whole board file, a part per call. Progress counts bytes of the whole file: its size
+ * is known from a listing (`size`) or from the first part's answer; before that, bytes alone.
+ */
 async function readWhole(
   cli: CliApp,
   path: string,
-  onBytes?: (done: number, total: number) => void,
+  onBytes?: (done: number, total?: number) => void,
+  size?: number,
 ): Promise<Buffer> {
   const parts: Buffer[] = [];
+  let total = size;
   for (let offset = 0; ; ) {
-    const part = await cli.call(
-      'file_read',
-      { path, offset_bytes: offset, max_bytes: PART_BYTES },
-      (done, total) => onBytes?.(offset + done, offset + (total ?? done)),
+    const part = await cli.call('file_read', { path, offset_bytes: offset, max_bytes: PART_BYTES }, (done) =>
+      onBytes?.(offset + done, total),
     );
     const bytes = Buffer.from(part.content as string, part.encoding === 'base64' ? 'base64' : 'utf8');
     parts.push(bytes);
     offset += bytes.length;
-    onBytes?.(offset, part.size_bytes as number);
+    total = part.size_bytes as number;
+    onBytes?.(offset, total);
     if (!part.truncated || bytes.length === 0) return Buffer.concat(parts);
   }
 }
