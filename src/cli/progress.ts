@@ -27,7 +27,8 @@ export function progressOn(stream: ProgressStream, label: string): Progress {
 function terminalProgress(stream: ProgressStream, label: string): Progress {
   let frame = 0;
   let drawn = false;
-  const width = () => Math.max(20, (stream.columns ?? 80) - 1);
+  // A pty nobody sized says 0 columns: take the usual 80 then.
+  const width = () => Math.max(20, (stream.columns || 80) - 1);
   return {
     update(done, total, message) {
       let gauge: string;
