@@ -86,6 +86,19 @@ describe('call and state', () => {
   }, 60_000);
 });
 
+describe('call with progress', () => {
+  it("shows a sweep's progress on stderr as lines (not a terminal), and its result on stdout", async () => {
+    const sweep = io();
+    const args = '{"supply":"DAC1","start_volts":0,"stop_volts":1,"points":5,"settle_ms":0,"samples":1}';
+    expect(await runCall('voltage_sweep', { device, args }, sweep)).toBe(0);
+    expect(JSON.parse(sweep.out()).points).toHaveLength(5);
+    const lines = sweep.err().trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^voltage_sweep: 5\/5 \(100%\)/);
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    expect(sweep.err()).not.toMatch(/[\r\x1b]/);
+  }, 60_000);
+});
+
 describe('fs', () => {
   it('puts and gets a binary file larger than one call moves, lists and removes it', async () => {
     const bytes = randomBytes(140 * 1024);
