@@ -7,7 +7,7 @@
  *
  * The client is a few lines of JSON-RPC, not the SDK client, so only the server's start is timed.
  * The built CLI (dist/) is measured when `npm run build` is newer than src/cli/main.ts. To compare
- * with another build in the same run (before/after a change), name its main.js in COLD_START_BASE.
+ * with other builds in the same run, name them: COLD_START_BUILDS=before=/tmp/before/dist/cli/main.js.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -16,7 +16,11 @@ import { resolve } from 'node:path';
 const RUNS = Number(process.argv[2] ?? 9);
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST = resolve(ROOT, 'dist/cli/main.js');
-const BASE = process.env.COLD_START_BASE;
+/** Other builds measured in the same run: `name=path/to/main.js,...` (before/after a change). */
+const OTHERS = (process.env.COLD_START_BUILDS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((item) => item.split('=') as [string, string]);
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
 
 const INIT = {
@@ -73,7 +77,10 @@ const built = existsSync(DIST) && statSync(DIST).mtimeMs > statSync(resolve(ROOT
 const commands: Array<[string, () => Promise<number>]> = [
   ['node -e 0', bare],
   ...(built ? [['dist --sim', () => toList([DIST, '--sim'])] as [string, () => Promise<number>]] : []),
-  ...(BASE ? [['base --sim', () => toList([BASE, '--sim'])] as [string, () => Promise<number>]] : []),
+  ...OTHERS.map(([name, main]): [string, () => Promise<number>] => [
+    `${name} --sim`,
+    () => toList([main, '--sim']),
+  ]),
   ['tsx --sim', () => toList(['--import', 'tsx', 'src/cli/main.ts', '--sim'])],
 ];
 const samples = new Map<string, number[]>(commands.map(([name]) => [name, []]));
@@ -88,7 +95,7 @@ for (const [name] of commands) {
   const m = median(all);
   const range = `${Math.min(...all).toFixed(0)}-${Math.max(...all).toFixed(0)}`;
   console.log(
-    `  ${name.padEnd(12)} ${m.toFixed(1).padStart(7)} ms  ${(m / base).toFixed(2)}x  (${range} ms)`,
+    `  ${name.padEnd(16)} ${m.toFixed(1).padStart(7)} ms  ${(m / base).toFixed(2)}x  (${range} ms)`,
   );
 }
 if (!built) console.log('  dist: not built or stale (npm run build)');
