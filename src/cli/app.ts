@@ -72,7 +72,9 @@ export async function buildApp(config: Config): Promise<App> {
     await audit?.close();
     throw error;
   }
+  let closing = false;
   const close = async () => {
+    closing = true;
     dispatcher.close();
     await root.disconnect();
     await audit?.close();
@@ -81,7 +83,8 @@ export async function buildApp(config: Config): Promise<App> {
   // a call made meanwhile waits for it. A board that is not there yet (unplugged, still booting)
   // does not stop the server: the first call opens it again, and says why when it cannot.
   const connecting = root.connect().catch((error: unknown) => {
-    if (bench) return;
+    // A bench tells of each child; a server stopped while its board opened has nothing to tell.
+    if (bench || closing) return;
     log(`${config.device}: ${error instanceof Error ? error.message : String(error)}; a call will try again`);
   });
   const listMode = config.listMode ?? bench?.file.listMode;
