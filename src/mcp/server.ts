@@ -23,25 +23,15 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  type Capability,
-  type ClientBridge,
-  DISPATCH,
-  HIDDEN_TOOLS_META,
-  JSONRPC,
-  RpcError,
-} from '../contract/index.js';
+import { type Capability, type ClientBridge, DISPATCH, JSONRPC, RpcError } from '../contract/index.js';
 import {
   type Caller,
-  DESCRIBE_TOOL,
   type Dispatcher,
   failureOf,
   type ListMode,
-  listModeFor,
+  listTools,
   matchTemplate,
-  nameOnly,
   runTool,
-  SEARCH_TOOL,
 } from '../dispatch/index.js';
 
 export const SERVER_INFO = { name: 'jumperless-mcp', version: '0.1.0' } as const;
@@ -92,15 +82,6 @@ export const INSTRUCTIONS =
   'Tools for a Jumperless V5 breadboard: wire rows and rails through its crossbar, set supplies, measure volts and amps, drive GPIO, PWM and waveforms, talk through the OLED and LEDs. ' +
   'Read the board state (resource jumperless://board/state) or the read tools before changing anything; mutating tools report what actually happened, so trust their results over assumptions. Voltages are in volts, currents in amps.';
 
-/** The hidden tools this caller may call, for a gateway in front of us (contract HIDDEN_TOOLS_META). */
-function hiddenToolsMeta(dispatcher: Dispatcher, caller: Caller): { _meta?: Record<string, unknown> } {
-  const hidden = dispatcher.registry
-    .all()
-    .filter((entry) => entry.hidden && !entry.own && caller.granted.has(entry.capability))
-    .map((entry) => ({ ...entry.definition, capability: entry.capability }));
-  return hidden.length > 0 ? { _meta: { [HIDDEN_TOOLS_META]: hidden } } : {};
-}
-
 export function createMcpServer(options: ServerOptions): McpServerHandle {
   const { dispatcher } = options;
   const server = new Server(SERVER_INFO, {
@@ -150,22 +131,13 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   server.setRequestHandler(
     ListToolsRequestSchema,
-    track(async (_request, extra) => {
-      const { registry } = dispatcher;
-      const mode = listModeFor(options.listMode, server.getClientCapabilities()?.experimental);
-      if (mode === 'full') {
-        return {
-          tools: registry.listed().map((entry) => entry.definition),
-          ...hiddenToolsMeta(dispatcher, options.caller(extra)),
-        };
-      }
-      const meta = [SEARCH_TOOL, DESCRIBE_TOOL].flatMap((name) => {
-        const entry = registry.get(name);
-        return entry ? [entry.definition] : [];
-      });
-      const names = registry.listed().map((entry) => nameOnly(entry.definition));
-      return { tools: mode === 'names' ? [...names, ...meta] : meta };
-    }),
+    track(async (_request, extra) =>
+      listTools(dispatcher, {
+        caller: options.caller(extra),
+        ...(options.listMode ? { mode: options.listMode } : {}),
+        clientExperimental: server.getClientCapabilities()?.experimental,
+      }),
+    ),
   );
 
   server.setRequestHandler(
