@@ -2,7 +2,7 @@
  * A catalog bound to its board, ready to serve: each tool adapted once into what every registry
  * holds (a descriptor with its JSON Schemas, an argument check, a runner that returns the rendered
  * result). Arguments are checked against the zod schema, results against the output schema; the
- * JSON Schemas are derived from zod once per tool.
+ * JSON Schemas come from the build (jsonSchemas.ts), or from zod once per tool.
  */
 import { z } from 'zod';
 import {
@@ -10,14 +10,16 @@ import {
   type CallContext,
   type ContentBlock,
   JSONRPC,
-  type JsonSchemaObject,
   RpcError,
   renderResult,
   type ToolDefinition,
   type ToolDescriptor,
   type ToolResult,
 } from '../contract/index.js';
+import { readPrecomputedSchemas, schemasOf } from './jsonSchemas.js';
 import type { AnyTool, ToolEnv } from './tool.js';
+
+const precomputed = readPrecomputedSchemas();
 
 const definitions = new WeakMap<AnyTool, ToolDefinition>();
 
@@ -25,29 +27,18 @@ const definitions = new WeakMap<AnyTool, ToolDefinition>();
 export function describeTool(tool: AnyTool): ToolDefinition {
   let definition = definitions.get(tool);
   if (!definition) {
+    const schemas = schemasOf(tool, precomputed);
     definition = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: jsonSchemaOf(tool.input, 'input'),
-      outputSchema: jsonSchemaOf(tool.output, 'output'),
+      inputSchema: schemas.input,
+      outputSchema: schemas.output,
       annotations: annotationsFor(tool),
     };
     definitions.set(tool, definition);
   }
   return definition;
-}
-
-/**
- * JSON Schema of a zod object without `$schema`: 2020-12 is the default dialect of MCP 2025-11-25,
- * and the SDK client's Ajv (draft-07) refuses to compile a schema that names 2020-12.
- */
-export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): JsonSchemaObject {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  return { ...rest, type: 'object' };
 }
 
 /** Checks arguments against the tool's schema: the parsed value, or -32602 with every issue. */
