@@ -120,7 +120,7 @@ export async function buildApp(config: Config): Promise<App> {
     createServer: (caller) =>
       createMcpServer({
         dispatcher,
-        caller: (extra) => caller(extra.sessionId, extra.authInfo),
+        caller: (extra) => caller(extra.sessionId, extra.http?.authInfo),
         instructions: bench ? instructionsOf(bench) : INSTRUCTIONS,
         ...(listMode ? { listMode } : {}),
       }),

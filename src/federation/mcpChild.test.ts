@@ -75,8 +75,8 @@ describe('McpChild over stdio', () => {
     });
   });
 
-  it('passes on what the child answers for a tool it does not have (SDK 1.32 McpServer: a tool error)', async () => {
-    expect(await child.invoke('no_such', {}, context())).toMatchObject({ isError: true });
+  it('passes on what the child answers for a tool it does not have (SDK v2 McpServer: -32602)', async () => {
+    await expect(child.invoke('no_such', {}, context())).rejects.toMatchObject({ code: -32602 });
   });
 
   it('passes progress up and a cancel down', async () => {

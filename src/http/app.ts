@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { authenticate, type BearerGateOptions } from './bearer.js';

@@ -5,7 +5,7 @@
  * session opened by one token grants nothing to a request made with another.
  */
 import type { IncomingMessage } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
 import type { Caller } from '../dispatch/index.js';
 import type { HttpCaller } from './bearer.js';

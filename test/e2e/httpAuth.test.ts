@@ -305,7 +305,7 @@ describe('past the gates (HTTP 200)', () => {
       createServer: () =>
         createMcpServer({
           dispatcher,
-          caller: (extra) => httpCaller(extra.sessionId, extra.authInfo),
+          caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
         }),
     });
     servers.push(server);

@@ -1,6 +1,5 @@
 /** An in-process HTTP server on port 0 over a fresh virtual board, as the CLI builds it. */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Config, DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
 import type { Capability } from '../../src/contract/index.js';
