@@ -47,7 +47,8 @@ export interface App {
   dispatcher: Dispatcher;
   /** The board of a single-board server (undefined for a bench). */
   readonly board: ServedBoard | undefined;
-  createServer(caller: CallerOf): McpServerHandle;
+  /** `perRequest`: a server for one 2026-07-28 HTTP request (it follows no changes). */
+  createServer(caller: CallerOf, options?: { perRequest?: boolean }): McpServerHandle;
   /** Resolves once every child has connected or failed once (at once for one board). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -117,8 +118,9 @@ export async function buildApp(config: Config): Promise<App> {
     get board() {
       return single;
     },
-    createServer: (caller) =>
+    createServer: (caller, options) =>
       createMcpServer({
+        ...options,
         dispatcher,
         caller: (extra) => caller(extra.sessionId, extra.http?.authInfo),
         instructions: bench ? instructionsOf(bench) : INSTRUCTIONS,

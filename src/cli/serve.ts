@@ -68,7 +68,8 @@ export async function runHttp(
       // Off loopback the Host is whatever name reaches us; bearers guard it instead.
       loopbackHostOnly: isLoopback(where.host),
       auth: access,
-      createServer: () => app.createServer(httpCaller),
+      dispatcher: app.dispatcher,
+      createServer: (_, era) => app.createServer(httpCaller, { perRequest: era === 'modern' }),
     });
   const http = await listen(where.port).catch(async (error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;

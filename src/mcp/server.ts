@@ -12,6 +12,8 @@
  */
 import {
   type CacheHint,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
   type ElicitInputParams,
   inputRequired,
   LOG_LEVEL_META_KEY,
@@ -138,6 +140,13 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
   });
   const modern = () => isModern(server.getNegotiatedProtocolVersion());
+  // 2026-07-28: each request says what its client can do (there is no initialize to remember).
+  const clientCapabilities = (extra: Extra): ClientCapabilities | undefined =>
+    modern()
+      ? ((extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+          | ClientCapabilities
+          | undefined)
+      : server.getClientCapabilities();
   let inFlight = 0;
   let waiters: Array<() => void> = [];
   const track =
@@ -176,7 +185,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     'tools/list',
     track(async (_request, extra) => {
       const { registry } = dispatcher;
-      const mode = listModeFor(options.listMode, server.getClientCapabilities()?.experimental);
+      const mode = listModeFor(options.listMode, clientCapabilities(extra)?.experimental);
       if (mode === 'full') {
         return {
           tools: registry.listed().map((entry) => entry.definition),
@@ -196,12 +205,12 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     'tools/call',
     track(async (request, extra) => {
       const token = extra.mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
-      const asks = server.getClientCapabilities();
+      const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
+      const asks = clientCapabilities(extra);
       // 2026-07-28: no server requests; a question becomes the call's `input_required` result.
       const rounds = modern()
         ? new InputRounds(codec, extra.mcpReq.requestState<RoundState>(), extra.mcpReq.inputResponses)
         : undefined;
-      const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
       const threshold = modern() ? (envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined) : level;
       const elicit = async (params: Record<string, unknown>) =>
         rounds
