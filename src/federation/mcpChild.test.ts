@@ -157,7 +157,9 @@ describe('McpChild over Streamable HTTP', () => {
 
   it('cannot connect with a wrong bearer, and says so', async () => {
     const child = new McpChild({ name: 'scope', target: url, transport: httpTransport(url, 'wrong') });
-    await expect(child.connect()).rejects.toThrow(/bad bearer.*\(HTTP 401: check the bearer token\)/);
+    await expect(child.connect()).rejects.toThrow(
+      /requires authorization.*\(HTTP 401: check the bearer token\)/,
+    );
   });
 
   it('answers unavailable when the server is gone, and reports down', async () => {

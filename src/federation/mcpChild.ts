@@ -92,8 +92,14 @@ export class McpChild implements Subsystem {
 
   async connect(): Promise<void> {
     await this.disconnect();
+    const transport = this.options.transport();
     // We say we can elicit: a child's question (ask_user) is put to the person at our client.
-    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: {} } });
+    // Over HTTP we ask for 2026-07-28 first (stateless calls, plain JSON replies on kept-alive
+    // connections) and fall back to a 2025 session for servers that do not offer it.
+    const client = new Client(CLIENT_INFO, {
+      capabilities: { elicitation: {} },
+      ...(transport instanceof StreamableHTTPClientTransport ? { versionNegotiation: { mode: 'auto' } } : {}),
+    });
     this.pending = client;
     client.setRequestHandler('elicitation/create', async (request) => {
       // A child does not say which of our calls asks: put the question only when one call could
@@ -125,7 +131,11 @@ export class McpChild implements Subsystem {
       }
     });
     try {
-      await client.connect(this.options.transport());
+      await client.connect(transport);
+      // 2026-07-28 sends list changes only on a subscriptions/listen stream.
+      if ((client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28') {
+        await client.listen({ toolsListChanged: true });
+      }
       const catalog = await this.list(client);
       if (this.pending !== client) throw new Error('disconnected while connecting');
       this.catalog = catalog;
@@ -315,8 +325,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function messageOf(error: unknown): string {
   let text = error instanceof Error ? error.message : String(error);
-  // The SDK's SdkHttpError keeps the HTTP status in `status`, not in its message.
-  const status = error instanceof SdkHttpError ? error.status : undefined;
+  // The SDK's SdkHttpError keeps the HTTP status in `status`, not in its message; version
+  // negotiation wraps it as the cause of its own error.
+  const http = [error, error instanceof Error ? error.cause : undefined].find(
+    (e) => e instanceof SdkHttpError,
+  );
+  const status = http instanceof SdkHttpError ? http.status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 600) {
     text += ` (HTTP ${status}${status === 401 || status === 403 ? ': check the bearer token' : ''})`;
   }
