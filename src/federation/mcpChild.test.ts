@@ -155,6 +155,19 @@ describe('McpChild over Streamable HTTP', () => {
     await child.disconnect();
   });
 
+  it('a 2025 session leaves no abort listener per call on any signal (each request has its own)', async () => {
+    const child = new McpChild({ name: 'scope', target: url, transport: httpTransport(url, 'sesame') });
+    await child.connect();
+    try {
+      const left = await abortListenersLeft(async () => {
+        for (let i = 0; i < 200; i++) await child.invoke('echo', { text: 'x' }, context());
+      });
+      expect(left).toBeLessThan(10);
+    } finally {
+      await child.disconnect();
+    }
+  });
+
   it('cannot connect with a wrong bearer, and says so', async () => {
     const child = new McpChild({ name: 'scope', target: url, transport: httpTransport(url, 'wrong') });
     await expect(child.connect()).rejects.toThrow(
@@ -176,3 +189,27 @@ describe('McpChild over Streamable HTTP', () => {
     await child.disconnect();
   });
 });
+
+/** Abort listeners added and not removed, per signal, while `work` runs. */
+async function abortListenersLeft(work: () => Promise<void>): Promise<number> {
+  const net = new Map<EventTarget, number>();
+  const { addEventListener, removeEventListener } = EventTarget.prototype;
+  const count = (target: EventTarget, type: string, by: number) => {
+    if (type === 'abort') net.set(target, (net.get(target) ?? 0) + by);
+  };
+  EventTarget.prototype.addEventListener = function (this: EventTarget, type, ...rest) {
+    count(this, type, 1);
+    return addEventListener.call(this, type, ...rest);
+  };
+  EventTarget.prototype.removeEventListener = function (this: EventTarget, type, ...rest) {
+    count(this, type, -1);
+    return removeEventListener.call(this, type, ...rest);
+  };
+  try {
+    await work();
+  } finally {
+    EventTarget.prototype.addEventListener = addEventListener;
+    EventTarget.prototype.removeEventListener = removeEventListener;
+  }
+  return Math.max(0, ...net.values());
+}

@@ -23,6 +23,7 @@ import { z } from 'zod';
 import { CAPABILITIES, type Capability, HIDDEN_TOOLS_META, RpcError } from '../contract/index.js';
 import { ToolError } from '../tools/tool.js';
 import { unavailable } from './errors.js';
+import { fetchPerRequestSignal } from './httpFetch.js';
 import type {
   ContentBlock,
   InvokeContext,
@@ -316,6 +317,7 @@ export function httpTransport(url: string, bearer?: string): () => Transport {
   return () =>
     new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} },
+      fetch: fetchPerRequestSignal(),
     });
 }
 

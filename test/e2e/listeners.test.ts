@@ -1,7 +1,7 @@
 /**
  * Nothing piles up per request: after many calls in both eras, the listeners on the dispatcher
  * (board changes, catalog changes, link logs), on the server and on its kept-alive sockets are as
- * many as after the first few.
+ * many as after the first few (a federation's HTTP child: src/federation/mcpChild.test.ts).
  */
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
