@@ -35,8 +35,24 @@ export function claimsModernEra(body: unknown): boolean {
   return typeof version === 'string' && isModern(version);
 }
 
+/** Servers kept for the next requests: making one costs more than the call it serves. */
+const POOL = 32;
+
 export function createModernHandler(options: ModernOptions): ModernHandler {
-  const handler = createMcpHandler(() => options.createServer().server, {
+  // A server serves one request at a time and is handed out again only once the SDK has closed
+  // it after its exchange (nothing of a request survives close but the handlers registered once).
+  const idle: McpServerHandle[] = [];
+  const take = (): McpServerHandle => {
+    const handle = idle.pop() ?? options.createServer();
+    let returned = false;
+    handle.server.onclose = () => {
+      if (returned || idle.length >= POOL) return;
+      returned = true;
+      idle.push(handle);
+    };
+    return handle;
+  };
+  const handler = createMcpHandler(() => take().server, {
     legacy: 'reject',
     responseMode: 'auto',
     ...(options.bodyLimit ? { maxRequestBodySize: options.bodyLimit } : {}),
@@ -53,6 +69,7 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
     serve: (req, res, body) => toNode(req as never, res as never, body),
     async close() {
       unfollow();
+      idle.length = 0;
       await handler.close();
     },
   };
