@@ -20,6 +20,14 @@ export {
   type DispatcherOptions,
   type ServerExtras,
 } from './dispatcher.js';
+export {
+  callableTools,
+  hiddenTools,
+  type ListedTool,
+  type ListToolsOptions,
+  listTools,
+  type ToolList,
+} from './listTools.js';
 export { failureOf } from './mapError.js';
 export type { Registry, ToolEntry } from './registry.js';
 export { matchTemplate } from './resources.js';

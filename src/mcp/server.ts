@@ -16,30 +16,21 @@ import {
   type ClientCapabilities,
   type ElicitInputParams,
   inputRequired,
+  type ListToolsResult,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import {
-  type Capability,
-  type ClientBridge,
-  DISPATCH,
-  HIDDEN_TOOLS_META,
-  JSONRPC,
-  RpcError,
-} from '../contract/index.js';
+import { type Capability, type ClientBridge, DISPATCH, JSONRPC, RpcError } from '../contract/index.js';
 import {
   type Caller,
-  DESCRIBE_TOOL,
   type Dispatcher,
   failureOf,
   type ListMode,
-  listModeFor,
+  listTools,
   matchTemplate,
-  nameOnly,
   runTool,
-  SEARCH_TOOL,
 } from '../dispatch/index.js';
 import { InputRounds, type RoundState, type StateCodec, sharedRoundStateCodec } from './inputRounds.js';
 import { RESOURCE_NOT_FOUND, RESOURCE_NOT_FOUND_MESSAGE } from './legacyCodes.js';
@@ -114,15 +105,6 @@ export const INSTRUCTIONS =
   'Tools for a Jumperless V5 breadboard: wire rows and rails through its crossbar, set supplies, measure volts and amps, drive GPIO, PWM and waveforms, talk through the OLED and LEDs. ' +
   'Read the board state (resource jumperless://board/state) or the read tools before changing anything; mutating tools report what actually happened, so trust their results over assumptions. Voltages are in volts, currents in amps.';
 
-/** The hidden tools this caller may call, for a gateway in front of us (contract HIDDEN_TOOLS_META). */
-function hiddenToolsMeta(dispatcher: Dispatcher, caller: Caller): { _meta?: Record<string, unknown> } {
-  const hidden = dispatcher.registry
-    .all()
-    .filter((entry) => entry.hidden && !entry.own && caller.granted.has(entry.capability))
-    .map((entry) => ({ ...entry.definition, capability: entry.capability }));
-  return hidden.length > 0 ? { _meta: { [HIDDEN_TOOLS_META]: hidden } } : {};
-}
-
 export function createMcpServer(options: ServerOptions): McpServerHandle {
   const { dispatcher } = options;
   const codec = options.rounds ?? sharedRoundStateCodec();
@@ -183,22 +165,15 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   server.setRequestHandler(
     'tools/list',
-    track(async (_request, extra) => {
-      const { registry } = dispatcher;
-      const mode = listModeFor(options.listMode, clientCapabilities(extra)?.experimental);
-      if (mode === 'full') {
-        return {
-          tools: registry.listed().map((entry) => entry.definition),
-          ...hiddenToolsMeta(dispatcher, options.caller(extra)),
-        };
-      }
-      const meta = [SEARCH_TOOL, DESCRIBE_TOOL].flatMap((name) => {
-        const entry = registry.get(name);
-        return entry ? [entry.definition] : [];
-      });
-      const names = registry.listed().map((entry) => nameOnly(entry.definition));
-      return { tools: mode === 'names' ? [...names, ...meta] : meta };
-    }),
+    // Our descriptors are JSON already; the SDK types every JSON value of a tool its own way.
+    track(
+      async (_request, extra) =>
+        listTools(dispatcher, {
+          caller: options.caller(extra),
+          ...(options.listMode ? { mode: options.listMode } : {}),
+          clientExperimental: clientCapabilities(extra)?.experimental,
+        }) as unknown as ListToolsResult,
+    ),
   );
 
   server.setRequestHandler(

@@ -10,7 +10,7 @@
  * Tool ids are the internal dotted names (DESIGN.md: `jumperless-a.dac_set`); a single board's are plain.
  */
 import { CAPABILITIES, type Capability, RpcError, type ToolResult } from '../contract/index.js';
-import { type Dispatcher, runTool, type ToolEntry } from '../dispatch/index.js';
+import { callableTools, type Dispatcher, hiddenTools, runTool, type ToolEntry } from '../dispatch/index.js';
 import {
   dryRunPreview,
   type RunToolOutcome,
@@ -26,11 +26,8 @@ export function dispatchHandler(dispatcher: Dispatcher): SocketToolHandler {
     // Hidden tools too, labelled `hidden` (ATD: only that label changes behaviour): a gateway over
     // this socket offers them, by name only, to callers who hold their capability.
     listTools: async (granted) => {
-      const may = new Set(granted);
-      const hidden = dispatcher.registry
-        .all()
-        .filter((entry) => entry.hidden && !entry.own && may.has(entry.capability));
-      return [...dispatcher.registry.listed(), ...hidden].map(summaryOf);
+      const may = grantedOf({ capabilities: granted });
+      return [...callableTools(dispatcher, may), ...hiddenTools(dispatcher, may)].map(summaryOf);
     },
     toolSchema: async (toolId) => {
       const entry = dispatcher.registry.internal(toolId) ?? dispatcher.registry.get(toolId);
@@ -78,7 +75,7 @@ function callerName(context: SocketCallContext): string {
   return `socket:${context.callerId ?? `conn${context.connectionId}`}`;
 }
 
-function grantedOf(context: SocketCallContext): ReadonlySet<Capability> {
+function grantedOf(context: Pick<SocketCallContext, 'capabilities'>): ReadonlySet<Capability> {
   return new Set(context.capabilities.filter((name): name is Capability => KNOWN.has(name)));
 }
 

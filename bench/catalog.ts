@@ -1,0 +1,55 @@
+/**
+ * What our `tools/list` costs a model, for one board (DESIGN.md §5 allows a tokenizer from npm
+ * for this bench): bytes and o200k tokens in full, names and discovery modes, full mode with the
+ * output schemas put back (`--output-schemas`), and the five largest tools.
+ *
+ *   npx tsx bench/catalog.ts [--json]
+ *
+ * Sizes, not times: the same every run. The budgets are enforced by src/dispatch/budget.test.ts.
+ */
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { CAPABILITIES, type Capability } from '../src/contract/index.js';
+import { createDispatcher } from '../src/dispatch/dispatcher.js';
+import { listTools } from '../src/dispatch/listTools.js';
+import type { ListMode } from '../src/federation/index.js';
+import { catalog } from '../src/tools/index.js';
+
+const operator = { granted: new Set<Capability>(CAPABILITIES) };
+const dispatcher = createDispatcher({ tools: catalog });
+
+interface Figure {
+  bytes: number;
+  tokens: number;
+  tools: number;
+}
+
+function figure(value: { tools: readonly unknown[] }): Figure {
+  const text = JSON.stringify(value);
+  return { bytes: Buffer.byteLength(text), tokens: countTokens(text), tools: value.tools.length };
+}
+
+const list = (mode: ListMode, extra: Record<string, unknown> = {}) =>
+  listTools(dispatcher, { caller: operator, mode, ...extra });
+
+const modes: Record<string, Figure> = {
+  full: figure(list('full')),
+  names: figure(list('names')),
+  discovery: figure(list('discovery')),
+  'full --output-schemas': figure(list('full', { outputSchemas: true })),
+};
+const largest = list('full')
+  .tools.map((tool) => ({ name: tool.name, ...figure({ tools: [tool] }) }))
+  .sort((a, b) => b.bytes - a.bytes)
+  .slice(0, 5);
+
+if (process.argv.includes('--json')) {
+  process.stdout.write(`${JSON.stringify({ modes, largest }, null, 2)}\n`);
+} else {
+  const row = (name: string, f: Figure) =>
+    `${name.padEnd(24)} ${String(f.tools).padStart(5)} ${String(f.bytes).padStart(8)} ${String(f.tokens).padStart(8)}`;
+  console.log(`${'tools/list'.padEnd(24)} tools    bytes   tokens`);
+  for (const [name, f] of Object.entries(modes)) console.log(row(name, f));
+  console.log(`\n${'largest tools'.padEnd(24)}`);
+  for (const tool of largest) console.log(row(tool.name, tool));
+}
+dispatcher.close();
