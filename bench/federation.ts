@@ -22,10 +22,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type Config, DEFAULT_CONFIG } from '../src/cli/config.js';
 import { buildServed, type Served } from '../src/cli/serve.js';
 import { CAPABILITIES, type Capability } from '../src/tools/tool.js';
@@ -99,7 +97,10 @@ async function stdioClient(args: string[]): Promise<Client> {
   return client;
 }
 
-async function inProcessClient(served: Served, experimental?: Record<string, object>): Promise<Client> {
+async function inProcessClient(
+  served: Served,
+  experimental?: Record<string, Record<string, never>>,
+): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await served.createServer(() => OPERATOR).server.connect(serverSide);
   const client = new Client(

@@ -8,7 +8,9 @@
  * round-robin slices so drift and the machine's other load hit all alike:
  *   - ours, anonymous: the real CLI (`--sim --conformance-fixtures --http`), no Authorization;
  *   - ours, bearer:    the same process, every request with a bearer from the real token store;
- *   - SDK reference:   bench/sdkReferenceServer.ts (McpServer + StreamableHTTPServerTransport).
+ *   - ours, 2026-07-28: the same process, stateless (no session; the `_meta` envelope and the
+ *                      Mcp-Method / Mcp-Name headers; plain JSON replies), anonymous;
+ *   - SDK reference:   bench/sdkReferenceServer.ts (McpServer + NodeStreamableHTTPServerTransport).
  * Reports, per path, calls/s and the server process's CPU time per call (from /proc, so Linux
  * only), and the ratios bearer / anonymous (target: auth costs at most 5%) and ours / reference.
  * CPU per call is the steady figure on a shared machine; throughput is reported beside it.
@@ -25,6 +27,7 @@ const CLIENTS = Number(process.argv[4] ?? 16);
 const ROOT = resolve(import.meta.dirname, '..');
 const TSX = [process.execPath, '--import', 'tsx'];
 const PROTOCOL = '2025-06-18';
+const MODERN = '2026-07-28';
 const EXPECT = 'This is a simple text response for testing.';
 /** USER_HZ: the unit of /proc/<pid>/stat times (100 on every Linux we run on). */
 const TICKS = 100;
@@ -89,6 +92,40 @@ async function openClient(url: string, auth: Record<string, string>): Promise<Cl
       const text = await res.text();
       if (res.status !== 200 || !text.includes(EXPECT))
         throw new Error(`call: ${res.status} ${text.slice(0, 200)}`);
+    },
+  };
+}
+
+/** A 2026-07-28 client: no session, every request carries its envelope and headers. */
+function openModernClient(url: string): Client {
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': 'tools/call',
+    'mcp-name': 'test_simple_text',
+  };
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' },
+  };
+  let id = 1;
+  return {
+    async call() {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: id++,
+          method: 'tools/call',
+          params: { name: 'test_simple_text', arguments: {}, _meta },
+        }),
+      });
+      const text = await res.text();
+      if (res.status !== 200 || !text.includes(EXPECT))
+        throw new Error(`modern call: ${res.status} ${text.slice(0, 200)}`);
     },
   };
 }
@@ -163,11 +200,13 @@ async function main(): Promise<void> {
       'ours, bearer': await Promise.all(
         Array.from({ length: CLIENTS }, () => openClient(oursUrl, { authorization: `Bearer ${token}` })),
       ),
+      'ours, 2026-07-28': Array.from({ length: CLIENTS }, () => openModernClient(oursUrl)),
       'SDK reference': await Promise.all(Array.from({ length: CLIENTS }, () => openClient(referenceUrl, {}))),
     };
     const pids: Record<string, number> = {
       'ours, anonymous': ours.child.pid ?? 0,
       'ours, bearer': ours.child.pid ?? 0,
+      'ours, 2026-07-28': ours.child.pid ?? 0,
       'SDK reference': reference.child.pid ?? 0,
     };
     const names = Object.keys(paths) as (keyof typeof paths)[];
@@ -198,12 +237,13 @@ async function main(): Promise<void> {
     for (const name of names) {
       const t = total(name);
       console.log(
-        `  ${name.padEnd(16)} ${t.rate.toFixed(0).padStart(6)} calls/s  ${t.cpuPerCallUs.toFixed(0).padStart(5)} us server CPU per call  (${t.calls} calls)`,
+        `  ${name.padEnd(18)} ${t.rate.toFixed(0).padStart(6)} calls/s  ${t.cpuPerCallUs.toFixed(0).padStart(5)} us server CPU per call  (${t.calls} calls)`,
       );
     }
     const anonymous = total('ours, anonymous');
     const withBearer = total('ours, bearer');
     const sdk = total('SDK reference');
+    const modern = total('ours, 2026-07-28');
     const throughput = withBearer.rate / anonymous.rate;
     const cpu = anonymous.cpuPerCallUs / withBearer.cpuPerCallUs;
     console.log(
@@ -214,6 +254,11 @@ async function main(): Promise<void> {
     console.log(
       `  ours / SDK reference: throughput ${(anonymous.rate / sdk.rate).toFixed(3)} anonymous, ${(withBearer.rate / sdk.rate).toFixed(3)} with bearer; ` +
         `server CPU per call ${(anonymous.cpuPerCallUs / sdk.cpuPerCallUs).toFixed(3)}x anonymous, ${(withBearer.cpuPerCallUs / sdk.cpuPerCallUs).toFixed(3)}x with bearer`,
+    );
+    console.log(
+      `  ours 2026-07-28 / SDK reference (2025 session): throughput ${(modern.rate / sdk.rate).toFixed(3)}, ` +
+        `server CPU per call ${(modern.cpuPerCallUs / sdk.cpuPerCallUs).toFixed(3)}x; ` +
+        `2026-07-28 / 2025 session (ours, anonymous): CPU per call ${(modern.cpuPerCallUs / anonymous.cpuPerCallUs).toFixed(3)}x`,
     );
   } finally {
     await Promise.all([stop(ours.child), stop(reference.child)]);

@@ -9,13 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 const TEXT = 'This is a simple text response for testing.';
-const transports = new Map<string, StreamableHTTPServerTransport>();
+const transports = new Map<string, NodeStreamableHTTPServerTransport>();
 
 function newServer(): McpServer {
   const server = new McpServer({ name: 'sdk-reference', version: '0' });
@@ -24,8 +23,8 @@ function newServer(): McpServer {
     {
       title: 'test_simple_text',
       description: 'Conformance fixture: returns a fixed text.',
-      inputSchema: {},
-      outputSchema: { text: z.string() },
+      inputSchema: z.object({}),
+      outputSchema: z.object({ text: z.string() }),
     },
     async () => {
       const data = { text: TEXT };
@@ -47,7 +46,7 @@ const http = createServer((req, res) => {
     const body = req.method === 'POST' ? await readJson(req) : undefined;
     let transport = id ? transports.get(id) : undefined;
     if (!transport && isInitializeRequest(body)) {
-      const created = new StreamableHTTPServerTransport({
+      const created = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sessionId) => {
           transports.set(sessionId, created);

@@ -61,7 +61,7 @@ for (const file of walk(srcRoot)) {
     /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g,
   )) {
     const spec = match[1] ?? match[2] ?? '';
-    if (spec.startsWith('@modelcontextprotocol/sdk') && sdkFree.has(layer) && !isTest) {
+    if (spec.startsWith('@modelcontextprotocol/') && sdkFree.has(layer) && !isTest) {
       problems.push(`${relative('.', file)}: src/${layer} must not import the MCP SDK`);
     }
     if (!spec.startsWith('.')) continue;

@@ -26,7 +26,8 @@ export interface App {
   dispatcher: Dispatcher;
   /** The board of a single-board server (undefined for a bench). */
   readonly board: ServedBoard | undefined;
-  createServer(caller: CallerOf): McpServerHandle;
+  /** `perRequest`: a server for one 2026-07-28 HTTP request (it follows no changes). */
+  createServer(caller: CallerOf, options?: { perRequest?: boolean }): McpServerHandle;
   /** Resolves once the board, or every child of a bench, has connected or failed once. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -93,10 +94,11 @@ export async function buildApp(config: Config): Promise<App> {
     get board() {
       return single;
     },
-    createServer: (caller) =>
+    createServer: (caller, options) =>
       createMcpServer({
+        ...options,
         dispatcher,
-        caller: (extra) => caller(extra.sessionId, extra.authInfo),
+        caller: (extra) => caller(extra.sessionId, extra.http?.authInfo),
         instructions: bench ? bench.instructions : INSTRUCTIONS,
         ...(listMode ? { listMode } : {}),
       }),

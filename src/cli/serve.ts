@@ -3,7 +3,7 @@
  * app (src/cli/app.ts) is built once and shared by every connection.
  */
 
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
 import type { Caller } from '../dispatch/index.js';
 import type { RunningHttpServer } from '../http/app.js';
@@ -34,8 +34,7 @@ export async function runStdio(config: Config): Promise<void> {
     throw error;
   });
   const granted = grantedOf(config.grant);
-  const handle = app.createServer(() => ({ id: 'stdio', granted }));
-  await serveStdio(handle, {
+  await serveStdio(() => app.createServer(() => ({ id: 'stdio', granted })), {
     shutdown: async () => {
       await socket?.close();
       await app.close();
@@ -69,7 +68,8 @@ export async function runHttp(
       // Off loopback the Host is whatever name reaches us; bearers guard it instead.
       loopbackHostOnly: isLoopback(where.host),
       auth: access,
-      createServer: () => app.createServer(httpCaller),
+      dispatcher: app.dispatcher,
+      createServer: (_, era) => app.createServer(httpCaller, { perRequest: era === 'modern' }),
     });
   const http = await listen(where.port).catch(async (error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;

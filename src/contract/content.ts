@@ -38,7 +38,7 @@ export function renderResult(data: Record<string, unknown>, extra: readonly Cont
 
 /**
  * A failed call. No `structuredContent`: clients check it against the tool's output schema even
- * on errors (SDK 1.32 Client.callTool), so the failure travels only as the JSON text.
+ * on errors (the SDK's Client.callTool), so the failure travels only as the JSON text.
  */
 export function renderFailure(failure: ToolFailure): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(failure) }], isError: true };

@@ -75,8 +75,8 @@ describe('McpChild over stdio', () => {
     });
   });
 
-  it('passes on what the child answers for a tool it does not have (SDK 1.32 McpServer: a tool error)', async () => {
-    expect(await child.invoke('no_such', {}, context())).toMatchObject({ isError: true });
+  it('passes on what the child answers for a tool it does not have (SDK v2 McpServer: -32602)', async () => {
+    await expect(child.invoke('no_such', {}, context())).rejects.toMatchObject({ code: -32602 });
   });
 
   it('passes progress up and a cancel down', async () => {
@@ -155,9 +155,24 @@ describe('McpChild over Streamable HTTP', () => {
     await child.disconnect();
   });
 
+  it('a 2025 session leaves no abort listener per call on any signal (each request has its own)', async () => {
+    const child = new McpChild({ name: 'scope', target: url, transport: httpTransport(url, 'sesame') });
+    await child.connect();
+    try {
+      const left = await abortListenersLeft(async () => {
+        for (let i = 0; i < 200; i++) await child.invoke('echo', { text: 'x' }, context());
+      });
+      expect(left).toBeLessThan(10);
+    } finally {
+      await child.disconnect();
+    }
+  });
+
   it('cannot connect with a wrong bearer, and says so', async () => {
     const child = new McpChild({ name: 'scope', target: url, transport: httpTransport(url, 'wrong') });
-    await expect(child.connect()).rejects.toThrow(/bad bearer.*\(HTTP 401: check the bearer token\)/);
+    await expect(child.connect()).rejects.toThrow(
+      /requires authorization.*\(HTTP 401: check the bearer token\)/,
+    );
   });
 
   it('answers unavailable when the server is gone, and reports down', async () => {
@@ -174,3 +189,27 @@ describe('McpChild over Streamable HTTP', () => {
     await child.disconnect();
   });
 });
+
+/** Abort listeners added and not removed, per signal, while `work` runs. */
+async function abortListenersLeft(work: () => Promise<void>): Promise<number> {
+  const net = new Map<EventTarget, number>();
+  const { addEventListener, removeEventListener } = EventTarget.prototype;
+  const count = (target: EventTarget, type: string, by: number) => {
+    if (type === 'abort') net.set(target, (net.get(target) ?? 0) + by);
+  };
+  EventTarget.prototype.addEventListener = function (this: EventTarget, type, ...rest) {
+    count(this, type, 1);
+    return addEventListener.call(this, type, ...rest);
+  };
+  EventTarget.prototype.removeEventListener = function (this: EventTarget, type, ...rest) {
+    count(this, type, -1);
+    return removeEventListener.call(this, type, ...rest);
+  };
+  try {
+    await work();
+  } finally {
+    EventTarget.prototype.addEventListener = addEventListener;
+    EventTarget.prototype.removeEventListener = removeEventListener;
+  }
+  return Math.max(0, ...net.values());
+}

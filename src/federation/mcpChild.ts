@@ -7,22 +7,23 @@
  * `down`, so the aggregator marks the tools unavailable and reconnects; the child's own
  * `notifications/tools/list_changed` becomes a catalog change.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+import type { Tool, Transport } from '@modelcontextprotocol/client';
 import {
-  CallToolResultSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  McpError,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
 import { CAPABILITIES, type Capability, HIDDEN_TOOLS_META, RpcError } from '../contract/index.js';
 import { ToolError } from '../tools/tool.js';
 import { unavailable } from './errors.js';
+import { fetchPerRequestSignal } from './httpFetch.js';
 import type {
   ContentBlock,
   InvokeContext,
@@ -92,17 +93,23 @@ export class McpChild implements Subsystem {
 
   async connect(): Promise<void> {
     await this.disconnect();
+    const transport = this.options.transport();
     // We say we can elicit: a child's question (ask_user) is put to the person at our client.
-    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: {} } });
+    // Over HTTP we ask for 2026-07-28 first (stateless calls, plain JSON replies on kept-alive
+    // connections) and fall back to a 2025 session for servers that do not offer it.
+    const client = new Client(CLIENT_INFO, {
+      capabilities: { elicitation: {} },
+      ...(transport instanceof StreamableHTTPClientTransport ? { versionNegotiation: { mode: 'auto' } } : {}),
+    });
     this.pending = client;
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client.setRequestHandler('elicitation/create', async (request) => {
       // A child does not say which of our calls asks: put the question only when one call could
       // have, so nobody answers for another caller's call (the child then waits for its board).
       const askers = this.calls.filter((call) => call.client !== undefined);
       const asker = askers.length === 1 ? askers[0]?.client : undefined;
       if (!asker) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
           askers.length === 0
             ? 'no client is waiting on this child to answer'
             : 'several calls wait on this child; its question cannot be put to one person',
@@ -115,7 +122,7 @@ export class McpChild implements Subsystem {
       this.client = undefined;
       this.emit({ type: 'down', reason: 'the connection closed' });
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    client.setNotificationHandler('notifications/tools/list_changed', async () => {
       if (this.client !== client) return;
       try {
         this.catalog = await this.list(client);
@@ -125,7 +132,11 @@ export class McpChild implements Subsystem {
       }
     });
     try {
-      await client.connect(this.options.transport());
+      await client.connect(transport);
+      // 2026-07-28 sends list changes only on a subscriptions/listen stream.
+      if ((client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28') {
+        await client.listen({ toolsListChanged: true });
+      }
       const catalog = await this.list(client);
       if (this.pending !== client) throw new Error('disconnected while connecting');
       this.catalog = catalog;
@@ -158,7 +169,6 @@ export class McpChild implements Subsystem {
     try {
       const result = await client.request(
         { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
-        CallToolResultSchema,
         {
           signal: context.signal,
           // The gateway's deadline comes first; this only keeps the SDK from a timeout of its own.
@@ -168,22 +178,24 @@ export class McpChild implements Subsystem {
       );
       return {
         content: result.content as ContentBlock[],
-        ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
+        ...(result.structuredContent
+          ? { structuredContent: result.structuredContent as Record<string, unknown> }
+          : {}),
         ...(result.isError ? { isError: true as const } : {}),
       };
     } catch (error) {
       if (context.signal.aborted) throw error;
-      if (error instanceof McpError) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+        this.lost(client, error);
+        throw unavailable(this.name, 'the connection closed during the call');
+      }
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+        throw new ToolError('timeout', `${this.name} did not answer ${tool} in time: ${error.message}`, {
+          retryable: true,
+        });
+      }
+      if (error instanceof ProtocolError) {
         const message = error.message.replace(/^MCP error -?\d+: /, '');
-        if (error.code === ErrorCode.ConnectionClosed) {
-          this.lost(client, error);
-          throw unavailable(this.name, 'the connection closed during the call');
-        }
-        if (error.code === ErrorCode.RequestTimeout) {
-          throw new ToolError('timeout', `${this.name} did not answer ${tool} in time: ${message}`, {
-            retryable: true,
-          });
-        }
         throw new RpcError(error.code, message, isObject(error.data) ? error.data : undefined);
       }
       // Anything else is the transport failing (a refused connection, a lost HTTP session).
@@ -253,8 +265,8 @@ export class McpChild implements Subsystem {
       name: tool.name,
       ...(title === undefined ? {} : { title }),
       description: tool.description ?? '',
-      inputSchema: tool.inputSchema,
-      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+      inputSchema: tool.inputSchema as ToolDescriptor['inputSchema'],
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema as ToolDescriptor['inputSchema'] } : {}),
       annotations: tool.annotations ?? {},
       hidden: false,
       capability:
@@ -305,6 +317,7 @@ export function httpTransport(url: string, bearer?: string): () => Transport {
   return () =>
     new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} },
+      fetch: fetchPerRequestSignal(),
     });
 }
 
@@ -314,8 +327,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function messageOf(error: unknown): string {
   let text = error instanceof Error ? error.message : String(error);
-  // The SDK's StreamableHTTPError keeps the HTTP status in `code`, not in its message.
-  const status = (error as { code?: unknown } | undefined)?.code;
+  // The SDK's SdkHttpError keeps the HTTP status in `status`, not in its message; version
+  // negotiation wraps it as the cause of its own error.
+  const http = [error, error instanceof Error ? error.cause : undefined].find(
+    (e) => e instanceof SdkHttpError,
+  );
+  const status = http instanceof SdkHttpError ? http.status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 600) {
     text += ` (HTTP ${status}${status === 401 || status === 403 ? ': check the bearer token' : ''})`;
   }

@@ -1,20 +1,28 @@
 /**
- * The HTTP edge on node:http, gates in the order of DESIGN.md §4: Origin and Host (403) -> path
- * and method (404, 405) -> content type, size and deadline of the body (415, 413, 408) -> bearer
- * (401, 400, 501, 503, 500; bearer.ts) -> JSON (400 / -32700) -> session (404 unknown, 400
- * missing) -> the SDK's Streamable HTTP transport. Each gate is its own small module, and every
- * refusal is a JSON-RPC error body.
+ * The HTTP edge on node:http, gates in the order of DESIGN.md §4: Origin and Host (403; no Host at
+ * all: 400) -> path and method (404, 405) -> content type, size and deadline of the body (415,
+ * 413, 408) -> bearer (401, 400, 501, 503, 500; bearer.ts) -> JSON (400 / -32700) -> the era:
+ *
+ * - 2026-07-28 (the request's `_meta` names it): stateless, the SDK's per-request handler
+ *   (`createMcpHandler`) checks the `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers
+ *   against the body and serves it with a server made for this one request (modern.ts);
+ * - 2025 (`initialize`, then `Mcp-Session-Id`): a session (404 unknown, 400 missing) on the SDK's
+ *   Streamable HTTP transport (sessions.ts).
+ *
+ * Each gate is its own small module, and every refusal is a JSON-RPC error body.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import type { Dispatcher } from '../dispatch/index.js';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { authenticate, type BearerGateOptions } from './bearer.js';
 import { checkContentType, parseJson, readBody } from './body.js';
 import { attachCaller } from './caller.js';
 import { answerClientError } from './clientError.js';
-import { checkLoopbackHost } from './host.js';
+import { checkHostPresent, checkLoopbackHost } from './host.js';
+import { claimsModernEra, createModernHandler } from './modern.js';
 import { checkOrigin } from './origin.js';
 import { type Rejection, reject, sendRejection } from './rejection.js';
 import { SessionStore } from './sessions.js';
@@ -25,9 +33,17 @@ export interface HttpAuthOptions extends BearerGateOptions {
   recheckMs?: number;
 }
 
+/** `legacy`: the server of a new session; `modern`: a server for one 2026-07-28 request. */
+export type HttpEra = 'legacy' | 'modern';
+
 export interface HttpOptions {
-  /** Makes the MCP server of a new session; `sessionId()` is known once initialize completes. */
-  createServer(sessionId: () => string | undefined): McpServerHandle;
+  /**
+   * Makes an MCP server: for a new session (`sessionId()` is known once initialize completes) or
+   * for one 2026-07-28 request (no session).
+   */
+  createServer(sessionId: () => string | undefined, era: HttpEra): McpServerHandle;
+  /** What changed (the board, the catalog), for 2026-07-28 `subscriptions/listen` streams. */
+  dispatcher?: Dispatcher;
   /** Origins allowed besides loopback and tauri://, matched exactly. */
   origins?: readonly string[];
   /** Refuse Host names that are not loopback (set when bound to loopback). Default true. */
@@ -52,23 +68,32 @@ export interface HttpOptions {
 export interface HttpHandler {
   (req: IncomingMessage, res: ServerResponse): Promise<void>;
   sessions: SessionStore;
+  /** Ends the 2026-07-28 streams and calls, and stops following changes. */
+  close(): Promise<void>;
 }
 
 export function createHttpHandler(options: HttpOptions): HttpHandler {
   const log = options.log ?? ((line: string) => process.stderr.write(`jumperless-mcp: http: ${line}\n`));
   const auth: HttpAuthOptions = { log, ...options.auth };
   const formats = auth.broker?.acceptedTokenFormats() ?? [];
+  const makeServer = (sessionId: () => string | undefined, era: HttpEra) => {
+    const handle = options.createServer(sessionId, era);
+    // A hint for clients (dispatch notes §3 "initialize"); nothing routes on it.
+    if (formats.length > 0) {
+      handle.server.registerCapabilities({
+        experimental: { jumperless: { acceptedTokenFormats: [...formats] } },
+      });
+    }
+    return handle;
+  };
+  const modern = createModernHandler({
+    createServer: () => makeServer(() => undefined, 'modern'),
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+    log,
+  });
   const sessions = new SessionStore({
-    createServer: (sessionId) => {
-      const handle = options.createServer(sessionId);
-      // A hint for clients (dispatch notes §3 "initialize"); nothing routes on it.
-      if (formats.length > 0) {
-        handle.server.registerCapabilities({
-          experimental: { jumperless: { acceptedTokenFormats: [...formats] } },
-        });
-      }
-      return handle;
-    },
+    createServer: (sessionId) => makeServer(sessionId, 'legacy'),
     ...(options.maxSessions ? { maxSessions: options.maxSessions } : {}),
     ...(options.idleMs ? { idleMs: options.idleMs } : {}),
   });
@@ -77,6 +102,7 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Rejection | undefined> => {
     const gate =
       checkOrigin(req.headers, options.origins) ??
+      checkHostPresent(req.headers) ??
       (options.loopbackHostOnly === false ? undefined : checkLoopbackHost(req.headers));
     if (gate) return gate;
     if ((req.url ?? '/').split('?')[0] !== path)
@@ -136,6 +162,10 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       await session.transport.handleRequest(req, res, body);
       return undefined;
     }
+    if (method === 'POST' && claimsModernEra(body)) {
+      await modern.serve(req, res, body);
+      return undefined;
+    }
     if (method === 'POST' && isInitializeRequest(body)) {
       const transport = await sessions.open();
       await transport.handleRequest(req, res, body);
@@ -154,7 +184,13 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       sendRejection(res, reject(500, -32603, 'Internal error'));
     }
   };
-  return Object.assign(handler, { sessions });
+  return Object.assign(handler, {
+    sessions,
+    close: async () => {
+      await modern.close();
+      await sessions.closeAll();
+    },
+  });
 }
 
 export interface RunningHttpServer {
@@ -162,6 +198,8 @@ export interface RunningHttpServer {
   /** The MCP endpoint, e.g. `http://127.0.0.1:8931/mcp`. */
   url: string;
   port: number;
+  /** The 2025 sessions open now (2026-07-28 requests keep none). */
+  sessions: SessionStore;
   close(): Promise<void>;
 }
 
@@ -173,7 +211,8 @@ export async function startHttpServer(
   const handler = createHttpHandler(options);
   // The response being written on each socket, so a late client error never corrupts it.
   const inFlight = new WeakMap<Socket, ServerResponse>();
-  const server = createServer((req, res) => {
+  // A request without Host is ours to refuse (checkHostPresent), in JSON, not Node's empty 400.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     inFlight.set(req.socket, res);
     res.once('finish', () => {
       if (inFlight.get(req.socket) === res) inFlight.delete(req.socket);
@@ -196,8 +235,9 @@ export async function startHttpServer(
     server,
     url: `http://${urlHost}:${port}${options.path ?? '/mcp'}`,
     port,
+    sessions: handler.sessions,
     async close() {
-      await handler.sessions.closeAll();
+      await handler.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

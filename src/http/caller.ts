@@ -5,7 +5,7 @@
  * session opened by one token grants nothing to a request made with another.
  */
 import type { IncomingMessage } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
 import type { Caller } from '../dispatch/index.js';
 import type { HttpCaller } from './bearer.js';
@@ -32,11 +32,12 @@ export function attachCaller(req: IncomingMessage, caller: HttpCaller): void {
 
 /**
  * The dispatch caller of one MCP request over HTTP: `http:token:tok_1a2b` for a bearer,
- * `http:<session>` for an anonymous caller. A request that did not pass the gate gets nothing.
+ * `http:<session>` for an anonymous caller (`http:stateless` without a session: 2026-07-28). A
+ * request that did not pass the gate gets nothing.
  */
 export function httpCaller(sessionId: string | undefined, auth: AuthInfo | undefined): Caller {
-  if (!auth) return { id: `http:${sessionId ?? 'new'}`, granted: new Set() };
+  if (!auth) return { id: `http:${sessionId ?? 'stateless'}`, granted: new Set() };
   const granted = new Set(auth.scopes.filter((name): name is Capability => KNOWN.has(name)));
   const anonymous = auth.extra?.anonymous === true;
-  return { id: anonymous ? `http:${sessionId ?? 'new'}` : `http:${auth.clientId}`, granted };
+  return { id: anonymous ? `http:${sessionId ?? 'stateless'}` : `http:${auth.clientId}`, granted };
 }

@@ -18,3 +18,9 @@ export function checkLoopbackHost(headers: IncomingHttpHeaders): Rejection | und
   if (host !== undefined && LOOPBACK_NAMES.has(hostName(host))) return undefined;
   return reject(403, -32001, `Forbidden: host ${host ?? '(none)'} is not this server`);
 }
+
+/** HTTP/1.1 requires a Host (RFC 9112 §3.2); without one: 400 / -32600, in JSON. */
+export function checkHostPresent(headers: IncomingHttpHeaders): Rejection | undefined {
+  if (headers.host !== undefined) return undefined;
+  return reject(400, -32600, 'Bad Request: the request has no Host header');
+}

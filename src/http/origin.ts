@@ -1,5 +1,5 @@
 /**
- * Origin check against DNS rebinding (MCP 2025-11-25 transports "Security Warning"; the SDK v1
+ * Origin check against DNS rebinding (MCP 2025-11-25 transports "Security Warning"; the SDK
  * checks only Host). Allowed: no Origin at all (curl, native clients), loopback origins on any
  * port, `tauri://` apps, and the configured origins exactly. Anything else: 403 / -32001.
  *

@@ -4,12 +4,13 @@
  * first when the cap is reached, since clients often leave without DELETE.
  */
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { keepLegacyCodes } from '../mcp/legacyCodes.js';
 import type { McpServerHandle } from '../mcp/server.js';
 
 export interface Session {
   id: string;
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   handle: McpServerHandle;
   lastSeen: number;
 }
@@ -44,10 +45,10 @@ export class SessionStore {
   }
 
   /** A new transport and server, connected; the session is stored once initialize succeeds. */
-  async open(): Promise<StreamableHTTPServerTransport> {
+  async open(): Promise<NodeStreamableHTTPServerTransport> {
     let id: string | undefined;
     const handle = this.options.createServer(() => id);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
         id = sessionId;
@@ -58,7 +59,7 @@ export class SessionStore {
     transport.onclose = () => {
       if (id !== undefined) this.sessions.delete(id);
     };
-    await handle.server.connect(transport);
+    await handle.server.connect(keepLegacyCodes(transport));
     return transport;
   }
 

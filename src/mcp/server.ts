@@ -1,28 +1,27 @@
 /**
  * The MCP server factory: the SDK's low-level `Server` with every request handed to dispatch
- * (DESIGN.md §4 "Protocol"), so stdio and HTTP sessions behave the same. One server per client
- * connection; the dispatcher (registry, board, audit) is shared.
+ * (DESIGN.md §4 "Protocol"), so every era and transport behaves the same. One server per legacy
+ * connection (2025-11-25 / 2025-06-18: `initialize`, a session) or per stdio connection; per
+ * request for 2026-07-28 over HTTP. The dispatcher (registry, board, audit) is shared.
+ *
+ * The eras differ in four places, each decided per request from the negotiated version: a
+ * question to the person at the client (a server request, or an `input_required` result:
+ * inputRounds.ts), the log level (`logging/setLevel`, or the request's `_meta`), what changed
+ * (notifications to subscribers, or `subscriptions/listen`, which the SDK's entries serve) and
+ * cache hints on lists (2026-07-28 only).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
+  type CacheHint,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type ElicitInputParams,
+  inputRequired,
+  type ListToolsResult,
+  LOG_LEVEL_META_KEY,
   type LoggingLevel,
-  ReadResourceRequestSchema,
-  type ServerNotification,
-  type ServerRequest,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { type Capability, type ClientBridge, DISPATCH, JSONRPC, RpcError } from '../contract/index.js';
 import {
   type Caller,
@@ -33,15 +32,14 @@ import {
   matchTemplate,
   runTool,
 } from '../dispatch/index.js';
+import { InputRounds, type RoundState, type StateCodec, sharedRoundStateCodec } from './inputRounds.js';
+import { RESOURCE_NOT_FOUND, RESOURCE_NOT_FOUND_MESSAGE } from './legacyCodes.js';
 
 export const SERVER_INFO = { name: 'jumperless-mcp', version: '0.1.0' } as const;
 
 const READ: Capability = 'jumperless.read';
 
-/** Resource not found (MCP 2025-11-25 resources). */
-const RESOURCE_NOT_FOUND = -32002;
-
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type Extra = ServerContext;
 
 export interface ServerOptions {
   /** The core: tools, resources, prompts and what they tell. */
@@ -54,6 +52,13 @@ export interface ServerOptions {
    * when it declares `x-deferred-tools`, else `full`.
    */
   listMode?: ListMode;
+  /**
+   * A server for one HTTP request (2026-07-28): it follows no board or catalog changes (the HTTP
+   * layer publishes those once, for every `subscriptions/listen` stream: followChanges).
+   */
+  perRequest?: boolean;
+  /** Signs the state a question carries across rounds. Default: the process's (inputRounds.ts). */
+  rounds?: StateCodec;
 }
 
 export interface McpServerHandle {
@@ -66,6 +71,24 @@ export interface McpServerHandle {
   log(level: LoggingLevel, data: unknown): void;
   close(): Promise<void>;
 }
+
+/** 2026-07-28 and later: no initialize, per-request `_meta`, questions as `input_required`. */
+export const isModern = (version: string | undefined): boolean =>
+  version !== undefined && version >= '2026-07-28';
+
+/**
+ * How long a 2026-07-28 client may keep a list (the SDK adds them to list results of that era
+ * only). Lists depend on who asks, so only that client may keep them; a bench's catalog changes
+ * and `subscriptions/listen` says when, so a minute is safe. Board state is never cached.
+ */
+const CACHE_HINTS: Record<string, CacheHint> = {
+  'tools/list': { ttlMs: 60_000, cacheScope: 'private' },
+  'prompts/list': { ttlMs: 60_000, cacheScope: 'private' },
+  'resources/list': { ttlMs: 60_000, cacheScope: 'private' },
+  'resources/templates/list': { ttlMs: 60_000, cacheScope: 'private' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+  'server/discover': { ttlMs: 60_000, cacheScope: 'private' },
+};
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -84,6 +107,7 @@ export const INSTRUCTIONS =
 
 export function createMcpServer(options: ServerOptions): McpServerHandle {
   const { dispatcher } = options;
+  const codec = options.rounds ?? sharedRoundStateCodec();
   const server = new Server(SERVER_INFO, {
     capabilities: {
       // A bench's catalog changes as children come and go (then we send tools/list_changed).
@@ -94,7 +118,17 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
       completions: {},
     },
     instructions: options.instructions ?? INSTRUCTIONS,
+    cacheHints: CACHE_HINTS,
+    requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
   });
+  const modern = () => isModern(server.getNegotiatedProtocolVersion());
+  // 2026-07-28: each request says what its client can do (there is no initialize to remember).
+  const clientCapabilities = (extra: Extra): ClientCapabilities | undefined =>
+    modern()
+      ? ((extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+          | ClientCapabilities
+          | undefined)
+      : server.getClientCapabilities();
   let inFlight = 0;
   let waiters: Array<() => void> = [];
   const track =
@@ -130,84 +164,93 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   const subscriptions = new Set<string>();
 
   server.setRequestHandler(
-    ListToolsRequestSchema,
-    track(async (_request, extra) =>
-      listTools(dispatcher, {
-        caller: options.caller(extra),
-        ...(options.listMode ? { mode: options.listMode } : {}),
-        clientExperimental: server.getClientCapabilities()?.experimental,
-      }),
+    'tools/list',
+    // Our descriptors are JSON already; the SDK types every JSON value of a tool its own way.
+    track(
+      async (_request, extra) =>
+        listTools(dispatcher, {
+          caller: options.caller(extra),
+          ...(options.listMode ? { mode: options.listMode } : {}),
+          clientExperimental: clientCapabilities(extra)?.experimental,
+        }) as unknown as ListToolsResult,
     ),
   );
 
   server.setRequestHandler(
-    CallToolRequestSchema,
+    'tools/call',
     track(async (request, extra) => {
-      const token = request.params._meta?.progressToken;
-      const elicitation = server.getClientCapabilities()?.elicitation !== undefined;
+      const token = extra.mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
+      const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
+      const asks = clientCapabilities(extra);
+      // 2026-07-28: no server requests; a question becomes the call's `input_required` result.
+      const rounds = modern()
+        ? new InputRounds(codec, extra.mcpReq.requestState<RoundState>(), extra.mcpReq.inputResponses)
+        : undefined;
+      const threshold = modern() ? (envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined) : level;
+      const elicit = async (params: Record<string, unknown>) =>
+        rounds
+          ? rounds.ask(inputRequired.elicit(params as unknown as ElicitInputParams))
+          : ((await extra.mcpReq.send(
+              { method: 'elicitation/create', params },
+              { signal: extra.mcpReq.signal },
+            )) as Record<string, unknown>);
       const client: ClientBridge = {
         log: async (logLevel, data) => {
-          if (LEVELS.indexOf(logLevel) < LEVELS.indexOf(level)) return;
-          await extra.sendNotification({
-            method: 'notifications/message',
-            params: { level: logLevel, data },
-          });
+          // 2026-07-28: a request without a level asks for no log messages.
+          if (threshold === undefined || LEVELS.indexOf(logLevel) < LEVELS.indexOf(threshold)) return;
+          await extra.mcpReq.notify({ method: 'notifications/message', params: { level: logLevel, data } });
         },
-        elicit: async (params) =>
-          (await extra.sendRequest(
-            { method: 'elicitation/create', params: params as never },
-            ElicitResultSchema,
-          )) as Record<string, unknown>,
+        elicit,
         sample: async (params) =>
-          (await extra.sendRequest(
-            { method: 'sampling/createMessage', params: params as never },
-            CreateMessageResultSchema,
-          )) as Record<string, unknown>,
+          rounds
+            ? rounds.ask(inputRequired.createMessage(params as never))
+            : ((await extra.mcpReq.send({ method: 'sampling/createMessage', params })) as Record<
+                string,
+                unknown
+              >),
       };
-      return runTool(dispatcher, {
-        name: request.params.name,
-        arguments: request.params.arguments,
-        caller: options.caller(extra),
-        signal: extra.signal,
-        client,
-        ...(token === undefined
-          ? {}
-          : {
-              onProgress: (progress: number, total?: number, message?: string) => {
-                void extra
-                  .sendNotification({
-                    method: 'notifications/progress',
-                    params: {
-                      progressToken: token,
-                      progress,
-                      ...(total === undefined ? {} : { total }),
-                      ...(message === undefined ? {} : { message }),
-                    },
-                  })
-                  .catch(() => {});
-              },
-            }),
-        ...(elicitation
-          ? {
-              confirm: async (message: string) => {
-                const answer = await extra.sendRequest(
-                  {
-                    method: 'elicitation/create',
-                    params: { message, requestedSchema: { type: 'object', properties: {} } },
-                  },
-                  ElicitResultSchema,
-                  { signal: extra.signal },
-                );
-                return answer.action;
-              },
-            }
-          : {}),
-      });
+      const call = (signal: AbortSignal) =>
+        runTool(dispatcher, {
+          name: request.params.name,
+          arguments: request.params.arguments,
+          caller: options.caller(extra),
+          signal,
+          client,
+          ...(token === undefined
+            ? {}
+            : {
+                onProgress: (progress: number, total?: number, message?: string) => {
+                  void extra.mcpReq
+                    .notify({
+                      method: 'notifications/progress',
+                      params: {
+                        progressToken: token,
+                        progress,
+                        ...(total === undefined ? {} : { total }),
+                        ...(message === undefined ? {} : { message }),
+                      },
+                    })
+                    .catch(() => {});
+                },
+              }),
+          ...(asks?.elicitation !== undefined
+            ? {
+                confirm: async (message: string) => {
+                  const answer = await elicit({
+                    message,
+                    requestedSchema: { type: 'object', properties: {} },
+                  });
+                  return answer.action as 'accept' | 'decline' | 'cancel';
+                },
+              }
+            : {}),
+        });
+      return rounds ? rounds.run(extra.mcpReq.signal, call) : call(extra.mcpReq.signal);
     }),
   );
 
   server.setRequestHandler(
-    ListResourcesRequestSchema,
+    'resources/list',
     track(async (_request, extra) => ({
       resources: readable(extra, dispatcher.resources()).map(
         ({ uri, name, title, description, mimeType }) => ({
@@ -222,7 +265,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   );
 
   server.setRequestHandler(
-    ListResourceTemplatesRequestSchema,
+    'resources/templates/list',
     track(async (_request, extra) => ({
       resourceTemplates: readable(extra, dispatcher.templates()).map(
         ({ uriTemplate, name, title, description, mimeType }) => ({
@@ -237,11 +280,11 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   );
 
   server.setRequestHandler(
-    ReadResourceRequestSchema,
+    'resources/read',
     track(async (request, extra) => {
       const { uri } = request.params;
       mustRead(extra, uri);
-      const context = { signal: extra.signal, caller: options.caller(extra).id };
+      const context = { signal: extra.mcpReq.signal, caller: options.caller(extra).id };
       try {
         const resource = dispatcher.resources().find((r) => r.uri === uri);
         if (resource)
@@ -264,12 +307,12 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
           retryable: failure.retryable,
         });
       }
-      throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+      throw new RpcError(RESOURCE_NOT_FOUND, `${RESOURCE_NOT_FOUND_MESSAGE}${uri}`, { uri });
     }),
   );
 
   server.setRequestHandler(
-    SubscribeRequestSchema,
+    'resources/subscribe',
     track(async (request, extra) => {
       mustRead(extra, request.params.uri);
       subscriptions.add(request.params.uri);
@@ -277,7 +320,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     }),
   );
   server.setRequestHandler(
-    UnsubscribeRequestSchema,
+    'resources/unsubscribe',
     track(async (request) => {
       subscriptions.delete(request.params.uri);
       return {};
@@ -285,7 +328,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   );
 
   server.setRequestHandler(
-    ListPromptsRequestSchema,
+    'prompts/list',
     track(async (_request, extra) => ({
       prompts: readable(extra, dispatcher.prompts()).map(({ name, title, description, arguments: args }) => ({
         name,
@@ -297,7 +340,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   );
 
   server.setRequestHandler(
-    GetPromptRequestSchema,
+    'prompts/get',
     track(async (request, extra) => {
       mustRead(extra, request.params.name);
       const prompt = dispatcher.prompts().find((p) => p.name === request.params.name);
@@ -314,7 +357,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   );
 
   server.setRequestHandler(
-    CompleteRequestSchema,
+    'completion/complete',
     track(async (request, extra) => {
       const { ref, argument } = request.params;
       const prompt =
@@ -328,34 +371,26 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   // Our own level, so tool logs sent on the request's stream (not the SDK's per-session filter) obey it.
   server.setRequestHandler(
-    SetLevelRequestSchema,
+    'logging/setLevel',
     track(async (request) => {
       level = request.params.level;
       return {};
     }),
   );
 
-  const unsubscribe = dispatcher.onBoardChange(() => {
-    const live = new Set(
-      dispatcher
-        .resources()
-        .filter((r) => r.live)
-        .map((r) => r.uri),
-    );
-    for (const uri of subscriptions) {
-      if (live.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {});
-    }
-  });
-  const unfollowTools = dispatcher.registry.onChange(() => {
-    void server.sendToolListChanged().catch(() => {});
-  });
-  // What the boards' links do (unplugged, back, a reset), as log messages.
-  const unfollowLogs = dispatcher.onLog((logLevel, text) => handle.log(logLevel, text));
-  const stopFollowing = () => {
-    unsubscribe();
-    unfollowTools();
-    unfollowLogs();
-  };
+  // A connection's server tells its client what changed: a legacy client hears of the URIs it
+  // subscribed to; on a 2026-07-28 stdio connection the SDK's listen router passes each change to
+  // the streams that asked for it. A server for one HTTP request follows nothing.
+  const stopFollowing = options.perRequest
+    ? () => {}
+    : followChanges(dispatcher, {
+        resourceUpdated: (uri) => {
+          if (modern() || subscriptions.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {});
+        },
+        toolsChanged: () => void server.sendToolListChanged().catch(() => {}),
+        // What the boards' links do (unplugged, back, a reset), as log messages (2025 era only).
+        log: (logLevel, text) => handle.log(logLevel, text),
+      });
   server.onclose = stopFollowing;
 
   const handle: McpServerHandle = {
@@ -365,7 +400,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     },
     idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     log(logLevel, data) {
-      if (LEVELS.indexOf(logLevel) < LEVELS.indexOf(level)) return;
+      if (modern() || LEVELS.indexOf(logLevel) < LEVELS.indexOf(level)) return;
       void server.sendLoggingMessage({ level: logLevel, logger: 'jumperless', data }).catch(() => {});
     },
     async close() {
@@ -374,4 +409,25 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     },
   };
   return handle;
+}
+
+/** Where a change goes: to one connection's client, or to every `subscriptions/listen` stream. */
+export interface ChangeSink {
+  resourceUpdated(uri: string): void;
+  toolsChanged(): void;
+  log?(level: LoggingLevel, text: string): void;
+}
+
+/** Follows the board (every live resource changes with it), the catalog and the links' events. */
+export function followChanges(dispatcher: Dispatcher, sink: ChangeSink): () => void {
+  const unfollowBoard = dispatcher.onBoardChange(() => {
+    for (const resource of dispatcher.resources()) if (resource.live) sink.resourceUpdated(resource.uri);
+  });
+  const unfollowTools = dispatcher.registry.onChange(() => sink.toolsChanged());
+  const unfollowLogs = sink.log ? dispatcher.onLog((level, text) => sink.log?.(level, text)) : () => {};
+  return () => {
+    unfollowBoard();
+    unfollowTools();
+    unfollowLogs();
+  };
 }

@@ -1,12 +1,16 @@
 /**
- * stdio transport (MCP 2025-06-18 transports): stdout carries JSON-RPC only, logs go to stderr.
- * The SDK does not notice stdin closing (typescript-sdk #2002), so we do: on EOF we let in-flight
- * calls finish and their answers reach stdout, then shut down. SIGINT/SIGTERM stop at once.
+ * stdio transport: stdout carries JSON-RPC only, logs go to stderr. The SDK's entry picks the era
+ * from the connection's first message (`initialize`: 2025; a request with the 2026-07-28 `_meta`
+ * or `server/discover`: modern) and makes the server for it. On stdin EOF the SDK would abort the
+ * calls in flight, so the SDK never sees EOF: we let those calls finish and their answers reach
+ * stdout, then shut down. SIGINT/SIGTERM stop at once.
  */
 import { PassThrough } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport, serveStdio as serveEra } from '@modelcontextprotocol/server/stdio';
+import { keepLegacyCodes } from './legacyCodes.js';
 import { parseErrorOf, precheck } from './precheck.js';
 import type { McpServerHandle } from './server.js';
+import { isModern } from './server.js';
 
 export interface StdioOptions {
   /** Releases everything else (board session, simulator); called once, before exit. */
@@ -18,7 +22,10 @@ export interface StdioOptions {
   exit?: (code: number) => void;
 }
 
-export async function serveStdio(handle: McpServerHandle, options: StdioOptions): Promise<void> {
+/** Makes the server of the connection, for the era its client speaks. */
+export type StdioServerFactory = (era: 'legacy' | 'modern') => McpServerHandle;
+
+export async function serveStdio(createServer: StdioServerFactory, options: StdioOptions): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const exit = options.exit ?? ((code: number) => process.exit(code));
@@ -27,15 +34,18 @@ export async function serveStdio(handle: McpServerHandle, options: StdioOptions)
     checked as unknown as typeof process.stdin,
     output as typeof process.stdout,
   );
+  // A client that probes with server/discover and then says initialize gets a second server.
+  const handles: McpServerHandle[] = [];
   let stopping = false;
   const stop = async (drain: boolean, code: number) => {
     if (stopping) return;
     stopping = true;
     if (drain) {
-      await Promise.race([handle.idle(), delay(options.drainMs ?? 60_000)]);
-      await delay(0); // the last answer is sent right after its handler returns
+      await Promise.race([Promise.all(handles.map((h) => h.idle())), delay(options.drainMs ?? 60_000)]);
+      await delay(10); // the last answer is encoded and sent right after its handler returns
     }
-    await handle.close().catch(() => {});
+    await entry.close().catch(() => {});
+    await Promise.all(handles.map((h) => h.close().catch(() => {})));
     await options.shutdown().catch((error: unknown) => {
       process.stderr.write(
         `jumperless-mcp: shutdown: ${error instanceof Error ? error.message : String(error)}\n`,
@@ -49,7 +59,19 @@ export async function serveStdio(handle: McpServerHandle, options: StdioOptions)
   input.on('close', () => void stop(true, 0));
   process.once('SIGINT', () => void stop(false, 130));
   process.once('SIGTERM', () => void stop(false, 143));
-  await handle.server.connect(transport);
+  const entry = serveEra(
+    ({ era }) => {
+      const handle = createServer(era);
+      handles.push(handle);
+      return handle.server;
+    },
+    {
+      transport: keepLegacyCodes(
+        transport,
+        () => !isModern(handles.at(-1)?.server.getNegotiatedProtocolVersion()),
+      ),
+    },
+  );
 }
 
 /**
@@ -79,10 +101,8 @@ function checkedLines(input: NodeJS.ReadableStream, answer: (message: unknown) =
       pending = pending.slice(at + 1);
     }
   });
-  input.on('end', () => {
-    take(pending);
-    out.end();
-  });
+  // Never ended: the SDK would abort the calls in flight (stop() drains them first).
+  input.on('end', () => take(pending));
   return out;
 }
 

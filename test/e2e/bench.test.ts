@@ -4,8 +4,7 @@
  * button press), a refused short, and an unplug in the middle of a call.
  */
 import { resolve } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
@@ -62,7 +61,6 @@ describe('at the bench, through MCP', () => {
           measure_current: false,
         },
       },
-      undefined,
       { onprogress: (p) => progress.push(p.progress) },
     );
     expect(sweep.isError).toBeUndefined();
@@ -98,7 +96,6 @@ describe('at the bench, through MCP', () => {
         name: 'ask_user',
         arguments: { instruction: 'Plug R1 between rows 20 and 25', rows: [20, 25], timeout_seconds: 20 },
       },
-      undefined,
       {
         onprogress: () => {
           if (pressed) return;
@@ -117,7 +114,7 @@ describe('at the bench, through MCP', () => {
   it('asks through the client too, when it supports elicitation, and takes its answer', async () => {
     const { client: asking } = await fx.connect({ elicitation: true });
     const questions: string[] = [];
-    asking.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asking.setRequestHandler('elicitation/create', async (request) => {
       questions.push(String(request.params.message));
       return { action: 'accept' };
     });
@@ -131,13 +128,12 @@ describe('at the bench, through MCP', () => {
 
   it('turns an unplug in the middle of a call into a clear, retryable error; the next call works', async () => {
     const logs: string[] = [];
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    client.setNotificationHandler('notifications/message', (n) => {
       logs.push(String(n.params.data));
     });
     let unplugged = false;
     const result = await client.callTool(
       { name: 'button_wait', arguments: { timeout_seconds: 20 } },
-      undefined,
       {
         onprogress: () => {
           if (unplugged) return;

@@ -7,13 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import {
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport, ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
@@ -58,10 +52,10 @@ beforeAll(async () => {
   bench = await buildApp({ ...DEFAULT_CONFIG, federation: file });
   await bench.ready();
   operator = await clientOf(EVERYTHING, true);
-  operator.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+  operator.setNotificationHandler('notifications/message', (n) => {
     logs.push(String(n.params.data));
   });
-  operator.setRequestHandler(ElicitRequestSchema, async (request) => {
+  operator.setRequestHandler('elicitation/create', async (request) => {
     questions.push(String(request.params.message));
     return { action: 'accept' };
   });
@@ -150,8 +144,8 @@ describe('a bench of a board and a remote server', () => {
         () => undefined,
         (error: unknown) => error,
       );
-    expect(denied).toBeInstanceOf(McpError);
-    expect((denied as McpError).data).toMatchObject({ code: 1001, missing: ['jumperless.exec'] });
+    expect(denied).toBeInstanceOf(ProtocolError);
+    expect((denied as ProtocolError).data).toMatchObject({ code: 1001, missing: ['jumperless.exec'] });
   });
 
   it("puts a remote child's question to the caller and takes the answer", async () => {
@@ -177,8 +171,8 @@ describe('a bench of a board and a remote server', () => {
           () => undefined,
           (e: unknown) => e,
         );
-        expect(error).toBeInstanceOf(McpError);
-        expect((error as McpError).data).toMatchObject({ code: 1001, missing: ['jumperless.read'] });
+        expect(error).toBeInstanceOf(ProtocolError);
+        expect((error as ProtocolError).data).toMatchObject({ code: 1001, missing: ['jumperless.read'] });
       }
     } finally {
       await nobody.close();

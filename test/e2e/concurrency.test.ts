@@ -4,7 +4,7 @@
  * did (its own rows, its own files), so a tool whose reads and writes interleave with another
  * caller's shows up as a wrong result.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Result> {
-  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as Result;
+  return (await client.callTool({ name, arguments: args }, { timeout: 120_000 })) as Result;
 }
 
 const names = (bridges: unknown) =>

@@ -6,10 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, resolveConfig } from '../../src/cli/config.js';
 import { ANONYMOUS, buildServed, type Served } from '../../src/cli/serve.js';
@@ -28,14 +26,14 @@ let http: RunningHttpServer;
 const clients: Client[] = [];
 
 async function connect(
-  experimental?: Record<string, object>,
+  experimental?: Record<string, Record<string, never>>,
 ): Promise<{ client: Client; changes: () => number }> {
   const client = new Client(
     { name: 'federation-e2e', version: '0' },
     { capabilities: experimental ? { experimental } : {} },
   );
   let changes = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.setNotificationHandler('notifications/tools/list_changed', async () => {
     changes++;
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
@@ -43,13 +41,13 @@ async function connect(
   return { client, changes: () => changes };
 }
 
-async function rpcError(promise: Promise<unknown>): Promise<McpError> {
+async function rpcError(promise: Promise<unknown>): Promise<ProtocolError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
+  expect(error).toBeInstanceOf(ProtocolError);
+  return error as ProtocolError;
 }
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {

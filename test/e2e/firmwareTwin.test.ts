@@ -5,8 +5,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -21,9 +21,12 @@ async function call<T = Record<string, unknown>>(
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<T> {
-  const result = (await client.callTool({ name, arguments: args }, undefined, {
-    timeout: 120_000,
-  })) as Result;
+  const result = (await client.callTool(
+    { name, arguments: args },
+    {
+      timeout: 120_000,
+    },
+  )) as Result;
   if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
   return result.structuredContent as T;
 }

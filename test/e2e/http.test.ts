@@ -1,8 +1,8 @@
-/** The server over Streamable HTTP with the SDK Client and raw requests, on the virtual board. */
-import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANONYMOUS } from '../../src/cli/serve.js';
 import { startHttpServer } from '../../src/http/app.js';
+import { openSession } from './httpReplies.js';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
 let fx: HttpFixture;
@@ -30,13 +30,13 @@ const post = (body: string, headers: Record<string, string> = {}) =>
     body,
   });
 
-async function rpcError(promise: Promise<unknown>): Promise<McpError> {
+async function rpcError(promise: Promise<unknown>): Promise<ProtocolError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
+  expect(error).toBeInstanceOf(ProtocolError);
+  return error as ProtocolError;
 }
 
 describe('MCP over HTTP', () => {
@@ -84,9 +84,12 @@ describe('MCP over HTTP', () => {
   it('sends progress notifications for a progress token', async () => {
     const { client } = await fx.connect();
     const progress: number[] = [];
-    await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, {
-      onprogress: (p) => progress.push(p.progress),
-    });
+    await client.callTool(
+      { name: 'test_tool_with_progress', arguments: {} },
+      {
+        onprogress: (p) => progress.push(p.progress),
+      },
+    );
     expect(progress).toEqual([0, 50, 100]);
   });
 
@@ -94,10 +97,13 @@ describe('MCP over HTTP', () => {
     const { client } = await fx.connect();
     const controller = new AbortController();
     const started = Date.now();
-    const call = client.callTool({ name: 'button_wait', arguments: { timeout_seconds: 20 } }, undefined, {
-      signal: controller.signal,
-      onprogress: () => controller.abort(),
-    });
+    const call = client.callTool(
+      { name: 'button_wait', arguments: { timeout_seconds: 20 } },
+      {
+        signal: controller.signal,
+        onprogress: () => controller.abort(),
+      },
+    );
     await expect(call).rejects.toThrow();
     const after = await client.callTool({ name: 'power_get', arguments: {} });
     expect(after.isError).toBeUndefined();
@@ -112,14 +118,18 @@ describe('MCP over HTTP', () => {
     const read = await client.readResource({ uri: state?.uri ?? '' });
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toHaveProperty('power');
     const updated: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
       updated.push(n.params.uri);
     });
     await client.subscribeResource({ uri: state?.uri ?? '' });
     await client.callTool({ name: 'dac_set', arguments: { channel: 'DAC1', volts: 1 } });
     await expect.poll(() => updated).toContain(state?.uri);
+    // The 2025 wire says -32002 (MCP 2025-11-25 resources); the v2 client reports it as -32602.
     const missing = await rpcError(client.readResource({ uri: 'jumperless://nothing' }));
-    expect(missing.code).toBe(-32002);
+    expect(missing.code).toBe(-32602);
+    const raw = await openSession(fx.url);
+    const wire = await raw.call('resources/read', { uri: 'jumperless://nothing' });
+    expect(wire.body?.error).toMatchObject({ code: -32002, data: { uri: 'jumperless://nothing' } });
   });
 
   it('offers the prompts', async () => {

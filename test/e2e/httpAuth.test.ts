@@ -305,7 +305,7 @@ describe('past the gates (HTTP 200)', () => {
       createServer: () =>
         createMcpServer({
           dispatcher,
-          caller: (extra) => httpCaller(extra.sessionId, extra.authInfo),
+          caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
         }),
     });
     servers.push(server);
@@ -368,7 +368,7 @@ describe('capabilities per request', () => {
     const session = await openSession(open.url, bearer(EXEC));
     const list = await session.call('tools/list', {});
     const names = ((list.body?.result?.tools ?? []) as { name: string }[]).map((t) => t.name);
-    expect(names).toContain('dac_set');
+    expect(names).toContain('power_get'); // a read tool: the list holds only what this caller may call
     expect(names).not.toContain('python_exec');
     const reply = await session.tool('python_exec', { code: 'print("hidden")' });
     expect(JSON.stringify(reply.body?.result?.structuredContent)).toMatch(/hidden/);

@@ -59,7 +59,7 @@ beforeAll(async () => {
     createServer: () =>
       createMcpServer({
         dispatcher,
-        caller: (extra) => httpCaller(extra.sessionId, extra.authInfo),
+        caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
       }),
   });
 });

@@ -1,10 +1,11 @@
 /** An in-process HTTP server on port 0 over a fresh virtual board, as the CLI builds it. */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Config, DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
 import type { Capability } from '../../src/contract/index.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
+
+export const MODERN = '2026-07-28';
 
 export interface HttpFixture {
   app: App;
@@ -12,6 +13,8 @@ export interface HttpFixture {
   url: string;
   connect(options?: {
     elicitation?: boolean;
+    /** A client pinned to 2026-07-28 (stateless, `server/discover`); default a 2025 session. */
+    modern?: boolean;
   }): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
   close(): Promise<void>;
 }
@@ -23,7 +26,11 @@ export async function startHttpFixture(
   const app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim', ...config });
   const http = await startHttpServer({
     port: 0,
-    createServer: () => app.createServer((sessionId) => ({ id: `http:${sessionId}`, granted })),
+    dispatcher: app.dispatcher,
+    createServer: (_, era) =>
+      app.createServer((sessionId) => ({ id: `http:${sessionId ?? 'stateless'}`, granted }), {
+        perRequest: era === 'modern',
+      }),
   });
   const clients: Client[] = [];
   return {
@@ -33,7 +40,10 @@ export async function startHttpFixture(
     async connect(options = {}) {
       const client = new Client(
         { name: 'e2e', version: '0' },
-        { capabilities: options.elicitation ? { elicitation: {} } : {} },
+        {
+          capabilities: options.elicitation ? { elicitation: {} } : {},
+          ...(options.modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
+        },
       );
       const transport = new StreamableHTTPClientTransport(new URL(http.url));
       await client.connect(transport);

@@ -11,8 +11,8 @@ import { existsSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimBoard } from '../../src/sim/index.js';
 import { PTY_MISSING } from '../support/ptyAvailable.js';
@@ -48,7 +48,7 @@ async function startServer(name: string): Promise<Server> {
 }
 
 async function call(server: Server, name: string, args: Record<string, unknown> = {}): Promise<Result> {
-  return (await server.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as Result;
+  return (await server.client.callTool({ name, arguments: args }, { timeout: 60_000 })) as Result;
 }
 
 async function ok<T = Record<string, unknown>>(

@@ -1,0 +1,112 @@
+/**
+ * Questions to the client in the 2026-07-28 era, where a server cannot send a request of its own:
+ * the call answers `input_required` with the question, the client answers and retries the call,
+ * and the retried call runs again from the start (basic/patterns/mrtr). A tool asks as it always
+ * does (`confirm`, `client.elicit`, `client.sample`): the n-th question of a run is key `q<n>`;
+ * an answer the client already gave is handed back at once, and the first unanswered question
+ * stops the run (its signal aborts, its clean-up runs) and becomes the result. Earlier answers
+ * ride along in a signed `requestState`, since a retry carries only the latest round's answers.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  createRequestStateCodec,
+  type InputRequest,
+  type InputRequiredResult,
+  inputRequired,
+  type RequestStateCodec,
+} from '@modelcontextprotocol/server';
+
+/** What a run remembers between rounds. */
+export interface RoundState {
+  answers: Record<string, unknown>;
+}
+
+export type StateCodec = RequestStateCodec<RoundState>;
+
+/**
+ * Signs and checks `requestState`. Replicas behind one load balancer need the same key (a retry
+ * may reach another replica); one process makes its own when none is given.
+ */
+export function roundStateCodec(key?: Uint8Array): StateCodec {
+  return createRequestStateCodec<RoundState>({ key: key ?? randomBytes(32), ttlSeconds: 15 * 60 });
+}
+
+/** The env variable holding the key replicas share (64 hex digits); absent, each process has its own. */
+export const STATE_KEY_ENV = 'JUMPERLESS_MCP_STATE_KEY';
+
+let shared: StateCodec | undefined;
+
+/** One codec per process, so a retry may reach any server of it (HTTP makes one per request). */
+export function sharedRoundStateCodec(): StateCodec {
+  const hex = process.env[STATE_KEY_ENV];
+  shared ??= roundStateCodec(hex && /^[0-9a-f]{64,}$/i.test(hex) ? Buffer.from(hex, 'hex') : undefined);
+  return shared;
+}
+
+/** A question as it goes into `inputRequests` (an elicitation or a sampling request). */
+type Question = InputRequest;
+
+/** How long a stopped run may take to clean up (ask_user restores the OLED) before we answer. */
+const CLEANUP_MS = 5000;
+
+export class InputRounds {
+  private readonly answers: Record<string, unknown>;
+  private asked = 0;
+  private pending: { key: string; question: Question } | undefined;
+  private wake: (() => void) | undefined;
+  private readonly stopped = new Promise<void>((resolve) => {
+    this.wake = resolve;
+  });
+
+  constructor(
+    private readonly codec: StateCodec,
+    previous: RoundState | undefined,
+    latest: Record<string, unknown> | undefined,
+  ) {
+    this.answers = { ...previous?.answers, ...latest };
+  }
+
+  /** The answer to the next question, or (unanswered) a promise that never settles: the run stops. */
+  ask(question: Question): Promise<Record<string, unknown>> {
+    const key = `q${this.asked++}`;
+    const answer = this.answers[key];
+    if (answer !== undefined && typeof answer === 'object' && answer !== null) {
+      return Promise.resolve(answer as Record<string, unknown>);
+    }
+    if (!this.pending) {
+      this.pending = { key, question };
+      this.wake?.();
+    }
+    return new Promise(() => {});
+  }
+
+  /** Runs `work` once; its result, or the `input_required` result of its first unanswered question. */
+  async run<T>(
+    signal: AbortSignal,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T | InputRequiredResult> {
+    const stop = new AbortController();
+    const follow = () => stop.abort(signal.reason);
+    if (signal.aborted) follow();
+    else signal.addEventListener('abort', follow, { once: true });
+    try {
+      const running = work(stop.signal);
+      const first = await Promise.race([
+        running.then((value) => ({ value })),
+        this.stopped.then(() => undefined),
+      ]);
+      if (first) return first.value;
+      stop.abort(new Error('waiting for the client to answer'));
+      await Promise.race([running.catch(() => undefined), delay(CLEANUP_MS)]);
+      const { key, question } = this.pending as { key: string; question: Question };
+      return inputRequired({
+        inputRequests: { [key]: question },
+        requestState: await this.codec.mint({ answers: this.answers }),
+      });
+    } finally {
+      signal.removeEventListener('abort', follow);
+    }
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

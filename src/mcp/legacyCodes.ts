@@ -1,0 +1,34 @@
+/**
+ * MCP 2025-11-25 answers an unknown resource URI with -32002 (and so did we); the v2 SDK sends
+ * -32602 on every era, the 2026-07-28 code. A 2025-era connection's transport gets the 2025 code
+ * back, so its clients see what they always saw.
+ */
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+
+/** Resource not found (MCP 2025-11-25 resources). */
+export const RESOURCE_NOT_FOUND = -32002;
+/** How the server's not-found error begins: the mark this wrapper looks for. */
+export const RESOURCE_NOT_FOUND_MESSAGE = 'Resource not found: ';
+
+function withLegacyCode(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message) || message.error.code !== -32602) return message;
+  if (!message.error.message.startsWith(RESOURCE_NOT_FOUND_MESSAGE)) return message;
+  return { ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND } };
+}
+
+/** The transport, its sends rewritten while `legacy()` says the connection is 2025-era. */
+export function keepLegacyCodes<T extends Transport>(transport: T, legacy: () => boolean = () => true): T {
+  return new Proxy(transport, {
+    get(target, property) {
+      if (property === 'send') {
+        return (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) =>
+          target.send(legacy() ? withLegacyCode(message) : message, options);
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set(target, property, value) {
+      return Reflect.set(target, property, value, target);
+    },
+  });
+}
