@@ -27,6 +27,7 @@ export {
   type ClientBridge,
   HIDDEN_TOOLS_META,
   kindOf,
+  listedAnnotations,
   type ToolAnnotations,
   type ToolDefinition,
   type ToolDescriptor,

@@ -4,10 +4,11 @@
  */
 import { type DiscoveryCatalog, metaTools, type SearchEntry } from '../federation/index.js';
 import type { AnyTool } from '../tools/tool.js';
+import { listedDefinition } from './listTools.js';
 import type { Registry, ToolEntry } from './registry.js';
 
 /** `registry` is read on each call, so the tools can be built before the registry that holds them. */
-export function discoveryTools(registry: () => Registry): AnyTool[] {
+export function discoveryTools(registry: () => Registry, outputSchemas: boolean): AnyTool[] {
   let seen: readonly ToolEntry[] | undefined;
   let entries: SearchEntry[] = [];
   let names = new Set<string>();
@@ -31,7 +32,7 @@ export function discoveryTools(registry: () => Registry): AnyTool[] {
     definition: (name) => {
       refresh();
       const entry = names.has(name) ? registry().get(name) : undefined;
-      return entry ? { ...entry.definition } : undefined;
+      return entry ? { ...listedDefinition(entry.definition, outputSchemas) } : undefined;
     },
   };
   return metaTools(catalog);

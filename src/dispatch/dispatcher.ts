@@ -45,6 +45,8 @@ export interface DispatcherOptions {
   defaultTimeoutMs?: number;
   /** Where registry problems are told (default stderr). */
   log?: (line: string) => void;
+  /** Output schemas in `tools/list` and tools_describe (`--output-schemas`); default off. */
+  outputSchemas?: boolean;
 }
 
 export interface Dispatcher {
@@ -53,6 +55,7 @@ export interface Dispatcher {
   readonly safety: SafetyPolicy;
   readonly audit: AuditSink | undefined;
   readonly defaultTimeoutMs: number;
+  readonly outputSchemas: boolean;
   resources(): readonly Resource[];
   templates(): readonly ResourceTemplate[];
   /** Prompts by wire name (a bench's carry the device prefix in the wire format). */
@@ -78,7 +81,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const own = options.own ?? {};
   // tools_search and tools_describe: hidden, listed only in the names and discovery list modes.
   let registry: Registry | undefined;
-  const meta = discoveryTools(() => registry as Registry);
+  const meta = discoveryTools(() => registry as Registry, options.outputSchemas === true);
   const env = { safety };
   registry = buildRegistry({
     root,
@@ -99,6 +102,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     safety,
     audit: options.audit,
     defaultTimeoutMs: options.defaultTimeoutMs ?? 10_000,
+    outputSchemas: options.outputSchemas === true,
     resources: () => [...(root.resources?.() ?? []), ...(own.resources ?? [])],
     templates: () => [...(root.templates?.() ?? []), ...(own.templates ?? [])],
     prompts: () => [...(root.prompts?.() ?? []).map(wirePrompt), ...(own.prompts ?? [])],

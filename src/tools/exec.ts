@@ -38,7 +38,7 @@ export const pythonExec = defineDeviceTool({
   name: 'python_exec',
   title: 'Run MicroPython on the board',
   description:
-    "Run MicroPython code on the board's REPL as given and return stdout, stderr and the exception if one was raised. It can do anything the board can: drive supplies, rewire, delete files. Globals persist between calls until the board soft-resets: code that raises SystemExit (sys.exit(), machine.soft_reset()) does that, and the result says so (soft_reset). The code is compiled on the board: without PSRAM about 16 KB of source is the most that fits (MemoryError beyond).",
+    'Run MicroPython on the board and return stdout, stderr and any exception: the escape hatch for what no tool does. It can do anything (drive supplies, rewire, delete files). Globals persist until a soft reset; about 16 KB of source fits without PSRAM.',
   group: 'exec',
   kind: 'destructive',
   capability: 'jumperless.exec',

@@ -145,10 +145,7 @@ export function checkPath(path: string): string {
   return trimmed;
 }
 
-const pathField = z
-  .string()
-  .max(PATH_MAX)
-  .describe('Absolute path on the board, e.g. /python_scripts/blink.py (names match in any case)');
+const pathField = z.string().max(PATH_MAX).describe('Absolute, e.g. /python_scripts/a.py; any case');
 
 const notFound = (path: string): ToolError => new ToolError('not_found', `No file or directory at ${path}.`);
 
@@ -162,7 +159,7 @@ export const fileList = defineDeviceTool({
   name: 'file_list',
   title: 'List a board directory',
   description:
-    "List a directory on the board's flash (names, kinds, sizes in bytes) and the free space. The board never lists names starting with a dot, and lists at most about 1900 characters of names per directory: `truncated` says entries are missing.",
+    'List a flash directory: names, kinds, sizes, free space. Dot-files are never listed; truncated means entries are missing.',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
@@ -210,7 +207,7 @@ export const fileList = defineDeviceTool({
 export const fileRead = defineDeviceTool({
   name: 'file_read',
   title: 'Read a board file',
-  description: `Read a file from the board's flash: UTF-8 text, or base64 when the bytes are not text. Up to ${READ_MAX_BYTES} bytes per call from offset_bytes.`,
+  description: 'Read a flash file: UTF-8 text, or base64 when binary; up to 131072 bytes from offset_bytes.',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
@@ -280,7 +277,8 @@ export const fileRead = defineDeviceTool({
 export const fileWrite = defineDeviceTool({
   name: 'file_write',
   title: 'Write a board file',
-  description: `Write text (UTF-8) or base64 bytes to a file on the board's flash, up to ${WRITE_MAX_BYTES} bytes; refuses to replace an existing file unless overwrite is true. Names match in any case: /CONFIG.TXT is /config.txt, and an existing file keeps the case it has. Files such as /config.txt and /slots/*.yaml change how the board behaves.`,
+  description:
+    'Write text or base64 to a flash file; an existing one needs overwrite or append. /config.txt and /slots/*.yaml change how the board behaves.',
   group: 'files',
   kind: 'write',
   capability: 'jumperless.files',
@@ -378,8 +376,7 @@ export const fileWrite = defineDeviceTool({
 export const fileDelete = defineDeviceTool({
   name: 'file_delete',
   title: 'Delete a board file',
-  description:
-    "Delete a file from the board's flash (names match in any case). It is gone for good; slot files and /config.txt hold the board's setup.",
+  description: "Delete a flash file for good; slot files and /config.txt hold the board's setup.",
   group: 'files',
   kind: 'destructive',
   capability: 'jumperless.files',

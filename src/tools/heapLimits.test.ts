@@ -209,7 +209,6 @@ describe('every tool at its largest inputs on a full board', () => {
     await runAtMax('power_get', {});
     await runAtMax('bridges_list', {});
     await runAtMax('nets_list', {});
-    await runAtMax('bridge_check', { a: 'FAKE_GP_IN_6', b: 'FAKE_GP_IN_7' });
     await runAtMax('net_check', { a: 'FAKE_GP_IN_6', b: 'FAKE_GP_IN_7' });
     await runAtMax('overlay_list', {});
     await runAtMax('state_get', {});
@@ -222,16 +221,16 @@ describe('every tool at its largest inputs on a full board', () => {
   });
 
   it('changes nets, supplies and GPIO on the full board', async () => {
-    await runAtMax('net_name_set', { net: 59, name: `${'x'.repeat(30)}y` });
-    await runAtMax('net_color_set', { node: 'FAKE_GP_IN_6', color: '#123456' });
+    await runAtMax('net_set', { net: 59, name: `${'x'.repeat(30)}y` });
+    await runAtMax('net_set', { node: 'FAKE_GP_IN_6', color: '#123456' });
     await runAtMax('dac_set', { channel: 'TOP_RAIL', volts: 1 });
     await runAtMax('gpio_get', { pin: 1 });
-    await runAtMax('gpio_pull_set', { pin: 1, pull: 'PULLUP' });
-    await runAtMax('gpio_direction_set', { pin: 1, direction: 'INPUT' });
-    await runAtMax('gpio_set', { pin: 1, level: 'HIGH' }, false);
+    await runAtMax('gpio_config', { pin: 1, pull: 'PULLUP' });
+    await runAtMax('gpio_config', { pin: 1, direction: 'INPUT' });
+    await runAtMax('gpio_config', { pin: 1, level: 'HIGH' }, false);
     await runAtMax('pwm_start', { pin: 3, frequency_hz: 1000, duty_cycle: 0.5 }, false);
     await runAtMax('pwm_stop', { pin: 3 });
-    await runAtMax('gpio_direction_set', { pin: 1, direction: 'INPUT' });
+    await runAtMax('gpio_config', { pin: 1, direction: 'INPUT' });
   });
 
   it('measures on the full board, with the most samples and the biggest sweep', async () => {
@@ -264,7 +263,7 @@ describe('every tool at its largest inputs on a full board', () => {
       })),
     });
     await runAtMax('overlay_list', {});
-    await runAtMax('overlay_clear_all', {});
+    await runAtMax('overlay_clear', {});
     for (let k = 0; k < 8; k++) await runAtMax('overlay_set', fullOverlay(k));
   });
 

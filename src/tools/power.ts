@@ -40,7 +40,7 @@ export const powerGet = defineDeviceTool({
   name: 'power_get',
   title: 'Read supply setpoints',
   description:
-    'Read the stored setpoints of DAC0, DAC1 and the top and bottom rails, in volts. These are what was last saved with dac_set, not measurements: a running waveform generator or a measurement in progress can put something else on the output.',
+    'Stored setpoints of DAC0, DAC1, TOP_RAIL and BOTTOM_RAIL in volts; not measurements (use voltage_measure).',
   group: 'power',
   kind: 'read',
   capability: 'jumperless.read',
@@ -54,7 +54,7 @@ export const dacSet = defineDeviceTool({
   name: 'dac_set',
   title: 'Set a supply voltage',
   description:
-    "Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL to a voltage (-8..+8 V, or tighter operator limits). Drives real hardware: everything on that net gets the new voltage. The setpoint becomes part of the slot's state (saved with it, one undo step). The read-back is the stored setpoint, so it confirms the request, not the output: the board has no check that the DAC followed. Refused while the waveform generator drives that output. DAC0 also powers the probe: away from about 2.8-3.9 V its LEDs and sensing may misbehave.",
+    'Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL in volts: everything on its net gets it. Reads back the setpoint, not a measurement. Refused while the wave generator drives it. DAC0 also powers the probe, which misbehaves outside about 2.8-3.9 V.',
   group: 'power',
   kind: 'physical',
   capability: 'jumperless.power',

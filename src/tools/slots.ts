@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import { isSavableSlot, slotPath } from '../board/slots.js';
 import type { BoardClient, PythonPart } from './boardClient.js';
-import { AUTOSAVE_NOTE, boardImagePython, listed } from './boardImage.js';
+import { boardImagePython, listed } from './boardImage.js';
 import { RAM_REQUIRES, ramPython, readRam, readSlotLook } from './boardState.js';
 import { py } from './py.js';
 import { checkSaved, slotField, slotFilePython, slotStatus } from './slotFile.js';
@@ -52,7 +52,7 @@ const statusResult = async (board: BoardClient) => {
 export const slotCurrent = defineDeviceTool({
   name: 'slot_current',
   title: 'Current slot',
-  description: `The active slot and whether the board differs from its slot file (bridges with their duplicates, supplies, net names and user colours, GPIO direction and pulls, overlays). ${AUTOSAVE_NOTE}`,
+  description: 'The active slot (0-7) and whether the board differs from its file.',
   group: 'slots',
   kind: 'read',
   capability: 'jumperless.read',
@@ -65,7 +65,8 @@ export const slotCurrent = defineDeviceTool({
 export const slotHasChanges = defineDeviceTool({
   name: 'slot_has_changes',
   title: 'Unsaved changes?',
-  description: `Whether the board differs from the active slot's file, and how. ${AUTOSAVE_NOTE} So changes stay unsaved only briefly, or after a switch_slot() run in Python, which renumbers the slot without loading it.`,
+  description:
+    "How the board differs from the active slot's file. The board saves to its slot about 1 s after each change, so differences seldom last.",
   group: 'slots',
   kind: 'read',
   capability: 'jumperless.read',
@@ -78,7 +79,8 @@ export const slotHasChanges = defineDeviceTool({
 export const slotSave = defineDeviceTool({
   name: 'slot_save',
   title: 'Save to a slot',
-  description: `Save the board's connections, supplies, net names and colours, GPIO settings and overlays to a slot's file (default: the active slot), overwriting it, and check the file. Saving to another slot makes it the active slot: the board then saves later changes there. ${AUTOSAVE_NOTE}`,
+  description:
+    'Save wiring, supplies, names, GPIO and overlays to a slot (default the active one), overwriting it; another slot becomes the active one.',
   group: 'slots',
   kind: 'write',
   capability: 'jumperless.wire',

@@ -17,8 +17,7 @@ export const python: readonly PythonPart[] = [ramPython, boardImagePython, state
 export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
-  description:
-    'The whole board state: supply setpoints in volts, nets with their nodes, GPIO pins and LED overlays. ADC voltages and GPIO readings in it are live.',
+  description: "The board's state: supply setpoints, nets with nodes, GPIO pins (live) and overlays.",
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',

@@ -67,8 +67,7 @@ const HEAP_WITHOUT_PSRAM = 96_000;
 export const deviceInfo = defineDeviceTool({
   name: 'device_info',
   title: 'Board versions and health',
-  description:
-    'Firmware and MicroPython versions, the platform, the port, the MicroPython heap (free after a collection, and total: 96000 bytes on a board without PSRAM, megabytes with PSRAM), free flash, how many jumperless functions the firmware offers, and the link health (latency, failures, reconnects, resets, including soft resets).',
+  description: 'Firmware and MicroPython versions, heap, free flash and link health.',
   group: 'system',
   kind: 'read',
   capability: 'jumperless.read',
@@ -136,7 +135,7 @@ export const contextGet = defineDeviceTool({
   name: 'context_get',
   title: 'Python context',
   description:
-    "Whether Python's connection changes are kept (global) or rolled back when the board's built-in REPL exits (python).",
+    "Whether Python's wiring changes are kept (global) or rolled back when the board's REPL exits (python).",
   group: 'system',
   kind: 'read',
   capability: 'jumperless.read',
@@ -151,8 +150,7 @@ export const contextGet = defineDeviceTool({
 export const contextToggle = defineDeviceTool({
   name: 'context_toggle',
   title: 'Switch the Python context',
-  description:
-    'Switch between global and python context (python: changes made from Python roll back when the built-in REPL exits). Give context to land on it whatever the present one is.',
+  description: 'Switch between global and python context; omit context to flip.',
   group: 'system',
   kind: 'write',
   capability: 'jumperless.admin',
@@ -188,7 +186,7 @@ export const corePause = defineDeviceTool({
   name: 'core_pause',
   title: 'Pause core 2',
   description:
-    'Pause core 2, which refreshes the LEDs, e.g. for timing-critical Python. The pause lasts across later calls until core_resume; connections are still made while paused, but the LEDs do not show them. The firmware ends the pause by itself whenever it rebuilds all connections (nodes_clear, slot save or switch, state_set, its own menus), and the pause cannot be read back, so this server only knows its own: a second core_pause is refused until core_resume.',
+    'Pause core 2 (LED refresh) for timing-critical Python until core_resume; wiring still changes. The firmware resumes by itself when it rebuilds all wiring; a second pause is refused.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.admin',
@@ -223,8 +221,7 @@ export const corePause = defineDeviceTool({
 export const coreResume = defineDeviceTool({
   name: 'core_resume',
   title: 'Resume core 2',
-  description:
-    'Resume core 2: the LEDs catch up with the connections. Safe to call when nothing is paused; it also ends a pause made from Python.',
+  description: 'Resume core 2: the LEDs catch up. Safe when nothing is paused.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.admin',
@@ -244,8 +241,7 @@ export const coreResume = defineDeviceTool({
 export const arduinoReset = defineDeviceTool({
   name: 'arduino_reset',
   title: 'Reset the Arduino',
-  description:
-    'Pulse the reset line of the Arduino Nano in the header: its sketch restarts (nothing confirms it).',
+  description: "Pulse the Arduino Nano's reset line: its sketch restarts.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.io',
@@ -275,8 +271,7 @@ async function moveHistory(board: BoardClient, step: -1 | 1): Promise<z.infer<ty
 export const firmwareUndo = defineDeviceTool({
   name: 'firmware_undo',
   title: 'Undo a connection change',
-  description:
-    "Step the firmware's own connection history back one change (connections only, not supplies); the board reroutes. changed is false when there is nothing to undo.",
+  description: "Undo the firmware's last wiring change (not supplies); changed is false when there is none.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -289,8 +284,7 @@ export const firmwareUndo = defineDeviceTool({
 export const firmwareRedo = defineDeviceTool({
   name: 'firmware_redo',
   title: 'Redo a connection change',
-  description:
-    "Step the firmware's connection history forward one change after an undo; the board reroutes. changed is false when there is nothing to redo.",
+  description: 'Redo a wiring change firmware_undo took back.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.wire',

@@ -155,7 +155,7 @@ export const wavegenConfigure = defineDeviceTool({
   name: 'wavegen_configure',
   title: 'Configure the waveform generator',
   description:
-    'Set the generator output (DAC0, DAC1, TOP_RAIL, BOTTOM_RAIL), waveform, frequency_hz, amplitude_vpp and offset_volts; omitted fields keep their present value, and all five are written so a later start uses exactly these (the firmware would otherwise put its own defaults on fields never set). offset +- amplitude/2 must stay within the voltage limits. While running, the output changes at once, and the firmware holds up routing and LED updates; moving a running wave to another output stops it, drives the old output back to its setpoint and restarts it. DAC0 also powers the probe LEDs.',
+    "Set the wave generator's output, waveform, frequency, amplitude and offset; omitted fields keep their values. offset +- amplitude/2 must stay within the voltage limits. A running wave changes at once; routing and LEDs stall while it runs.",
   group: 'wavegen',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -218,7 +218,7 @@ export const wavegenStart = defineDeviceTool({
   name: 'wavegen_start',
   title: 'Start the waveform generator',
   description:
-    'Start the wave wavegen_status shows on its output (the settings are written back first, so the firmware adds no defaults of its own): that supply stops holding its setpoint and everything on its net sees the wave. Refused when the swing exceeds the voltage limits. On a board where nothing was configured since power-on this is a 1 kHz, 2 Vpp sine around 0 V on DAC0.',
+    'Start the wave wavegen_status shows, on its output (that supply leaves its setpoint). Refused beyond the voltage limits.',
   group: 'wavegen',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -238,8 +238,7 @@ export const wavegenStart = defineDeviceTool({
 export const wavegenStop = defineDeviceTool({
   name: 'wavegen_stop',
   title: 'Stop the waveform generator',
-  description:
-    'Stop the wave. The DAC would hold the last sample it was given, so the tool drives the output back to its stored setpoint (the setpoint itself does not change).',
+  description: 'Stop the wave; the output goes back to its setpoint.',
   group: 'wavegen',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -259,8 +258,7 @@ export const wavegenStop = defineDeviceTool({
 export const wavegenStatus = defineDeviceTool({
   name: 'wavegen_status',
   title: 'Read the waveform generator',
-  description:
-    "Read the generator settings (output, waveform, frequency_hz, amplitude_vpp, offset_volts) and whether it runs. Before anything was set since power-on these are the firmware's initial values (DAC0, 1 kHz, sine, 2 Vpp, 0 V); wavegen_start starts exactly what this shows.",
+  description: "The wave generator's settings and whether it runs.",
   group: 'wavegen',
   kind: 'read',
   capability: 'jumperless.read',

@@ -96,7 +96,7 @@ describe('tools that are right on the firmware, through MCP', () => {
   });
 
   it('sets, lists and clears overlays past the 4095 characters overlay_serialize() keeps', async () => {
-    await call('overlay_clear_all');
+    await call('overlay_clear');
     const full = (shade: string) => Array.from({ length: 300 }, () => shade);
     await call('overlay_set', {
       name: 'first',
@@ -121,7 +121,7 @@ describe('tools that are right on the firmware, through MCP', () => {
     expect(listed.overlays.every((o) => o.colors.length === 300)).toBe(true);
     await call('overlay_clear', { name: 'first' });
     expect((await call<{ overlays: unknown[] }>('overlay_list')).overlays).toHaveLength(1);
-    await call('overlay_clear_all');
+    await call('overlay_clear');
   });
 
   it('writes and reads back a 100 KB file through the tools, in 4 KB board jobs (the heap is 96000 bytes)', async () => {
