@@ -147,6 +147,8 @@ export interface CallContext {
   client?: ClientBridge;
   /** Who calls (`stdio`, `http:<session>`, `socket:<peer>`): board turns are taken per caller. */
   caller: string;
+  /** What the caller holds, so tools about tools show only what it may call; absent: not known. */
+  granted?: ReadonlySet<Capability>;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 import { DESCRIBE_TOOL, type ListMode, listModeFor, nameOnly, SEARCH_TOOL } from '../federation/index.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { ToolEntry } from './registry.js';
+import { TOOLSET_TOOL } from './selection.js';
 
 export interface ListToolsOptions {
   caller: { readonly granted: ReadonlySet<Capability> };
@@ -49,9 +50,20 @@ export interface ToolList {
   _meta?: Record<string, unknown>;
 }
 
-/** The listed tools this caller may call, in catalog order (the socket lists these too). */
+/**
+ * The listed tools this caller may call, in catalog order (the socket lists these too): on in the
+ * operator's selection, their capability granted; toolset_enable only while a toolset is off.
+ */
 export function callableTools(dispatcher: Dispatcher, granted: ReadonlySet<Capability>): ToolEntry[] {
-  return dispatcher.registry.listed().filter((entry) => granted.has(entry.capability));
+  const { selection } = dispatcher;
+  return dispatcher.registry
+    .listed()
+    .filter(
+      (entry) =>
+        granted.has(entry.capability) &&
+        selection.enabled(entry) &&
+        (entry.internal !== TOOLSET_TOOL || selection.partial),
+    );
 }
 
 /** Hidden tools of the root this caller may call: a gateway offers them by name, no model sees them. */

@@ -5,6 +5,7 @@
  * lists them, and they only ever see listed tools (never hidden ones).
  */
 import { z } from 'zod';
+import type { Capability } from '../contract/index.js';
 import { type AnyTool, defineTool } from '../tools/tool.js';
 import { keywordSearch, type SearchEngine, type SearchEntry } from './search.js';
 
@@ -14,9 +15,10 @@ export const META_TOOL_NAMES: readonly string[] = [SEARCH_TOOL, DESCRIBE_TOOL];
 
 /** What the meta-tools read: the listed tools by wire name, meta-tools and hidden tools excluded. */
 export interface DiscoveryCatalog {
-  entries(): readonly SearchEntry[];
-  /** The definition `tools/list` would show in full mode; undefined when not a listed tool. */
-  definition(name: string): Record<string, unknown> | undefined;
+  /** The listed tools a caller holding `granted` may call (all of them when not known). */
+  entries(granted?: ReadonlySet<Capability>): readonly SearchEntry[];
+  /** The definition `tools/list` would show in full mode; undefined when not a listed tool for this caller. */
+  definition(name: string, granted?: ReadonlySet<Capability>): Record<string, unknown> | undefined;
 }
 
 const hit = z.object({
@@ -40,7 +42,9 @@ export function metaTools(catalog: DiscoveryCatalog, engine: SearchEngine = keyw
       limit: z.number().int().min(1).max(50).default(10).describe('Most hits to return'),
     }),
     output: z.object({ tools: z.array(hit) }),
-    handle: async ({ query, limit }) => ({ tools: engine.search(query, catalog.entries(), limit) }),
+    handle: async ({ query, limit }, context) => ({
+      tools: engine.search(query, catalog.entries(context.granted), limit),
+    }),
   });
 
   const describe = defineTool({
@@ -63,11 +67,11 @@ export function metaTools(catalog: DiscoveryCatalog, engine: SearchEngine = keyw
       tools: z.array(z.object({ name: z.string() }).catchall(z.unknown())),
       unknown: z.array(z.string()).describe('Names that are not listed tools'),
     }),
-    handle: async ({ names }) => {
+    handle: async ({ names }, context) => {
       const tools: Array<Record<string, unknown> & { name: string }> = [];
       const unknown: string[] = [];
       for (const name of new Set(names)) {
-        const definition = catalog.definition(name);
+        const definition = catalog.definition(name, context.granted);
         if (definition) tools.push({ ...definition, name });
         else unknown.push(name);
       }

@@ -42,7 +42,6 @@ export const pythonExec = defineDeviceTool({
   group: 'exec',
   kind: 'destructive',
   capability: 'jumperless.exec',
-  hidden: true,
   timeoutMs: (MAX_TIMEOUT_S + 10) * 1000,
   input: z.object({
     code: z.string().min(1).max(CODE_MAX_CHARS).describe('MicroPython source'),
