@@ -32,13 +32,13 @@ export function metaTools(catalog: DiscoveryCatalog, engine: SearchEngine = keyw
     name: SEARCH_TOOL,
     title: 'Search the tools',
     description:
-      'Find tools by what they do, e.g. "set a voltage" or "read a GPIO pin". Returns tool names with a score from 0 to 1, best first; call tools_describe for the arguments before calling one.',
+      'Find tools by what they do, e.g. "set a voltage". Returns names scored 0-1, best first; tools_describe gives their arguments.',
     group: 'discovery',
     kind: 'read',
     capability: 'jumperless.read',
     hidden: true,
     input: z.object({
-      query: z.string().min(1).max(500).describe('What the tool should do, in plain words'),
+      query: z.string().min(1).max(500).describe('What it should do'),
       limit: z.number().int().min(1).max(50).default(10).describe('Most hits to return'),
     }),
     output: z.object({ tools: z.array(hit) }),
@@ -50,18 +50,13 @@ export function metaTools(catalog: DiscoveryCatalog, engine: SearchEngine = keyw
   const describe = defineTool({
     name: DESCRIBE_TOOL,
     title: 'Describe tools',
-    description:
-      'Full definitions (description, input and output JSON Schemas, annotations) of tools by name, as tools/list would show them.',
+    description: 'The full definitions of tools by name, as tools/list shows them.',
     group: 'discovery',
     kind: 'read',
     capability: 'jumperless.read',
     hidden: true,
     input: z.object({
-      names: z
-        .array(z.string().min(1).max(200))
-        .min(1)
-        .max(50)
-        .describe('Tool names, e.g. from tools_search'),
+      names: z.array(z.string().min(1).max(200)).min(1).max(50),
     }),
     output: z.object({
       tools: z.array(z.object({ name: z.string() }).catchall(z.unknown())),

@@ -82,7 +82,7 @@ def conn_net_color(i, c):
 /** The board-side parts the connection tools call: the snapshot's bridge and path readers, and their own. */
 export const python: readonly PythonPart[] = [snapshotPython, connectionsPython];
 
-const pairArg = z.array(nodeArg).length(2).describe('Two nodes, e.g. ["TOP_RAIL", 10] or [10, 20]');
+const pairArg = z.array(nodeArg).length(2).describe('e.g. ["TOP_RAIL", 10]');
 
 const routeArg = z
   .enum(ROUTE_STATES)
@@ -216,7 +216,7 @@ export const connect = defineDeviceTool({
   name: 'connect',
   title: 'Connect nodes',
   description:
-    'Bridge pairs of nodes through the crossbar, in order. Shorts (supplies to GND or each other, GPIO onto a supply) are refused. Each pair reports its outcome: crossbar_full and unrouted mean stored but not connected.',
+    'Bridge pairs of nodes through the crossbar. Shorts (supplies to GND or each other, GPIO onto a supply) are refused. crossbar_full or unrouted: stored but not connected.',
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -377,14 +377,14 @@ export const disconnect = defineDeviceTool({
   name: 'disconnect',
   title: 'Disconnect nodes',
   description:
-    "Remove bridges: exact pairs and/or every bridge touching the given nodes. Removing BUFFER_IN-DAC0 (e.g. nodes [DAC0]) cuts the probe's power.",
+    "Remove exact bridges and/or every bridge touching nodes. Removing BUFFER_IN-DAC0 cuts the probe's power.",
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
   requires: ['disconnect', ...SNAPSHOT_REQUIRES],
   input: z.object({
-    pairs: z.array(pairArg).max(MAX_BRIDGES).default([]).describe('Exact bridges to remove'),
-    nodes: z.array(nodeArg).max(MAX_BRIDGES).default([]).describe('Remove every bridge touching these nodes'),
+    pairs: z.array(pairArg).max(MAX_BRIDGES).default([]).describe('Exact bridges'),
+    nodes: z.array(nodeArg).max(MAX_BRIDGES).default([]).describe('Every bridge touching these'),
   }),
   output: z.object({
     removed: z.array(bridgeOut),
@@ -436,7 +436,7 @@ export const nodesClear = defineDeviceTool({
   name: 'nodes_clear',
   title: 'Clear all connections',
   description:
-    'Remove every bridge; the probe-power bridge BUFFER_IN-DAC0 comes back unless keep_probe_power is false. state_snapshot first to be able to undo.',
+    'Remove every bridge; the probe-power bridge BUFFER_IN-DAC0 comes back unless keep_probe_power is false.',
   group: 'connections',
   kind: 'destructive',
   capability: 'jumperless.wire',
@@ -468,7 +468,7 @@ export const bridgesList = defineDeviceTool({
   name: 'bridges_list',
   title: 'List bridges',
   description:
-    'Every bridge with its net and whether it is really routed (the firmware keeps bridges it could not route, silently).',
+    'Every bridge with its net and whether it is routed (the firmware keeps unroutable bridges silently).',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -516,7 +516,7 @@ export const netsList = defineDeviceTool({
   name: 'nets_list',
   title: 'List nets',
   description:
-    'Nets with names, colours, nodes, voltages and unrouted bridges. Nets 1-5 are GND, TOP_RAIL, BOTTOM_RAIL, DAC0, DAC1; user nets (6 up) renumber as wiring changes.',
+    'Nets with names, colours, nodes, voltages, unrouted bridges. 1-5 are GND, TOP_RAIL, BOTTOM_RAIL, DAC0, DAC1; user nets (6 up) renumber.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -542,7 +542,7 @@ export const netCheck = defineDeviceTool({
   name: 'net_check',
   title: 'How two nodes are joined',
   description:
-    'How two nodes are joined: bridged (a direct bridge) and routed, and same_net (directly or through other bridges). Wires outside the crossbar are invisible to the board.',
+    'Whether two nodes are bridged directly (and routed) and whether they share a net. Wires outside the crossbar are invisible to the board.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -665,7 +665,7 @@ export const netSet = defineDeviceTool({
   name: 'net_set',
   title: 'Name or colour a net',
   description:
-    'Name and/or colour a net, picked by a member node (steady) or index (renumbers). An empty name restores "Net N"; colour names (red, orange, yellow, green, cyan, blue, violet, pink, white...) are dimmed, #rrggbb is exact. Both stay with the net\'s first node.',
+    'Name and/or colour a net, picked by a member node or index (renumbers). Empty name restores "Net N"; #rrggbb is exact, names (red, green, blue, cyan, white...) are dimmed.',
   group: 'connections',
   kind: 'write',
   capability: 'jumperless.wire',

@@ -38,7 +38,7 @@ export const pythonExec = defineDeviceTool({
   name: 'python_exec',
   title: 'Run MicroPython on the board',
   description:
-    'Run MicroPython on the board and return stdout, stderr and any exception: the escape hatch for what no tool does. It can do anything (drive supplies, rewire, delete files). Globals persist until a soft reset; about 16 KB of source fits without PSRAM.',
+    'Run MicroPython on the board; returns stdout, stderr and any exception. The escape hatch for what no tool does: it can drive supplies, rewire, delete files. Globals last until a soft reset.',
   group: 'exec',
   kind: 'destructive',
   capability: 'jumperless.exec',

@@ -145,7 +145,7 @@ export function checkPath(path: string): string {
   return trimmed;
 }
 
-const pathField = z.string().max(PATH_MAX).describe('Absolute, e.g. /python_scripts/a.py; any case');
+const pathField = z.string().max(PATH_MAX).describe('Absolute, e.g. /python_scripts/a.py');
 
 const notFound = (path: string): ToolError => new ToolError('not_found', `No file or directory at ${path}.`);
 
@@ -159,7 +159,7 @@ export const fileList = defineDeviceTool({
   name: 'file_list',
   title: 'List a board directory',
   description:
-    'List a flash directory: names, kinds, sizes, free space. Dot-files are never listed; truncated means entries are missing.',
+    'List a flash directory with sizes and free space (dot-files never; truncated means entries are missing).',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
@@ -207,7 +207,7 @@ export const fileList = defineDeviceTool({
 export const fileRead = defineDeviceTool({
   name: 'file_read',
   title: 'Read a board file',
-  description: 'Read a flash file: UTF-8 text, or base64 when binary; up to 131072 bytes from offset_bytes.',
+  description: 'Read a flash file: text, or base64 when binary; up to 131072 bytes from offset_bytes.',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
@@ -278,7 +278,7 @@ export const fileWrite = defineDeviceTool({
   name: 'file_write',
   title: 'Write a board file',
   description:
-    'Write text or base64 to a flash file; an existing one needs overwrite or append. /config.txt and /slots/*.yaml change how the board behaves.',
+    "Write text or base64 to a flash file (existing ones need overwrite or append). /config.txt and /slots/*.yaml change the board's behaviour.",
   group: 'files',
   kind: 'write',
   capability: 'jumperless.files',
@@ -288,10 +288,10 @@ export const fileWrite = defineDeviceTool({
     content: z
       .string()
       .max(WRITE_MAX_BYTES * 2)
-      .describe('Text, or base64 when encoding is base64'),
+      .describe('Text, or base64'),
     encoding: z.enum(['utf-8', 'base64']).default('utf-8'),
     overwrite: z.boolean().default(false).describe('Replace an existing file'),
-    append: z.boolean().default(false).describe('Add to the end of an existing file'),
+    append: z.boolean().default(false).describe('Add to an existing file'),
   }),
   output: z.object({
     path: z.string(),
@@ -376,7 +376,7 @@ export const fileWrite = defineDeviceTool({
 export const fileDelete = defineDeviceTool({
   name: 'file_delete',
   title: 'Delete a board file',
-  description: "Delete a flash file for good; slot files and /config.txt hold the board's setup.",
+  description: 'Delete a flash file for good (slot files and /config.txt hold the setup).',
   group: 'files',
   kind: 'destructive',
   capability: 'jumperless.files',

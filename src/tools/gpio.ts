@@ -170,7 +170,7 @@ export const gpioGet = defineDeviceTool({
   name: 'gpio_get',
   title: 'Read a GPIO pin',
   description:
-    'Read a GPIO pin: level (HIGH, LOW or FLOATING), direction, pull and its net. UART pins 9 and 10 read UNKNOWN.',
+    'Read a GPIO pin: level (HIGH, LOW, FLOATING), direction, pull, net. Pins 9-10 (UART) read UNKNOWN.',
   group: 'gpio',
   kind: 'read',
   capability: 'jumperless.read',
@@ -218,7 +218,7 @@ export const gpioConfig = defineDeviceTool({
   name: 'gpio_config',
   title: 'Configure a GPIO pin',
   description:
-    "Set a GPIO pin's direction, output level and/or pull (a level alone makes it an output). Driving is refused while it runs PWM, on the UART pins, and on a net with a supply, GND or another driver (a short). A new BUS_KEEPER reads UNKNOWN.",
+    "Set a GPIO pin's direction, level and/or pull (a level alone makes it an output). Driving is refused during PWM, on UART pins, and onto a net with a supply, GND or another driver.",
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
@@ -265,14 +265,14 @@ export const pwmStart = defineDeviceTool({
   name: 'pwm_start',
   title: 'Start PWM on a GPIO pin',
   description:
-    'Square wave (3.3 V logic) on GPIO_1..8; below 10 Hz a timer switches it. Pins 1/2, 3/4, 5/6, 7/8 share one frequency: refused while the partner runs PWM unless share_slice. Refused on a net with a supply, GND or another driver.',
+    'Square wave (3.3 V) on GPIO_1..8; below 10 Hz a timer drives it. Pins 1/2, 3/4, 5/6, 7/8 share a frequency (share_slice to retune the partner). Refused onto a driven net.',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
   requires: ['pwm', 'gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'gpio_set_pull', 'get_state'],
   input: z.object({
     pin: pwmPinField,
-    frequency_hz: z.number().min(PWM_FREQ_HZ.min).max(PWM_FREQ_HZ.max).describe('Hz'),
+    frequency_hz: z.number().min(PWM_FREQ_HZ.min).max(PWM_FREQ_HZ.max),
     duty_cycle: z.number().min(PWM_DUTY.min).max(PWM_DUTY.max).default(0.5).describe('0..1, fraction high'),
     share_slice: z.boolean().default(false).describe("Retune the partner pin's PWM too"),
   }),
@@ -336,8 +336,7 @@ export const pwmStart = defineDeviceTool({
 export const pwmStop = defineDeviceTool({
   name: 'pwm_stop',
   title: 'Stop PWM on a GPIO pin',
-  description:
-    'Stop PWM on a pin. Hardware PWM stops on its partner pin (1/2, 3/4, 5/6, 7/8) too; an output pin is left driving LOW.',
+  description: 'Stop PWM on a pin; hardware PWM stops on its partner pin (1/2, 3/4, 5/6, 7/8) too.',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',

@@ -213,7 +213,7 @@ describe('every tool at its largest inputs on a full board', () => {
     await runAtMax('overlay_list', {});
     await runAtMax('state_get', {});
     await runAtMax('slot_current', {});
-    await runAtMax('slot_has_changes', {});
+    await runAtMax('slot_current', {});
     await runAtMax('device_info', {});
     await runAtMax('context_get', {});
     await runAtMax('clickwheel_read', {});
@@ -336,7 +336,7 @@ describe('every tool at its largest inputs on a full board', () => {
     });
     await runAtMax('wokwi_import', { diagram: diagram.padEnd(WOKWI_MAX_CHARS, ' ') });
     await runAtMax('firmware_undo', {});
-    await runAtMax('firmware_redo', {});
+    await runAtMax('firmware_undo', { redo: true });
   });
 
   it('shows the longest text on the OLED and asks with the longest instruction', async () => {
@@ -381,11 +381,11 @@ describe('every tool at its largest inputs on a full board', () => {
     await runAtMax('context_toggle', {});
     await runAtMax('context_toggle', {});
     await runAtMax('core_pause', {});
-    await runAtMax('core_resume', {});
+    await runAtMax('core_pause', { resume: true });
     await runAtMax('arduino_reset', {});
     await runAtMax('wavegen_configure', { output: 'DAC1', waveform: 'square', frequency_hz: 10_000 }, false);
-    await runAtMax('wavegen_start', {}, false);
-    await runAtMax('wavegen_stop', {}, false);
+    await runAtMax('wavegen_configure', { running: true }, false);
+    await runAtMax('wavegen_configure', { running: false }, false);
   });
 
   it('removes and makes the most bridges at once', async () => {

@@ -112,7 +112,7 @@ export function rowCells(row: number): Array<{ yRow: number; xCol: number }> {
 const colorArg = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}$/, 'a colour is #rrggbb')
-  .describe('#000000 is transparent; dim colours are kinder to eyes');
+  .describe('#rrggbb; #000000 transparent');
 const toInt = (color: string): number => Number.parseInt(color.slice(1), 16);
 const toHex = (rgb: string): string => `#${rgb.toLowerCase().padStart(6, '0')}`;
 
@@ -125,7 +125,7 @@ const toHex = (rgb: string): string => `#${rgb.toLowerCase().padStart(6, '0')}`;
 const nameArg = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,30}$/, 'letters, digits, space, _ . - (1-31, not starting with _)')
-  .describe('Replaces an overlay of that name');
+  .describe('Replaces one of that name');
 
 /** A name to clear: any existing one the board can match (at most 31 bytes), without `"` or `\\`. */
 const clearNameArg = z
@@ -139,8 +139,8 @@ const clearNameArg = z
   .refine((n) => Buffer.byteLength(n) <= 31, 'at most 31 bytes: the board never matches a longer name')
   .describe('Overlay name, e.g. _DIRECT_PIXELS_ for the single LEDs');
 
-const xCol = z.number().int().min(1).max(OVERLAY_COLS).describe('Breadboard row, or row - 30');
-const yRow = z.number().int().min(1).max(OVERLAY_ROWS).describe('1-5 top half, 6-10 bottom');
+const xCol = z.number().int().min(1).max(OVERLAY_COLS).describe('Row, or row - 30');
+const yRow = z.number().int().min(1).max(OVERLAY_ROWS).describe('1-5 top, 6-10 bottom');
 
 const overlayOut = z.object({
   name: z.string(),
@@ -206,7 +206,7 @@ export const overlaySet = defineDeviceTool({
   name: 'overlay_set',
   title: 'Paint an LED overlay',
   description:
-    'Paint a named rectangle of LEDs over the wiring view: 30 columns (rows 1-30 or 31-60) by 10 canvas rows (1-5 top half, 6-10 bottom). One colour fills; or give width*height, row by row. The board holds 8 overlays.',
+    'Paint a named rectangle of LEDs: 30 columns (rows 1-30 or 31-60) by 10 canvas rows (1-5 top half, 6-10 bottom). One colour fills, or width*height row by row. 8 overlays at most.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -259,8 +259,7 @@ const remainingField = z
 export const overlayClear = defineDeviceTool({
   name: 'overlay_clear',
   title: 'Remove LED overlays',
-  description:
-    'Remove the overlay of that name (_DIRECT_PIXELS_ holds single LEDs), or with no name every overlay; the LEDs show the nets again.',
+  description: 'Remove the overlay of that name, or every overlay without one; the LEDs show the nets again.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -287,7 +286,7 @@ export const overlayClear = defineDeviceTool({
 export const overlayList = defineDeviceTool({
   name: 'overlay_list',
   title: 'List LED overlays',
-  description: 'The LED overlays with position, size and colours; _DIRECT_PIXELS_ holds single LEDs.',
+  description: 'The LED overlays; _DIRECT_PIXELS_ holds single LEDs.',
   group: 'leds',
   kind: 'read',
   capability: 'jumperless.read',
@@ -303,7 +302,7 @@ export const overlaySetPixels = defineDeviceTool({
   name: 'overlay_set_pixels',
   title: 'Set single LEDs',
   description:
-    'Set single LEDs on the 30x10 canvas (#000000 clears one). They share one overlay, _DIRECT_PIXELS_, of the 8.',
+    'Set single LEDs on the 30x10 canvas (#000000 clears); they share the overlay _DIRECT_PIXELS_.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -343,13 +342,13 @@ export const rowsHighlight = defineDeviceTool({
   name: 'rows_highlight',
   title: 'Highlight breadboard rows',
   description:
-    'Light whole breadboard rows in one colour, e.g. to show a person where a part goes. Replaces the highlight of that name; no rows removes it.',
+    'Light whole rows in one colour, e.g. where a part goes; replaces the highlight of that name, no rows removes it.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
   requires: ['overlay_set', 'overlay_clear', ...REQUIRES],
   input: z.object({
-    rows: z.array(z.number().int().min(1).max(60)).max(60).describe('Breadboard rows 1-60'),
+    rows: z.array(z.number().int().min(1).max(60)).max(60).describe('Rows'),
     color: colorArg.default('#402a00'),
     name: nameArg.default('highlight'),
   }),

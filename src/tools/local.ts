@@ -47,7 +47,10 @@ export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): JsonS
     string,
     unknown
   >;
-  return { ...(withoutSafeIntegerBounds(rest) as Record<string, unknown>), type: 'object' };
+  const { properties, ...others } = withoutSafeIntegerBounds(rest) as Record<string, unknown>;
+  // A tool without arguments needs no empty `properties`: `{type: object}` says the same.
+  const any = properties && typeof properties === 'object' && Object.keys(properties).length > 0;
+  return { ...others, ...(any ? { properties } : {}), type: 'object' };
 }
 
 /**

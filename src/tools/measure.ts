@@ -75,7 +75,7 @@ export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
   description:
-    'Volts at a node (-8.9..+8.9 V, 4.5 mV steps), read through a free ADC routed for the call; an undriven node reads about 0 V. Refused while the wave generator runs, unless the node is already on an ADC.',
+    'Volts at a node (-8.9..+8.9 V) through an ADC routed for the read; an undriven node reads about 0 V. Refused while the wave generator runs unless the node is on an ADC.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
@@ -90,7 +90,7 @@ export const voltageMeasure = defineDeviceTool({
   ],
   input: z.object({
     node: nodeArg,
-    samples: z.number().int().min(1).max(64).default(4).describe('Readings to average'),
+    samples: z.number().int().min(1).max(64).default(4).describe('Readings averaged'),
     settle_ms: z.number().int().min(0).max(1000).default(SETTLE_MS).describe('Wait after routing, ms'),
   }),
   output: z.object({
@@ -140,13 +140,13 @@ export const currentMeasure = defineDeviceTool({
   name: 'current_measure',
   title: 'Measure current through ISENSE',
   description:
-    'Current through the 2 ohm shunt from ISENSE_PLUS to ISENSE_MINUS (wire it in series with the load; about +-0.16 A), with bus volts and power.',
+    'Amps through the 2 ohm shunt ISENSE_PLUS to ISENSE_MINUS (in series with the load; about +-0.16 A), with bus volts and power.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
   requires: ['ina_get_current', 'ina_get_bus_voltage', 'ina_get_power', ...SNAPSHOT_REQUIRES],
   input: z.object({
-    samples: z.number().int().min(1).max(64).default(4).describe('Readings to average'),
+    samples: z.number().int().min(1).max(64).default(4).describe('Readings averaged'),
   }),
   output: z.object({
     current_amps: z.number(),

@@ -12,7 +12,7 @@ export const NODE_HELP = 'row 1-60 or a name (GND, TOP_RAIL, DAC1, ADC0, ISENSE_
 
 export const nodeArg = z
   .union([z.number().int(), z.string().min(1).max(32)])
-  .describe('Row 1-60 or a name: GND, TOP_RAIL, DAC1, GPIO_1, D13, A0...');
+  .describe('Row 1-60 or name: GND, TOP_RAIL, DAC1, GPIO_1, D13...');
 
 export type NodeArg = z.infer<typeof nodeArg>;
 

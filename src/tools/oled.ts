@@ -118,7 +118,7 @@ export const oledPrint = defineDeviceTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
   description:
-    'Show text on the OLED, replacing what it shows. Size 2 fits 2 lines of 10 characters, 1 four of 21, 0 scrolls; default picks. Fails with no_display when none is on.',
+    'Show text on the OLED. Size 2 fits 2 lines of 10 characters, 1 four of 21, 0 scrolls; default picks. Fails with no_display when none is on.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',

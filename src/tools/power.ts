@@ -39,8 +39,7 @@ const setpoints = z.object({
 export const powerGet = defineDeviceTool({
   name: 'power_get',
   title: 'Read supply setpoints',
-  description:
-    'Stored setpoints of DAC0, DAC1, TOP_RAIL and BOTTOM_RAIL in volts; not measurements (use voltage_measure).',
+  description: 'Setpoints of DAC0, DAC1 and both rails in volts (not measurements).',
   group: 'power',
   kind: 'read',
   capability: 'jumperless.read',
@@ -54,7 +53,7 @@ export const dacSet = defineDeviceTool({
   name: 'dac_set',
   title: 'Set a supply voltage',
   description:
-    'Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL in volts: everything on its net gets it. Reads back the setpoint, not a measurement. Refused while the wave generator drives it. DAC0 also powers the probe, which misbehaves outside about 2.8-3.9 V.',
+    'Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL: everything on its net gets it. Reads back the setpoint, not the output. DAC0 also powers the probe, which misbehaves outside about 2.8-3.9 V.',
   group: 'power',
   kind: 'physical',
   capability: 'jumperless.power',

@@ -135,7 +135,7 @@ export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
   title: 'Measure resistance between two nodes',
   description:
-    'Ohms between two otherwise unconnected nodes, with an error bound (+-5% from 10 ohm to 5 kohm, up to +-25% beyond). Drives DAC1 at test_volts (at most 40 mA) and borrows ISENSE and two ADCs, then restores them. Refused while the wave generator runs.',
+    'Ohms between two otherwise unconnected nodes, with an error bound (+-5% 10 ohm-5 kohm, up to +-25% beyond). Borrows DAC1 (at most 40 mA), ISENSE and two ADCs. Refused while the wave generator runs.',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',

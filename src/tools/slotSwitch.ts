@@ -84,7 +84,7 @@ export const slotSwitch = defineDeviceTool({
   name: 'slot_switch',
   title: 'Switch slot',
   description:
-    "Switch to slot 0-7 as the board's menu does: save the active slot first (unless discard_changes), then load the new one. Refused when it would short supplies or exceed the voltage limits.",
+    "Switch to slot 0-7 as the board's menu does: save the active slot first (unless discard_changes), then load the new one. Refused on shorts or beyond the voltage limits.",
   group: 'slots',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -141,7 +141,7 @@ export const slotDiscard = defineDeviceTool({
   name: 'slot_discard',
   title: 'Discard unsaved changes',
   description:
-    "Reload the active slot's file, dropping changes. The board saves about 1 s after each change, so to go back further use state_snapshot and state_undo.",
+    "Reload the active slot's file, dropping changes (autosave keeps them about 1 s; to go back further use state_undo).",
   group: 'slots',
   kind: 'destructive',
   capability: 'jumperless.wire',

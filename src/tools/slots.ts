@@ -49,24 +49,12 @@ const statusResult = async (board: BoardClient) => {
   };
 };
 
+/** The active slot and how the board differs from it (slot_has_changes answered the same; it is gone). */
 export const slotCurrent = defineDeviceTool({
   name: 'slot_current',
   title: 'Current slot',
-  description: 'The active slot (0-7) and whether the board differs from its file.',
-  group: 'slots',
-  kind: 'read',
-  capability: 'jumperless.read',
-  requires: RAM_REQUIRES,
-  input: z.object({}),
-  output: statusOutput,
-  handle: async (_args, { board }) => statusResult(board),
-});
-
-export const slotHasChanges = defineDeviceTool({
-  name: 'slot_has_changes',
-  title: 'Unsaved changes?',
   description:
-    "How the board differs from the active slot's file. The board saves to its slot about 1 s after each change, so differences seldom last.",
+    'The active slot (0-7) and how the board differs from its file (the board autosaves about 1 s after a change).',
   group: 'slots',
   kind: 'read',
   capability: 'jumperless.read',
@@ -80,7 +68,7 @@ export const slotSave = defineDeviceTool({
   name: 'slot_save',
   title: 'Save to a slot',
   description:
-    'Save wiring, supplies, names, GPIO and overlays to a slot (default the active one), overwriting it; another slot becomes the active one.',
+    "Save the board's setup to a slot (default the active one), overwriting it; that slot becomes the active one.",
   group: 'slots',
   kind: 'write',
   capability: 'jumperless.wire',
@@ -120,4 +108,4 @@ export const slotSave = defineDeviceTool({
   },
 });
 
-export default [slotCurrent, slotHasChanges, slotSave, slotSwitch, slotDiscard];
+export default [slotCurrent, slotSave, slotSwitch, slotDiscard];

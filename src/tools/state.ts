@@ -17,7 +17,7 @@ export const python: readonly PythonPart[] = [ramPython, boardImagePython, state
 export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
-  description: "The board's state: supply setpoints, nets with nodes, GPIO pins (live) and overlays.",
+  description: 'The board: supply setpoints, nets and nodes, GPIO pins and overlays.',
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',

@@ -342,7 +342,7 @@ export const stateSet = defineDeviceTool({
   name: 'state_set',
   title: 'Apply a board state',
   description:
-    'Apply supplies, nets (chains of nodes), GPIO and overlays in one call; with clear_first the nets replace all wiring (probe power kept). Refused on shorts. Snapshots first and reports what did not take.',
+    'Apply supplies, nets (chains of nodes), GPIO and overlays at once; clear_first replaces all wiring (probe power kept). Refused on shorts. Snapshots first; reports what did not take.',
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',

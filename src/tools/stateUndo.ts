@@ -52,8 +52,7 @@ export async function takeSnapshot(board: BoardClient, label: string, ram?: RamS
 export const stateSnapshot = defineDeviceTool({
   name: 'state_snapshot',
   title: 'Snapshot the board state',
-  description:
-    'Remember wiring, supplies, names, GPIO and overlays (last 16, in this server) for state_undo.',
+  description: "Remember the board's setup (the last 16, in this server) for state_undo.",
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
@@ -87,7 +86,7 @@ export const stateUndo = defineDeviceTool({
   name: 'state_undo',
   title: 'Restore a snapshot',
   description:
-    'Restore a snapshot (default the latest; state_set and wokwi_import take one first), replacing all wiring; reports what differs.',
+    'Restore a snapshot (default the latest; state_set and wokwi_import take one), replacing all wiring.',
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',

@@ -135,7 +135,7 @@ export const contextGet = defineDeviceTool({
   name: 'context_get',
   title: 'Python context',
   description:
-    "Whether Python's wiring changes are kept (global) or rolled back when the board's REPL exits (python).",
+    "Whether Python's wiring changes are kept (global) or undone when the board's REPL exits (python).",
   group: 'system',
   kind: 'read',
   capability: 'jumperless.read',
@@ -182,60 +182,52 @@ export const contextToggle = defineDeviceTool({
 const paused = new Map<string, { since: string }>();
 const boardKey = (board: BoardClient): string => board.id;
 
+async function pauseCore(board: BoardClient) {
+  const key = boardKey(board);
+  const held = paused.get(key);
+  if (held) {
+    throw new ToolError(
+      'already_paused',
+      `This server paused core 2 at ${held.since} (the firmware may have resumed it since, e.g. on nodes_clear or a slot change); call core_pause with resume: true first.`,
+      {
+        details: { since: held.since },
+      },
+    );
+  }
+  const since = new Date().toISOString();
+  // Claim before sending, so a concurrent second pause is refused too.
+  paused.set(key, { since });
+  try {
+    await board.call('_jlt.sys_pause(True)');
+  } catch (error) {
+    paused.delete(key);
+    throw error;
+  }
+  return { paused: true, since };
+}
+
+async function resumeCore(board: BoardClient) {
+  const key = boardKey(board);
+  const wasPaused = paused.has(key);
+  // Resume even when we did not pause: someone may have paused it from Python.
+  await board.call('_jlt.sys_pause(False)');
+  paused.delete(key);
+  return { paused: false, was_paused: wasPaused };
+}
+
+/** Pause and resume in one tool (it replaced core_resume). */
 export const corePause = defineDeviceTool({
   name: 'core_pause',
-  title: 'Pause core 2',
+  title: 'Pause or resume core 2',
   description:
-    'Pause core 2 (LED refresh) for timing-critical Python until core_resume; wiring still changes. The firmware resumes by itself when it rebuilds all wiring; a second pause is refused.',
+    'Pause core 2 (LED refresh) for timing-critical Python, or resume: true. Wiring still changes while paused; the firmware resumes by itself when it rebuilds all wiring.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.admin',
   requires: ['pause_core2'],
-  input: z.object({}),
-  output: z.object({ paused: z.boolean(), since: z.string() }),
-  handle: async (_args, { board }) => {
-    const key = boardKey(board);
-    const held = paused.get(key);
-    if (held) {
-      throw new ToolError(
-        'already_paused',
-        `This server paused core 2 at ${held.since} (the firmware may have resumed it since, e.g. on nodes_clear or a slot change); call core_resume first.`,
-        {
-          details: { since: held.since },
-        },
-      );
-    }
-    const since = new Date().toISOString();
-    // Claim before sending, so a concurrent second pause is refused too.
-    paused.set(key, { since });
-    try {
-      await board.call('_jlt.sys_pause(True)');
-    } catch (error) {
-      paused.delete(key);
-      throw error;
-    }
-    return { paused: true, since };
-  },
-});
-
-export const coreResume = defineDeviceTool({
-  name: 'core_resume',
-  title: 'Resume core 2',
-  description: 'Resume core 2: the LEDs catch up. Safe when nothing is paused.',
-  group: 'system',
-  kind: 'physical',
-  capability: 'jumperless.admin',
-  requires: ['pause_core2'],
-  input: z.object({}),
-  output: z.object({ paused: z.boolean(), was_paused: z.boolean() }),
-  handle: async (_args, { board }) => {
-    const key = boardKey(board);
-    const wasPaused = paused.has(key);
-    // Resume even when we did not pause: someone may have paused it from Python.
-    await board.call('_jlt.sys_pause(False)');
-    paused.delete(key);
-    return { paused: false, was_paused: wasPaused };
-  },
+  input: z.object({ resume: z.boolean().default(false) }),
+  output: z.object({ paused: z.boolean(), since: z.string().optional(), was_paused: z.boolean().optional() }),
+  handle: async ({ resume }, { board }) => (resume ? resumeCore(board) : pauseCore(board)),
 });
 
 export const arduinoReset = defineDeviceTool({
@@ -268,39 +260,19 @@ async function moveHistory(board: BoardClient, step: -1 | 1): Promise<z.infer<ty
   return { changed: moved, position, changes: size, label };
 }
 
+/** Both directions of the firmware's history in one tool (it replaced firmware_redo). */
 export const firmwareUndo = defineDeviceTool({
   name: 'firmware_undo',
-  title: 'Undo a connection change',
-  description: "Undo the firmware's last wiring change (not supplies); changed is false when there is none.",
+  title: 'Undo or redo a wiring change',
+  description:
+    "Undo the firmware's last wiring change (not supplies), or redo one; changed is false when there is none.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['undo', 'history_position', 'history_size', 'history_label'],
-  input: z.object({}),
+  requires: ['undo', 'redo', 'history_position', 'history_size', 'history_label'],
+  input: z.object({ redo: z.boolean().default(false) }),
   output: historyOutput,
-  handle: async (_args, { board }) => moveHistory(board, -1),
+  handle: async ({ redo }, { board }) => moveHistory(board, redo ? 1 : -1),
 });
 
-export const firmwareRedo = defineDeviceTool({
-  name: 'firmware_redo',
-  title: 'Redo a connection change',
-  description: 'Redo a wiring change firmware_undo took back.',
-  group: 'system',
-  kind: 'physical',
-  capability: 'jumperless.wire',
-  requires: ['redo', 'history_position', 'history_size', 'history_label'],
-  input: z.object({}),
-  output: historyOutput,
-  handle: async (_args, { board }) => moveHistory(board, 1),
-});
-
-export default [
-  deviceInfo,
-  contextGet,
-  contextToggle,
-  corePause,
-  coreResume,
-  arduinoReset,
-  firmwareUndo,
-  firmwareRedo,
-];
+export default [deviceInfo, contextGet, contextToggle, corePause, arduinoReset, firmwareUndo];

@@ -141,7 +141,7 @@ const chunkOptions = (ms: number, signal?: AbortSignal) => ({
 export const probeWait = defineDeviceTool({
   name: 'probe_wait',
   title: 'Wait for a probe touch',
-  description: 'Wait for the probe to touch a pad; returns the pad (1-60 are rows) and its name.',
+  description: 'Wait for the probe to touch a pad; returns the pad (1-60 are rows).',
   group: 'user',
   kind: 'read',
   capability: 'jumperless.read',
@@ -180,7 +180,7 @@ const buttonName = (b: number): 'connect' | 'remove' => (b === 2 ? 'remove' : 'c
 export const buttonWait = defineDeviceTool({
   name: 'button_wait',
   title: 'Wait for a probe button',
-  description: "Wait for a press of the probe's connect or remove button (earlier presses do not count).",
+  description: "Wait for a press of the probe's connect or remove button.",
   group: 'user',
   kind: 'read',
   capability: 'jumperless.read',
@@ -235,7 +235,7 @@ export const clickwheelRead = defineDeviceTool({
   name: 'clickwheel_read',
   title: 'Read the clickwheel',
   description:
-    'The clickwheel: raw encoder position (a click is several counts), last turn direction (reading clears it) and the button now.',
+    "The clickwheel's raw position (several counts a click), last turn direction (reading clears it) and button.",
   group: 'user',
   kind: 'read',
   capability: 'jumperless.read',
@@ -271,7 +271,7 @@ export const askUser = defineDeviceTool({
   name: 'ask_user',
   title: 'Ask the person at the board',
   description:
-    'Ask the person to do something on the board: lights rows, shows the instruction on the OLED, waits for the connect (yes) or remove (no) button; the client asks too when it can. Restores LEDs and OLED.',
+    'Ask the person to do something: lights rows, shows the instruction on the OLED, waits for the connect (yes) or remove (no) button. Restores LEDs and OLED.',
   group: 'user',
   kind: 'write',
   capability: 'jumperless.io',
@@ -287,8 +287,8 @@ export const askUser = defineDeviceTool({
   atomic: false,
   timeoutMs: WAIT_TOOL_TIMEOUT_MS,
   input: z.object({
-    instruction: z.string().min(1).max(200).describe('Shown literally; the OLED fits about 80 characters'),
-    rows: z.array(z.number().int().min(1).max(60)).max(60).default([]).describe('Breadboard rows to light'),
+    instruction: z.string().min(1).max(200).describe('Shown literally; about 80 characters fit'),
+    rows: z.array(z.number().int().min(1).max(60)).max(60).default([]).describe('Rows to light'),
     timeout_seconds: timeoutField(120),
   }),
   output: z.object({

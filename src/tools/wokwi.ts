@@ -118,7 +118,7 @@ export const wokwiImport = defineDeviceTool({
   name: 'wokwi_import',
   title: 'Import a Wokwi diagram',
   description:
-    'Route the wires of a Wokwi diagram.json (holes become rows 1-60, rails, Nano pins); parts and supplies are not set. Refused on shorts. Snapshots first.',
+    'Route the wires of a Wokwi diagram.json (parts and supplies are not set). Refused on shorts. Snapshots first.',
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
