@@ -122,7 +122,8 @@ const FAT_FORBIDDEN = /[\\:*?"<>|]/;
 export const SEGMENT_MAX = FILE_NAME_MAX - 1;
 export const PATH_MAX = 255;
 export const WRITE_MAX_BYTES = 128 * 1024;
-export const READ_MAX_BYTES = 128 * 1024;
+/** A read's most: its base64 (4/3 larger) keeps a result under 50 KB of a model's context. */
+export const READ_MAX_BYTES = 32 * 1024;
 
 /** Absolute, printable, no `.`/`..` segments, no FAT-forbidden characters; returns it without a trailing `/`. */
 export function checkPath(path: string): string {
@@ -207,7 +208,8 @@ export const fileList = defineDeviceTool({
 export const fileRead = defineDeviceTool({
   name: 'file_read',
   title: 'Read a board file',
-  description: 'Read a flash file: text, or base64 when binary; up to 131072 bytes from offset_bytes.',
+  description:
+    'Read a flash file: text, or base64 when binary; up to 32768 bytes a call from offset_bytes (truncated says there is more).',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',

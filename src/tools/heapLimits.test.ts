@@ -37,6 +37,8 @@ let freeAtStart = 0;
 /** Largest job code, in characters (a file_write chunk is 8 KB of hex). */
 const JOB_CODE_MAX = 12 * 1024;
 let JOB_HELD_MAX = 0;
+const RESULT_MAX = 50_000;
+const IMAGE_MAX = 200 * 1024;
 
 const tool = (name: string): AnyTool => {
   const found = catalog.find((t) => t.name === name);
@@ -175,7 +177,13 @@ async function runAtMax(
   const jobs: Job[] = [];
   let result: Record<string, unknown> | undefined;
   try {
-    result = (await h.run(tool(name), args, { board: metered(h.client, jobs) })).result;
+    const run = await h.run(tool(name), args, { board: metered(h.client, jobs) });
+    result = run.result;
+    // Results go into a model's context: none over 50 KB, no picture over 200 KB, even here.
+    expect(Buffer.byteLength(JSON.stringify(result)), `${name}'s result`).toBeLessThan(RESULT_MAX);
+    for (const image of run.images) {
+      expect(Buffer.from(image.data, 'base64').length, `${name}'s image`).toBeLessThan(IMAGE_MAX);
+    }
   } catch (error) {
     expect(mentionsMemoryError(error), `${name} ran out of heap: ${String((error as Error).message)}`).toBe(
       false,
@@ -212,6 +220,7 @@ describe('every tool at its largest inputs on a full board', () => {
     await runAtMax('net_check', { a: 'FAKE_GP_IN_6', b: 'FAKE_GP_IN_7' });
     await runAtMax('overlay_list', {});
     await runAtMax('state_get', {});
+    await runAtMax('board_picture', {});
     await runAtMax('slot_current', {});
     await runAtMax('slot_current', {});
     await runAtMax('device_info', {});
