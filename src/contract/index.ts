@@ -28,6 +28,7 @@ export {
   HIDDEN_TOOLS_META,
   kindOf,
   listedAnnotations,
+  TOOL_CAPABILITY_META,
   type ToolAnnotations,
   type ToolDefinition,
   type ToolDescriptor,

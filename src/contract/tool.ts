@@ -156,3 +156,9 @@ export interface CallContext {
  * call (python_exec): a gateway in front of it can offer them by name, and no model sees them listed.
  */
 export const HIDDEN_TOOLS_META = 'io.github.jumperless-mcp/hidden-tools';
+
+/**
+ * Where a listed tool that needs `jumperless.exec` or `jumperless.admin` says so in its `_meta`: a
+ * gateway in front of us (a bench) gates it as we do, rather than guessing from its annotations.
+ */
+export const TOOL_CAPABILITY_META = 'io.github.jumperless-mcp/capability';

@@ -27,6 +27,9 @@ describe('listTools', () => {
     expect(listed).not.toContain('connect');
     expect(listed).not.toContain('python_exec');
     expect(listed).toEqual(catalog.filter((t) => t.capability === 'jumperless.read').map((t) => t.name));
+    // A gateway in front of us gates python_exec as we do: the list says what it needs.
+    const exec = listTools(dispatcher, { caller: everything }).tools.find((t) => t.name === 'python_exec');
+    expect(exec?._meta).toEqual({ 'io.github.jumperless-mcp/capability': 'jumperless.exec' });
     const noExec = { granted: new Set<Capability>(CAPABILITIES.filter((c) => c !== 'jumperless.exec')) };
     expect(names(listTools(dispatcher, { caller: noExec }))).not.toContain('python_exec');
   });

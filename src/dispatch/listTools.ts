@@ -7,6 +7,7 @@ import {
   type Capability,
   HIDDEN_TOOLS_META,
   listedAnnotations,
+  TOOL_CAPABILITY_META,
   type ToolAnnotations,
   type ToolDefinition,
 } from '../contract/index.js';
@@ -27,7 +28,10 @@ export interface ListToolsOptions {
 
 /** A tool as a list shows it: `names` mode leaves out all but the name, one line and an empty schema. */
 export type ListedTool = Pick<ToolDefinition, 'name' | 'description' | 'inputSchema'> &
-  Partial<Omit<ToolDefinition, 'annotations'>> & { annotations?: Partial<ToolAnnotations> };
+  Partial<Omit<ToolDefinition, 'annotations'>> & {
+    annotations?: Partial<ToolAnnotations>;
+    _meta?: Record<string, unknown>;
+  };
 
 /**
  * A definition as a list sends it: no title (for people; the name says it), annotations without
@@ -36,12 +40,18 @@ export type ListedTool = Pick<ToolDefinition, 'name' | 'description' | 'inputSch
  * a description and an input schema), yet they were a third of the bytes: results still carry
  * `structuredContent`, and a client that wants the schema turns them back on.
  */
-export function listedDefinition(definition: ToolDefinition, outputSchemas: boolean): ListedTool {
+export function listedDefinition(
+  definition: ToolDefinition,
+  outputSchemas: boolean,
+  capability?: Capability,
+): ListedTool {
   const { outputSchema, annotations, title: _title, ...rest } = definition;
+  const strict = capability === 'jumperless.exec' || capability === 'jumperless.admin';
   return {
     ...rest,
     ...(outputSchemas && outputSchema ? { outputSchema } : {}),
     annotations: listedAnnotations(annotations),
+    ...(strict ? { _meta: { [TOOL_CAPABILITY_META]: capability } } : {}),
   };
 }
 
@@ -55,15 +65,11 @@ export interface ToolList {
  * operator's selection, their capability granted; toolset_enable only while a toolset is off.
  */
 export function callableTools(dispatcher: Dispatcher, granted: ReadonlySet<Capability>): ToolEntry[] {
-  const { selection } = dispatcher;
-  return dispatcher.registry
-    .listed()
-    .filter(
-      (entry) =>
-        granted.has(entry.capability) &&
-        selection.enabled(entry) &&
-        (entry.internal !== TOOLSET_TOOL || selection.partial),
-    );
+  const { selection, registry } = dispatcher;
+  const toolsets = registry.get(TOOLSET_TOOL);
+  return [...(selection.partial && toolsets ? [toolsets] : []), ...registry.listed()].filter(
+    (entry) => granted.has(entry.capability) && selection.enabled(entry),
+  );
 }
 
 /** Hidden tools of the root this caller may call: a gateway offers them by name, no model sees them. */
@@ -84,7 +90,7 @@ export function listTools(dispatcher: Dispatcher, options: ListToolsOptions): To
       capability: entry.capability,
     }));
     return {
-      tools: callable.map((entry) => listedDefinition(entry.definition, outputs)),
+      tools: callable.map((entry) => listedDefinition(entry.definition, outputs, entry.capability)),
       ...(hidden.length > 0 ? { _meta: { [HIDDEN_TOOLS_META]: hidden } } : {}),
     };
   }

@@ -89,6 +89,8 @@ export function toolsetTool(selection: Selection, changed: () => void): AnyTool 
     group: 'toolsets',
     kind: 'write',
     capability: 'jumperless.read',
+    // Listed by listTools only while a toolset is off; callable by name always.
+    hidden: true,
     input: z.object({ toolset: z.enum(TOOLSET_NAMES as [Toolset, ...Toolset[]]).optional() }),
     output: z.object({
       changed: z.boolean(),

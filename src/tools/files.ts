@@ -146,7 +146,7 @@ export function checkPath(path: string): string {
   return trimmed;
 }
 
-const pathField = z.string().max(PATH_MAX).describe('Absolute, e.g. /python_scripts/a.py');
+const pathField = z.string().max(PATH_MAX).describe('e.g. /python_scripts/a.py');
 
 const notFound = (path: string): ToolError => new ToolError('not_found', `No file or directory at ${path}.`);
 

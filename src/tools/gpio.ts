@@ -81,7 +81,7 @@ const pinField = z
   .min(GPIO_PINS.min)
   .max(GPIO_PINS.max)
   .describe('GPIO_1..8; 9 UART_TX, 10 UART_RX');
-const pwmPinField = z.number().int().min(PWM_PINS.min).max(PWM_PINS.max).describe('GPIO_1..GPIO_8');
+const pwmPinField = z.number().int().min(PWM_PINS.min).max(PWM_PINS.max);
 
 const pinResult = z.object({
   pin: z.number(),
@@ -202,8 +202,8 @@ const DRIVE_REQUIRES = [
 const configInput = z
   .object({
     pin: pinField,
-    direction: z.enum(DIRECTIONS).optional().describe('Default OUTPUT when a level is given'),
-    level: z.enum(LEVELS).optional().describe('HIGH = 3.3 V, LOW = 0 V; an OUTPUT without one drives LOW'),
+    direction: z.enum(DIRECTIONS).optional(),
+    level: z.enum(LEVELS).optional().describe('HIGH 3.3 V, LOW 0 V (default)'),
     pull: z.enum(PULLS).optional(),
   })
   .refine((a) => a.direction !== undefined || a.level !== undefined || a.pull !== undefined, {

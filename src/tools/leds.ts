@@ -122,9 +122,14 @@ const toHex = (rgb: string): string => `#${rgb.toLowerCase().padStart(6, '0')}`;
  * bytes: the board stores 31 but compares the whole name, so a longer one never matches again and
  * each set takes another of the 8 slots (GraphicOverlays.cpp:138-211).
  */
+const OVERLAY_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,30}$/;
+// A refinement, not a schema pattern: the charset protects the board's parser, and the error says
+// what to change; the length the schema shows.
 const nameArg = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,30}$/, 'letters, digits, space, _ . - (1-31, not starting with _)')
+  .min(1)
+  .max(31)
+  .refine((name) => OVERLAY_NAME.test(name), 'letters, digits, space, _ . - (1-31, not starting with _)')
   .describe('Replaces one of that name');
 
 /** A name to clear: any existing one the board can match (at most 31 bytes), without `"` or `\\`. */
@@ -348,7 +353,7 @@ export const rowsHighlight = defineDeviceTool({
   capability: 'jumperless.io',
   requires: ['overlay_set', 'overlay_clear', ...REQUIRES],
   input: z.object({
-    rows: z.array(z.number().int().min(1).max(60)).max(60).describe('Rows'),
+    rows: z.array(z.number().int().min(1).max(60)).max(60),
     color: colorArg.default('#402a00'),
     name: nameArg.default('highlight'),
   }),

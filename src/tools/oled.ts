@@ -128,7 +128,7 @@ export const oledPrint = defineDeviceTool({
     size: z
       .union([z.literal(0), z.literal(1), z.literal(2)])
       .optional()
-      .describe('0 small scrolling, 1 normal, 2 large'),
+      .describe('0 scrolls, 1 normal, 2 large'),
   }),
   output: z.object({ characters: z.number(), size: z.number(), lit_pixels: z.number() }),
   handle: async ({ text, size }, { board }) => {

@@ -60,7 +60,7 @@ export const dacSet = defineDeviceTool({
   requires: ['dac_set', 'dac_get', 'wavegen_is_running', 'wavegen_get_output'],
   input: z.object({
     channel: z.enum(SUPPLIES).describe('Which supply'),
-    volts: z.number().min(-8).max(8).describe('Volts, -8..+8'),
+    volts: z.number().min(-8).max(8),
   }),
   output: z.object({
     channel: z.enum(SUPPLIES),

@@ -145,7 +145,7 @@ export const resistanceMeasure = defineDeviceTool({
     a: nodeArg.describe('One end (nothing else bridged to it)'),
     b: nodeArg.describe('The other end'),
     test_volts: z.number().min(0.2).max(5).default(3.3).describe('Drive voltage on DAC1, 0.2-5 V'),
-    method: z.enum(RESISTANCE_METHODS).default('auto').describe('auto picks the smaller error'),
+    method: z.enum(RESISTANCE_METHODS).default('auto'),
     samples: z.number().int().min(1).max(32).default(4),
   }),
   output: z.object({

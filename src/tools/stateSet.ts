@@ -92,7 +92,7 @@ const stateInput = z.object({
   gpio: z
     .array(
       z.object({
-        pin: z.number().int().min(1).max(8).describe('GPIO 1-8'),
+        pin: z.number().int().min(1).max(8),
         direction: z.enum(['INPUT', 'OUTPUT']).optional(),
         pull: z.enum(['up', 'down', 'none', 'keeper']).optional(),
       }),

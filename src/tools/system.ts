@@ -155,7 +155,7 @@ export const contextToggle = defineDeviceTool({
   kind: 'write',
   capability: 'jumperless.admin',
   requires: ['context_get', 'context_toggle'],
-  input: z.object({ context: z.enum(CONTEXTS).optional().describe('Target; omitted flips') }),
+  input: z.object({ context: z.enum(CONTEXTS).optional().describe('Omitted: flip') }),
   output: z.object({ context: z.enum(CONTEXTS), previous: z.enum(CONTEXTS) }),
   handle: async ({ context }, { board }) => {
     const previous = z.enum(CONTEXTS).parse(await board.call('_jlt.sys_context(False)'));

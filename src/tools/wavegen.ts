@@ -155,12 +155,7 @@ const configInput = z.object({
   output: z.enum(SUPPLIES).optional().describe('Supply it replaces'),
   waveform: z.enum(WAVEFORMS).optional(),
   frequency_hz: z.number().min(WAVEGEN_FREQ_HZ.min).max(WAVEGEN_FREQ_HZ.max).optional(),
-  amplitude_vpp: z
-    .number()
-    .min(WAVEGEN_AMPLITUDE_VPP.min)
-    .max(WAVEGEN_AMPLITUDE_VPP.max)
-    .optional()
-    .describe('Volts'),
+  amplitude_vpp: z.number().min(WAVEGEN_AMPLITUDE_VPP.min).max(WAVEGEN_AMPLITUDE_VPP.max).optional(),
   offset_volts: z.number().min(DAC_SAFE.min).max(DAC_SAFE.max).optional().describe('Centre, volts'),
   running: z.boolean().optional().describe('true starts the wave, false stops it'),
 });

@@ -55,9 +55,9 @@ describe('MCP over stdio', () => {
     });
   });
 
-  it('keeps the hidden python_exec out of the list, yet the operator can call it by name', async () => {
+  it('lists python_exec, the escape hatch, for the operator (who holds jumperless.exec), and runs it', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).not.toContain('python_exec');
+    expect(tools.map((t) => t.name)).toContain('python_exec');
     const result = await client.callTool({ name: 'python_exec', arguments: { code: 'print(6 * 7)' } });
     expect(result.isError).toBeUndefined();
     expect(JSON.stringify(result.structuredContent)).toMatch(/42/);
