@@ -135,12 +135,19 @@ describe('tools that are right on the firmware, through MCP', () => {
       overwrite: true,
     });
     expect(written.size_bytes).toBe(bytes.length);
-    const read = await call<{ content: string; size_bytes: number; truncated: boolean }>('file_read', {
-      path: '/big.bin',
-      max_bytes: 131072,
-    });
-    expect(read.truncated).toBe(false);
-    expect(Buffer.from(read.content, 'base64').equals(bytes)).toBe(true);
+    // A read returns at most 32 KB (a result stays under 50 KB): the file comes back in parts.
+    const parts: Buffer[] = [];
+    for (let offset = 0, more = true; more; ) {
+      const read = await call<{ content: string; read_bytes: number; truncated: boolean }>('file_read', {
+        path: '/big.bin',
+        offset_bytes: offset,
+        max_bytes: 32768,
+      });
+      parts.push(Buffer.from(read.content, 'base64'));
+      offset += read.read_bytes;
+      more = read.truncated;
+    }
+    expect(Buffer.concat(parts).equals(bytes)).toBe(true);
     await call('file_delete', { path: '/big.bin' });
   });
 
