@@ -1,6 +1,7 @@
 /**
- * `python_exec`: the one tool whose input is code, by design (DESIGN.md §4 "Trust"): hidden from
- * lists, gated by `jumperless.exec`, and run exactly as given. A Python exception is a normal
+ * `python_exec`: the one tool whose input is code, by design (DESIGN.md §4 "Trust"): the escape
+ * hatch, listed only to callers holding `jumperless.exec` (issue 13), gated by it, and run exactly
+ * as given. A Python exception is a normal
  * result here (the traceback is what the caller wants to see), not a tool failure; so is code that
  * soft-resets the board (SystemExit), which the result says.
  */
