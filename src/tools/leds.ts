@@ -71,7 +71,7 @@ export function readOverlays(text: unknown): Overlay[] | undefined {
 }
 
 const UNREADABLE =
-  "The board's overlay list is not valid JSON: an overlay name holding a quote or a backslash (set outside these tools) breaks it, as the firmware writes names unescaped. overlay_clear_all removes every overlay.";
+  "The board's overlay list is not valid JSON: an overlay name holding a quote or a backslash (set outside these tools) breaks it, as the firmware writes names unescaped. overlay_clear without a name removes every overlay.";
 
 /** readOverlays, or a bad_reply error for tools whose answer is the list itself. */
 export function parseOverlays(text: unknown): Overlay[] {
@@ -139,7 +139,7 @@ const clearNameArg = z
   .max(31)
   .refine(
     (n) => !/["\\]/.test(n),
-    'no quote or backslash: such names corrupt the board state (use overlay_clear_all)',
+    'no quote or backslash: such names corrupt the board state (overlay_clear without a name removes every overlay)',
   )
   .refine((n) => Buffer.byteLength(n) <= 31, 'at most 31 bytes: the board never matches a longer name')
   .describe('Overlay name, e.g. _DIRECT_PIXELS_ for the single LEDs');

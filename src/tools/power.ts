@@ -77,7 +77,7 @@ export const dacSet = defineDeviceTool({
     if (after === null) {
       throw new ToolError(
         'busy',
-        `The waveform generator is running on ${channel}; it would overwrite the setpoint at once. Stop it first (wavegen_stop).`,
+        `The waveform generator is running on ${channel}; it would overwrite the setpoint at once. Stop it first (wavegen_configure with running: false).`,
       );
     }
     if (Math.abs(after - volts) > 0.01) {

@@ -11,7 +11,7 @@
  * - `nodes_save(N)` makes N the active slot and returns N even when writing failed: every save is
  *   checked by reading the file back.
  *
- * The slots group: slot_current, slot_has_changes and slot_save here; a slot file against the board
+ * The slots group: slot_current and slot_save here; a slot file against the board
  * (reading, comparing, saving) in slotFile.ts; loading one (slot_switch, slot_discard) in
  * slotSwitch.ts.
  */

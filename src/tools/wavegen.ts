@@ -145,7 +145,7 @@ function runWarnings(r: Raw): string[] {
   // HelpDocs.cpp:1163-1164 says so; WaveGen::service loops until stopped from 1 kHz (WaveGen.cpp:274-280).
   warnings.push(
     r.freq >= BLOCKING_FROM_HZ
-      ? 'While it runs at 1 kHz or more the second core streams samples without pause: routing and LED updates wait until wavegen_stop, and routing changes made meanwhile may be lost.'
+      ? 'While it runs at 1 kHz or more the second core streams samples without pause: routing and LED updates wait until it stops (wavegen_configure with running: false), and routing changes made meanwhile may be lost.'
       : 'While it runs, routing and LED updates are delayed (the second core streams the wave): stop it before connecting or measuring.',
   );
   return warnings;
