@@ -1,12 +1,14 @@
 /**
- * What the MCP layer costs, on one virtual board served over TCP (the same link for every path):
+ * What the MCP layer costs, on one virtual board served over TCP by a process of its own
+ * (`jumperless-mcp sim`), so every path crosses the same out-of-process link:
  *
  *   npx tsx bench/mcp.ts [calls per block=300] [blocks=3]
  *
  * - `tools/call power_get` p50 over stdio and over Streamable HTTP (each server a child process
  *   running the real CLI with --device tcp://...), against a bare raw-REPL exec of the very snippet
- *   the tool sends (`_jlh.out(_jlt.power_get())`); target: at most 1.15x at p50. Paths own the link
- *   in turn, in blocks, so drift hits all alike.
+ *   the tool sends (`_jlh.out(_jlt.power_get())`) from this process; target: at most 1.15x at p50,
+ *   and stdio minus bare at most 0.15 ms (issue 12). Paths own the link in turn, in blocks, so drift
+ *   hits all alike.
  * - for reference, the dispatch pipeline alone (runTool in-process) against the board call it makes.
  * - cold start: spawn to the first `tools/list` answer, median of 5 (target < 400 ms), through tsx
  *   and, when `npm run build` has been run, from dist/.
@@ -22,7 +24,6 @@ import type { DeviceLink } from '../src/device/link.js';
 import { DeviceSession } from '../src/device/session.js';
 import { tcpLink } from '../src/device/tcpLink.js';
 import { createDispatcher, runTool } from '../src/dispatch/index.js';
-import { SimBoard } from '../src/sim/index.js';
 import { createBoardClient } from '../src/tools/boardClient.js';
 import { boardHelper, catalog } from '../src/tools/index.js';
 import { CAPABILITIES } from '../src/tools/tool.js';
@@ -33,6 +34,8 @@ const ROOT = resolve(import.meta.dirname, '..');
 const TSX = [process.execPath, '--import', 'tsx', 'src/cli/main.ts'];
 const DIST = resolve(ROOT, 'dist/cli/main.js');
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+/** Another build's CLI (dist/cli/main.js) measured in the same blocks over stdio: before/after a change. */
+const BASE = process.env.MCP_BENCH_BASE;
 const SNIPPET = '_jlh.out(_jlt.power_get())';
 
 /** Writes code + Ctrl-D and waits for the end of the reply: the least a client can do. */
@@ -113,11 +116,79 @@ async function httpServer(device: string): Promise<{ child: ChildProcess; url: s
   return { child, url };
 }
 
+/** The virtual board in a process of its own, as a board is to the server: its REPL port's TCP port. */
+async function simProcess(): Promise<{ child: ChildProcess; repl: number }> {
+  const [cmd = '', ...rest] = TSX;
+  const child = spawn(cmd, [...rest, 'sim', '--tcp', '0'], {
+    cwd: ROOT,
+    env: ENV,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const repl = await new Promise<number>((done, fail) => {
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /REPL\s+tcp:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+      if (match?.[1]) done(Number(match[1]));
+    });
+    child.on('exit', () => fail(new Error(`the virtual board exited: ${text}`)));
+  });
+  return { child, repl };
+}
+
+/** A stdio client of a few lines (no SDK): what the server itself adds, without the SDK client's share. */
+class RawStdio {
+  private buffer = '';
+  private waiting: (() => void) | undefined;
+  private id = 0;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      this.buffer += chunk.toString();
+      for (let at = this.buffer.indexOf('\n'); at >= 0; at = this.buffer.indexOf('\n')) {
+        const message = JSON.parse(this.buffer.slice(0, at)) as { id?: number };
+        this.buffer = this.buffer.slice(at + 1);
+        if (message.id === this.id) this.waiting?.();
+      }
+    });
+  }
+
+  static async start(command: string[]): Promise<RawStdio> {
+    const [cmd = '', ...rest] = command;
+    const child = spawn(cmd, rest, { cwd: ROOT, env: ENV, stdio: ['pipe', 'pipe', 'ignore'] });
+    const line = new RawStdio(child);
+    await line.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '0' },
+    });
+    child.stdin?.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    return line;
+  }
+
+  request(method: string, params: unknown): Promise<void> {
+    const id = ++this.id;
+    return new Promise((done) => {
+      this.waiting = done;
+      this.child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  }
+
+  call(name: string): Promise<void> {
+    return this.request('tools/call', { name, arguments: {} });
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin?.end();
+    await new Promise((done) => this.child.once('exit', done));
+  }
+}
+
 const call = (client: Client) => () => client.callTool({ name: 'power_get', arguments: {} });
 
 async function main(): Promise<void> {
-  const board = await SimBoard.start();
-  const { repl } = await board.serveTcp();
+  const board = await simProcess();
+  const { repl } = board;
   const device = `tcp://127.0.0.1:${repl}`;
   // Prime the tools' helper once, so the bare loop can run the same snippet.
   const primer = new DeviceSession(tcpLink('127.0.0.1', repl));
@@ -141,6 +212,8 @@ async function main(): Promise<void> {
 
   const bare: number[] = [];
   const stdio: number[] = [];
+  const raw: number[] = [];
+  const based: number[] = [];
   const http: number[] = [];
   let listBytes = 0;
   for (let block = 0; block < BLOCKS; block++) {
@@ -153,6 +226,16 @@ async function main(): Promise<void> {
     listBytes = Buffer.byteLength(JSON.stringify(await client.listTools()));
     stdio.push(...(await measure(CALLS, call(client))));
     await client.close();
+
+    const line = await RawStdio.start([...TSX, '--device', device]);
+    raw.push(...(await measure(CALLS, () => line.call('power_get'))));
+    await line.close();
+
+    if (BASE) {
+      const other = await stdioClient([process.execPath, BASE], ['--device', device]);
+      based.push(...(await measure(CALLS, call(other))));
+      await other.close();
+    }
 
     const server = await httpServer(device);
     const remote = new Client({ name: 'bench', version: '0' });
@@ -181,17 +264,23 @@ async function main(): Promise<void> {
   const built =
     existsSync(DIST) && statSync(DIST).mtimeMs > statSync(resolve(ROOT, 'src/cli/serve.ts')).mtimeMs;
   const coldDist = built ? await cold([process.execPath, DIST], ['--device', device]) : undefined;
-  await board.stop();
+  board.child.kill('SIGTERM');
 
   const f = (ms: number) => `${ms.toFixed(3)} ms`;
   const base = p50(bare);
   console.log(
-    `tools/call power_get vs bare raw-REPL exec of ${SNIPPET} (${BLOCKS} blocks x ${CALLS} calls, sim over TCP)`,
+    `tools/call power_get vs bare raw-REPL exec of ${SNIPPET} (${BLOCKS} blocks x ${CALLS} calls, sim in its own process, over TCP)`,
   );
   console.log(`  bare exec p50   ${f(base)}`);
   console.log(
-    `  MCP stdio p50   ${f(p50(stdio))}  ratio ${(p50(stdio) / base).toFixed(2)}x (target <= 1.15x)`,
+    `  MCP stdio p50   ${f(p50(stdio))}  ratio ${(p50(stdio) / base).toFixed(2)}x (target <= 1.15x), minus bare ${f(p50(stdio) - base)} (target <= 0.15 ms)`,
   );
+  console.log(
+    `  stdio, raw JSON-RPC client (no SDK client) p50 ${f(p50(raw))}, minus bare ${f(p50(raw) - base)}`,
+  );
+  if (BASE) {
+    console.log(`  stdio, ${BASE} p50 ${f(p50(based))}, minus bare ${f(p50(based) - base)}`);
+  }
   console.log(`  MCP HTTP  p50   ${f(p50(http))}  ratio ${(p50(http) / base).toFixed(2)}x`);
   console.log(
     `  dispatch only   ${f(p50(dispatched))} vs board call ${f(p50(direct))}: ratio ${(p50(dispatched) / p50(direct)).toFixed(2)}x`,

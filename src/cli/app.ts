@@ -2,40 +2,19 @@
  * The one builder (issue 11 "one app"): a server is a root subsystem behind the dispatch core.
  * One board is a root of its own with plain names; a bench (`--config bench.json`) is an
  * aggregator of its children with dotted names in the wire format. Tools, resources, prompts,
- * completions and link-event logs come from the root either way. One board is opened before the
- * server answers (when it cannot be, the server says why and a call tries again); a bench answers
- * at once and its children appear as they connect (`tools/list_changed`).
+ * completions and link-event logs come from the root either way. The server answers at once: one
+ * board opens meanwhile and its calls wait for it (when it cannot be opened, the server says why
+ * and a call tries again); a bench's children appear as they connect (`tools/list_changed`).
  */
 import { existsSync } from 'node:fs';
-import type { Resource } from '../contract/index.js';
 import { parseDeviceUrl } from '../device/deviceUrl.js';
 import { createDispatcher, type Dispatcher, fileAuditSink, type ServerExtras } from '../dispatch/index.js';
-import {
-  type ChildConfig,
-  FederationAggregator,
-  type FederationConfig,
-  httpTransport,
-  JumperlessSubsystem,
-  loadFederationConfig,
-  McpChild,
-  type OpenedBoard,
-  SocketChild,
-  type Subsystem,
-  stdioTransport,
-  wireFormat,
-} from '../federation/index.js';
-import {
-  conformancePrompts,
-  conformanceResources,
-  conformanceTemplates,
-  conformanceTools,
-} from '../mcp/conformance.js';
+import type { Subsystem } from '../federation/index.js';
+import { wireFormat } from '../federation/wireNames.js';
 import { createMcpServer, INSTRUCTIONS, type McpServerHandle } from '../mcp/server.js';
-import { SocketClient } from '../socket/index.js';
-import { catalog } from '../tools/index.js';
-import { prompts as boardPrompts } from '../tools/prompts.js';
-import { type SafetyPolicy, safetyPolicy } from '../tools/safety.js';
-import { describeBoardEvent, openServedBoard, type ServedBoard } from './board.js';
+import { safetyPolicy } from '../tools/safety.js';
+import { openServedBoard, type ServedBoard } from './board.js';
+import { boardSubsystem } from './boardSubsystem.js';
 import type { Config } from './config.js';
 import type { CallerOf } from './serve.js';
 
@@ -48,43 +27,42 @@ export interface App {
   /** The board of a single-board server (undefined for a bench). */
   readonly board: ServedBoard | undefined;
   createServer(caller: CallerOf): McpServerHandle;
-  /** Resolves once every child has connected or failed once (at once for one board). */
+  /** Resolves once the board, or every child of a bench, has connected or failed once. */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function buildApp(config: Config): Promise<App> {
   const safety = safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts });
-  const bench = config.federation ? loadFederationConfig(config.federation) : undefined;
-  if (!bench) refuseMissingDevice(config.device);
+  if (!config.federation) refuseMissingDevice(config.device);
   let single: ServedBoard | undefined;
   const openBoard = async (device: string) => {
     const board = await openServedBoard(device, `jumperless-mcp ${process.argv[2] ?? 'server'}`);
-    if (!bench) single = board;
+    if (!config.federation) single = board;
     return board;
   };
-  const root = bench
-    ? benchRoot(bench, safety, openBoard)
-    : boardSubsystem('jumperless', config.device, safety, openBoard);
+  // Loaded only when used: a bench's children (the SDK client among them), the conformance fixtures.
+  const bench = config.federation
+    ? (await import('./bench.js')).loadBench(config.federation, safety, openBoard)
+    : undefined;
+  const fixtures = config.conformanceFixtures ? await import('../mcp/conformance.js') : undefined;
+  const root: Subsystem = bench ? bench.root : boardSubsystem('jumperless', config.device, safety, openBoard);
   const audit = config.audit ? fileAuditSink(config.audit) : undefined;
   const own: ServerExtras = {
-    ...(config.conformanceFixtures
+    ...(fixtures
       ? {
-          tools: conformanceTools,
-          templates: conformanceTemplates,
-          prompts: conformancePrompts,
+          tools: fixtures.conformanceTools,
+          templates: fixtures.conformanceTemplates,
+          prompts: fixtures.conformancePrompts,
         }
       : {}),
-    resources: [
-      ...(bench ? [healthResource(root as FederationAggregator)] : []),
-      ...(config.conformanceFixtures ? conformanceResources : []),
-    ],
+    resources: [...(bench ? [bench.health] : []), ...(fixtures ? fixtures.conformanceResources : [])],
   };
   let dispatcher: Dispatcher;
   try {
     dispatcher = createDispatcher({
       root,
-      format: wireFormat(bench?.wireFormat),
+      format: wireFormat(bench?.file.wireFormat),
       own,
       safety,
       log,
@@ -101,24 +79,22 @@ export async function buildApp(config: Config): Promise<App> {
     await audit?.close();
     throw error;
   }
+  let closing = false;
   const close = async () => {
+    closing = true;
     dispatcher.close();
     await root.disconnect();
     await audit?.close();
   };
-  let connecting = Promise.resolve();
-  if (bench) {
-    connecting = root.connect().catch(() => {});
-  } else {
-    // A board that is not there yet (unplugged, still booting) does not stop the server: the
-    // first call opens it again, and says why when it cannot.
-    await root.connect().catch((error: unknown) => {
-      log(
-        `${config.device}: ${error instanceof Error ? error.message : String(error)}; a call will try again`,
-      );
-    });
-  }
-  const listMode = config.listMode ?? bench?.listMode;
+  // The server answers while its board opens (a virtual board boots for a quarter of a second):
+  // a call made meanwhile waits for it. A board that is not there yet (unplugged, still booting)
+  // does not stop the server: the first call opens it again, and says why when it cannot.
+  const connecting = root.connect().catch((error: unknown) => {
+    // A bench tells of each child; a server stopped while its board opened has nothing to tell.
+    if (bench || closing) return;
+    log(`${config.device}: ${error instanceof Error ? error.message : String(error)}; a call will try again`);
+  });
+  const listMode = config.listMode ?? bench?.file.listMode;
   return {
     dispatcher,
     get board() {
@@ -128,7 +104,7 @@ export async function buildApp(config: Config): Promise<App> {
       createMcpServer({
         dispatcher,
         caller: (extra) => caller(extra.sessionId, extra.authInfo),
-        instructions: bench ? instructionsOf(bench) : INSTRUCTIONS,
+        instructions: bench ? bench.instructions : INSTRUCTIONS,
         ...(listMode ? { listMode } : {}),
       }),
     ready: () => connecting,
@@ -147,142 +123,5 @@ function refuseMissingDevice(device: string): void {
     throw new Error(
       `${url.path}: no such device. Plug the board in, or name its REPL port (USB interface 4 of the board) with --device, or use --device auto.`,
     );
-  }
-}
-
-/** A board as a subsystem: the catalog bound to it, its resources and prompts, its link's events as logs. */
-function boardSubsystem(
-  name: string,
-  device: string,
-  safety: SafetyPolicy,
-  open: (device: string) => Promise<ServedBoard>,
-  options: { ring?: string; inBench?: boolean } = {},
-): JumperlessSubsystem {
-  return new JumperlessSubsystem({
-    name,
-    ...(options.ring ? { ring: options.ring } : {}),
-    device,
-    // A bench's virtual boards boot at their first call: fifty VMs would cost a GB before any use.
-    openOnFirstUse: options.inBench === true && device.startsWith('sim'),
-    tools: catalog,
-    safety,
-    prompts: boardPrompts,
-    open: async (): Promise<OpenedBoard> => {
-      const board = await open(device);
-      return {
-        client: board.client,
-        ready: () => board.ready(),
-        health: () => board.session?.health(),
-        onLog: (listener) =>
-          board.onEvent((event) => {
-            const message = describeBoardEvent(event);
-            if (message) listener(message.level, message.text);
-          }),
-        close: () => board.close(),
-      };
-    },
-  });
-}
-
-function benchRoot(
-  file: FederationConfig,
-  safety: SafetyPolicy,
-  open: (device: string) => Promise<ServedBoard>,
-): FederationAggregator {
-  return new FederationAggregator({
-    name: file.name,
-    children: file.children.map((child) => subsystemOf(child, safety, file, open)),
-    ...(file.reconnect
-      ? { reconnectDelayMs: { initial: file.reconnect.initialMs, max: file.reconnect.maxMs } }
-      : {}),
-    log,
-  });
-}
-
-function subsystemOf(
-  child: ChildConfig,
-  safety: SafetyPolicy,
-  file: FederationConfig,
-  open: (device: string) => Promise<ServedBoard>,
-): Subsystem {
-  const common = { name: child.name, ...(child.ring ? { ring: child.ring } : {}) };
-  switch (child.type) {
-    case 'jumperless':
-      return boardSubsystem(child.name, child.device, safety, open, {
-        ...(child.ring ? { ring: child.ring } : {}),
-        inBench: true,
-      });
-    case 'stdio':
-      return new McpChild({
-        ...common,
-        ...remoteOptions(child),
-        target: [child.command, ...child.args].join(' '),
-        transport: stdioTransport(child.name, child, log),
-      });
-    case 'http':
-      return new McpChild({
-        ...common,
-        ...remoteOptions(child),
-        target: child.url,
-        transport: httpTransport(child.url, child.bearer),
-      });
-    case 'socket':
-      return new SocketChild({
-        ...common,
-        ...remoteOptions(child),
-        path: child.path,
-        open: (path) => SocketClient.connect(path),
-      });
-    case 'federation':
-      return new FederationAggregator({
-        ...common,
-        children: child.children.map((grandchild) => subsystemOf(grandchild, safety, file, open)),
-        ...(file.reconnect
-          ? { reconnectDelayMs: { initial: file.reconnect.initialMs, max: file.reconnect.maxMs } }
-          : {}),
-        log,
-      });
-  }
-}
-
-function remoteOptions(child: { capability?: McpChildCapability; timeoutMs?: number }) {
-  return {
-    ...(child.capability ? { capability: child.capability } : {}),
-    ...(child.timeoutMs ? { timeoutMs: child.timeoutMs } : {}),
-  };
-}
-
-type McpChildCapability = NonNullable<ConstructorParameters<typeof McpChild>[0]['capability']>;
-
-function healthResource(root: FederationAggregator): Resource {
-  return {
-    uri: 'federation://health',
-    name: 'federation-health',
-    title: 'Federation health',
-    description:
-      'Whether each device of the federation is connected (ok, degraded, down), with why and when it is retried; the top status is the worst child.',
-    mimeType: 'application/json',
-    read: async () => ({ text: JSON.stringify(root.health()) }),
-  };
-}
-
-function instructionsOf(file: FederationConfig): string {
-  const names = file.children.map((child) => `${child.name} (${kindOf(child)})`).join(', ');
-  return (
-    `Tools of the bench "${file.name}", whose devices are: ${names}. Every tool name starts with the device it acts on ` +
-    '(e.g. jumperless-a_dac_set acts on jumperless-a). Jumperless V5 boards wire rows through a crossbar, set supplies, ' +
-    'measure volts and amps and drive GPIO; read their state before changing anything. ' +
-    'A tool answering "unavailable" belongs to a device that is reconnecting: retry later. federation://health tells which devices are up.'
-  );
-}
-
-function kindOf(child: ChildConfig): string {
-  switch (child.type) {
-    case 'jumperless':
-      return 'a Jumperless V5 breadboard';
-    case 'federation':
-      return `a group: ${child.children.map((c) => c.name).join(', ')}`;
-    default:
-      return 'an MCP server';
   }
 }

@@ -8,7 +8,7 @@ import { findReplPorts } from '../device/discovery.js';
 import { streamLink } from '../device/link.js';
 import { DeviceSession, type SessionEvent } from '../device/session.js';
 import { boardSocketPath, serialIdentity } from '../share/path.js';
-import { SharedBoard, type ShareEvent } from '../share/shared.js';
+import type { ShareEvent } from '../share/shared.js';
 import type { SimBoard } from '../sim/index.js';
 import { type BoardClient, createBoardClient } from '../tools/boardClient.js';
 import { boardHelper } from '../tools/index.js';
@@ -103,6 +103,8 @@ export async function openServedBoard(device: string, client: string): Promise<S
       close: () => board.close(),
     };
   }
+  // Loaded only for a real board, with the board socket it is shared over.
+  const { SharedBoard } = await import('../share/shared.js');
   const shared = new SharedBoard({
     id: identity,
     path: boardSocketPath(identity),

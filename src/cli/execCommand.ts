@@ -46,9 +46,12 @@ export async function runExec(
     }
     return 0;
   } catch (error) {
-    // A Python error is the board's answer: its traceback as the board printed it.
-    const traceback = isDeviceError(error) ? error.toJSON().traceback : undefined;
+    // A Python error is the board's answer: what the code printed before it, then its traceback
+    // as the board printed it.
+    const details = isDeviceError(error) ? error.toJSON() : {};
+    const traceback = details.traceback;
     if (typeof traceback === 'string' && traceback !== '') {
+      if (typeof details.stdout === 'string') io.stdout.write(details.stdout);
       io.stderr.write(traceback.endsWith('\n') ? traceback : `${traceback}\n`);
       return 1;
     }

@@ -162,6 +162,114 @@ program
     },
   );
 
+const io = { stdout: process.stdout, stderr: process.stderr };
+// A command's output piped into `head` that closed: stop quietly, as other shell tools do (the
+// stdio server handles its own stdout).
+program.hook('preAction', (_program, command) => {
+  if (command === program) return;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
+});
+
+program
+  .command('state')
+  .description("print the board's state: supplies, nets, GPIO, overlays (the state_get tool)")
+  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--json', 'print the state document as JSON')
+  .action(async (options: { device: string; json?: boolean }) => {
+    const { runState } = await import('./stateCommand.js');
+    process.exitCode = await runState(options, io);
+  });
+
+program
+  .command('firmware-probe')
+  .description(
+    'read-only: firmware and MicroPython versions, the jumperless module functions, and which tool groups this firmware can run',
+  )
+  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--json', 'print the report as JSON')
+  .action(async (options: { device: string; json?: boolean }) => {
+    const { runFirmwareProbe } = await import('./firmwareProbeCommand.js');
+    process.exitCode = await runFirmwareProbe(options, io);
+  });
+
+program
+  .command('fs <verb> [paths...]')
+  .description(
+    "the board's flash: ls [DIR], get FILE [LOCAL|-], put LOCAL FILE, rm FILE, dump DIR [--out LOCAL_DIR]",
+  )
+  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--json', 'ls and dump: print JSON')
+  .option('--overwrite', 'put: replace a file that exists')
+  .option('--out <dir>', "dump: the local folder (default: the board folder's name)")
+  .action(
+    async (
+      verb: string,
+      paths: string[],
+      options: { device: string; json?: boolean; overwrite?: boolean; out?: string },
+    ) => {
+      const { runFs } = await import('./fsCommand.js');
+      process.exitCode = await runFs(verb, paths, options, io);
+    },
+  );
+
+program
+  .command('call <tool>')
+  .description(
+    'run any tool by name, as an MCP client would (same checks, gate and deadline); prints its JSON result',
+  )
+  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--args <json>', 'the arguments, a JSON object (default {})')
+  .option('--raw', 'print the whole MCP result (content blocks too)')
+  .action(async (tool: string, options: { device: string; args?: string; raw?: boolean }) => {
+    const { runCall } = await import('./callCommand.js');
+    process.exitCode = await runCall(tool, options, io);
+  });
+
+program
+  .command('tools')
+  .description('the tool catalog as a table: name, capability, what it does (no board needed)')
+  .option('--json', 'print the catalog as JSON')
+  .option('--all', 'also the hidden tools (callable by name, e.g. python_exec)')
+  .action(async (options: { json?: boolean; all?: boolean }) => {
+    const { runTools } = await import('./toolsCommand.js');
+    process.exitCode = runTools(options, process.stdout);
+  });
+
+program
+  .command('config <client>')
+  .description('the setup to paste into claude, claude-desktop, cursor or vscode (stdio by default)')
+  .option('--http <url>', 'a running server to reach over HTTP instead, e.g. http://127.0.0.1:8931/mcp')
+  .option('--device <url>', "stdio: the board the client's server opens (default auto)")
+  .action(async (client: string, options: { http?: string; device?: string }) => {
+    const { runConfig } = await import('./configCommand.js');
+    process.exitCode = runConfig(client, options, io);
+  });
+
+program
+  .command('library <verb>')
+  .description(
+    "install, check or uninstall our versioned helper module on the board's flash (only when asked)",
+  )
+  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--json', 'print the result as JSON')
+  .action(async (verb: string, options: { device: string; json?: boolean }) => {
+    const { runLibrary } = await import('./libraryCommand.js');
+    process.exitCode = await runLibrary(verb, options, io);
+  });
+
+program
+  .command('doctor')
+  .description('check this machine and the board, and say how to fix each problem found')
+  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--json', 'print the findings as JSON')
+  .option('--no-probe', 'do not open the board (only what the OS tells)')
+  .action(async (options: { device: string; json?: boolean; probe?: boolean }) => {
+    const { runDoctor } = await import('./doctorCommand.js');
+    process.exitCode = await runDoctor(options, io);
+  });
+
 program.addCommand(tokensCommand());
 program.helpCommand('help [command]', 'show the help of jumperless-mcp or of one of its commands');
 

@@ -9,7 +9,6 @@ import type { Caller } from '../dispatch/index.js';
 import type { RunningHttpServer } from '../http/app.js';
 import { serveStdio } from '../mcp/stdio.js';
 import type { SocketServer } from '../socket/index.js';
-import { httpAccess } from './access.js';
 import { type App, buildApp } from './app.js';
 import { type Config, isLoopback } from './config.js';
 import { startNativeSocket } from './nativeSocket.js';
@@ -54,6 +53,7 @@ export async function runHttp(
 ): Promise<{ app: App; http: RunningHttpServer; socket: SocketServer | undefined }> {
   const where = config.http ?? { host: '127.0.0.1', port: 0 };
   // Refuses a bind off loopback without tokens, before anything is opened (DESIGN.md §4 "Trust").
+  const { httpAccess } = await import('./access.js');
   const access = await httpAccess(config, where.host);
   const app = await buildApp(config);
   // Loaded here so stdio servers do not pay for the HTTP stack at start.

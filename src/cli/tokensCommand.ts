@@ -4,9 +4,7 @@
  * to stderr. Only its SHA-256 is stored.
  */
 import { Command } from 'commander';
-import { parseCapabilityList } from '../auth/capabilities.js';
-import { FileTokenStore, type TokenSummary } from '../auth/fileTokenStore.js';
-import { defaultTokenStorePath } from '../auth/storePath.js';
+import type { FileTokenStore, TokenSummary } from '../auth/fileTokenStore.js';
 
 export interface TokensCommandIo {
   out: NodeJS.WritableStream;
@@ -49,8 +47,14 @@ export function parseExpiry(text: string, now: number): Date | undefined {
 }
 
 export function tokensCommand(io: TokensCommandIo = defaultIo()): Command {
-  const storeOf = (options: { store?: string }) =>
-    new FileTokenStore(options.store ?? defaultTokenStorePath(io.env), { now: io.now });
+  // The token store is loaded by the tokens commands only, not at every start of the server.
+  const storeOf = async (options: { store?: string }): Promise<FileTokenStore> => {
+    const [{ FileTokenStore }, { defaultTokenStorePath }] = await Promise.all([
+      import('../auth/fileTokenStore.js'),
+      import('../auth/storePath.js'),
+    ]);
+    return new FileTokenStore(options.store ?? defaultTokenStorePath(io.env), { now: io.now });
+  };
   const storeHelp =
     'token store file (default: $JUMPERLESS_MCP_TOKENS or ~/.config/jumperless-mcp/tokens.json)';
 
@@ -69,10 +73,11 @@ export function tokensCommand(io: TokensCommandIo = defaultIo()): Command {
     .option('--name <name>', 'a label for `tokens list`, e.g. bench-laptop')
     .option('--store <path>', storeHelp)
     .action(async (options: { caps: string; expires: string; name?: string; store?: string }) => {
+      const { parseCapabilityList } = await import('../auth/capabilities.js');
       const caps = parseCapabilityList(options.caps);
       if (!caps.ok) throw new Error(`--caps: ${caps.message}`);
       const expiresAt = parseExpiry(options.expires, io.now());
-      const store = storeOf(options);
+      const store = await storeOf(options);
       const { token, summary } = await store.create({
         capabilities: caps.capabilities,
         ...(expiresAt ? { expiresAt } : {}),
@@ -97,7 +102,7 @@ export function tokensCommand(io: TokensCommandIo = defaultIo()): Command {
     .option('--json', 'print JSON instead of a table')
     .option('--store <path>', storeHelp)
     .action(async (options: { json?: boolean; store?: string }) => {
-      const store = storeOf(options);
+      const store = await storeOf(options);
       const listed = await store.list();
       if (options.json) {
         io.out.write(`${JSON.stringify(listed, null, 2)}\n`);
@@ -117,7 +122,7 @@ export function tokensCommand(io: TokensCommandIo = defaultIo()): Command {
     .option('--reason <text>', 'shown to the client whose token was revoked')
     .option('--store <path>', storeHelp)
     .action(async (id: string, options: { reason?: string; store?: string }) => {
-      const store = storeOf(options);
+      const store = await storeOf(options);
       const summary = await store.revoke(id, options.reason);
       io.out.write(
         `Revoked ${summary.id} at ${summary.revokedAt}${summary.revokedReason ? ` (${summary.revokedReason})` : ''}\n`,

@@ -223,6 +223,18 @@ describe('session ownership and lifecycle', () => {
     expect(session.state).toBe('ready');
   });
 
+  it('runs a job and a lease asked for while connect() is under way, once it is connected', async () => {
+    const session = open();
+    const connecting = session.connect();
+    const job = session.call('1 + 1');
+    const lease = session.lease({ owner: 'early' });
+    await connecting;
+    expect(await job).toBe(2);
+    const held = await lease;
+    expect(await held.call('2 + 2')).toBe(4);
+    held.release();
+  });
+
   it('allows one owner per board in a process', async () => {
     const first = open(simLink('sim:shared'));
     await first.connect();

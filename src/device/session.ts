@@ -189,13 +189,15 @@ export class DeviceSession {
     this.connection.release();
   }
 
-  /** Runs the jobs in turn until none is left whose turn it is, connecting first when idle. */
+  /** Runs the jobs in turn until none is left whose turn it is, connecting first when not connected. */
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
       while (this.current !== 'closed' && this.turns.nextJob() !== undefined) {
-        if (this.current === 'idle') {
+        // Idle: connect first. Connecting (someone called connect()): wait for that connect, or
+        // the jobs queued meanwhile would wait for a kick that never comes.
+        if (this.current === 'idle' || this.current === 'connecting') {
           try {
             await this.connect();
           } catch (error) {

@@ -100,6 +100,8 @@ export interface Lease {
   implicit: boolean;
   granted: boolean;
   released: boolean;
+  /** An explicit lease's signal: aborting it releases the lease, which refuses its queued jobs. */
+  signal?: AbortSignal;
   grant(): void;
   refuse(error: DeviceError): void;
   cleanup: Array<() => void>;

@@ -60,6 +60,7 @@ export class Turns {
         grant: () => resolve(this.leaseHandle(lease)),
         refuse: reject,
         cleanup: [],
+        ...(options.signal ? { signal: options.signal } : {}),
       };
       const signal = options.signal;
       if (signal) {
@@ -158,7 +159,9 @@ export class Turns {
       }
       this.queue.push(job);
       if (lease.implicit) this.waiting.push(lease.owner, lease);
-      if (job.signal) {
+      // A job under its lease's own signal needs no listener: the lease's, added first, releases
+      // the lease on abort, and that refuses its queued jobs.
+      if (job.signal && job.signal !== lease.signal) {
         const signal = job.signal;
         const onAbort = () => {
           // A running job sees the abort through its own race and is interrupted there.

@@ -1,11 +1,10 @@
-/** What dispatch and the CLI use from federation (DESIGN.md §2). */
+/**
+ * What dispatch and the CLI use from federation (DESIGN.md §2). A bench's config file and its
+ * remote children (config.ts, mcpChild.ts with the SDK client, socketChild.ts) are imported from
+ * their files, by the CLI only when it serves a bench, so a one-board server never loads them.
+ */
 export { type AggregatorOptions, FederationAggregator } from './aggregator.js';
-export {
-  type ChildConfig,
-  type FederationConfig,
-  loadFederationConfig,
-  parseFederationConfig,
-} from './config.js';
+export type { ChildConfig, FederationConfig } from './config.js';
 export { FederationError, unavailable } from './errors.js';
 export { type JumperlessOptions, JumperlessSubsystem, type OpenedBoard } from './jumperless.js';
 export {
@@ -18,13 +17,7 @@ export {
   parseListMode,
 } from './listModes.js';
 export { type LocalOptions, LocalSubsystem } from './local.js';
-export {
-  httpTransport,
-  McpChild,
-  type McpChildOptions,
-  type StdioChildSpec,
-  stdioTransport,
-} from './mcpChild.js';
+export type { McpChildOptions, StdioChildSpec } from './mcpChild.js';
 export {
   DESCRIBE_TOOL,
   type DiscoveryCatalog,
@@ -33,7 +26,7 @@ export {
   SEARCH_TOOL,
 } from './metaTools.js';
 export { keywordSearch, type SearchEngine, type SearchEntry, type ToolHit } from './search.js';
-export { type FrameChannel, SocketChild, type SocketChildOptions } from './socketChild.js';
+export type { FrameChannel, SocketChildOptions } from './socketChild.js';
 export {
   type ContentBlock,
   type HealthStatus,

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +91,28 @@ describe('the pty bridge', () => {
       }
     },
   );
+
+  it('fails in one line, with what the helper said, when the helper on PATH cannot run', async () => {
+    // A python3 that starts and dies at once, as a pyenv shim does where bash is missing.
+    const bin = mkdtempSync(join(tmpdir(), 'jl-badpy-'));
+    writeFileSync(join(bin, 'python3'), '#!/bin/sh\necho "python3: cannot start here" >&2\nexit 3\n', {
+      mode: 0o755,
+    });
+    const saved = { PATH: process.env.PATH, JUMPERLESS_PTY_BRIDGE: process.env.JUMPERLESS_PTY_BRIDGE };
+    process.env.PATH = bin;
+    process.env.JUMPERLESS_PTY_BRIDGE = 'python3';
+    const started = Date.now();
+    try {
+      await expect(board.servePty(mkdtempSync(join(tmpdir(), 'jl-pty-bad-')))).rejects.toThrow(
+        'python3 could not make the ptys: python3: cannot start here',
+      );
+      expect(Date.now() - started).toBeLessThan(4000);
+    } finally {
+      process.env.PATH = saved.PATH;
+      if (saved.JUMPERLESS_PTY_BRIDGE === undefined) delete process.env.JUMPERLESS_PTY_BRIDGE;
+      else process.env.JUMPERLESS_PTY_BRIDGE = saved.JUMPERLESS_PTY_BRIDGE;
+    }
+  });
 
   it('takes socat when it is on PATH, else python3, else says in one line that neither is there', () => {
     const empty = mkdtempSync(join(tmpdir(), 'jl-path-'));

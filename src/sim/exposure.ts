@@ -87,6 +87,10 @@ export class TcpExposure {
 export class PtyExposure {
   private readonly bridges = new Map<PortName, ChildProcess>();
   private closing = false;
+  /** Why a bridge could not start, by port (it ended before making its pty). */
+  private readonly failures = new Map<PortName, string>();
+  /** Ports whose bridge made its pty at least once. */
+  private readonly made = new Set<PortName>();
 
   private constructor(
     private readonly board: SimBoard,
@@ -130,23 +134,44 @@ export class PtyExposure {
     // The bridges create the links asynchronously; wait until they are all there.
     const deadline = Date.now() + 5000;
     while (PORT_NAMES.some((name) => !existsSync(this.pathOf(name)))) {
-      if (Date.now() > deadline) {
-        throw new Error(`${this.bridge.name} did not create the ptys in ${this.dir} within 5 s`);
+      const failed = this.failures.size > 0;
+      if (failed || Date.now() > deadline) {
+        this.closing = true;
+        this.stopBridges();
+        const why = [...this.failures.values()][0];
+        throw new Error(
+          failed
+            ? `${this.bridge.command} could not make the ptys${why ? `: ${why}` : ''}`
+            : `${this.bridge.name} did not create the ptys in ${this.dir} within 5 s`,
+        );
       }
       await new Promise((r) => setTimeout(r, 10));
     }
+    for (const name of PORT_NAMES) this.made.add(name);
   }
 
   private startBridge(name: PortName, tcpPort: number): void {
     // The pty stays open across a host closing and reopening it; the TCP side is reconnected for
     // every new bridge, so one bridge per plug-in.
     const child = spawn(this.bridge.command, this.bridge.args(this.pathOf(name), tcpPort), {
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    child.on('error', () => {});
-    child.on('exit', () => {
+    let said = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      said = `${said}${chunk.toString()}`.slice(-2000);
+    });
+    const link = this.pathOf(name);
+    child.on('error', (error) => this.failures.set(name, error.message));
+    child.on('exit', (code) => {
       if (this.bridges.get(name) !== child) return;
       this.bridges.delete(name);
+      // A bridge that ends before its pty ever appeared cannot run here (a broken python3, a
+      // socat without PTY support): say why once instead of starting it again and again.
+      if (!existsSync(link) && !this.made.has(name)) {
+        const last = said.trim().split('\n').at(-1);
+        this.failures.set(name, last || `it exited with code ${code}`);
+        return;
+      }
       if (!this.closing && this.board.plugged) this.startBridge(name, tcpPort);
     });
     this.bridges.set(name, child);

@@ -2,7 +2,7 @@
  * A catalog bound to its board, ready to serve: each tool adapted once into what every registry
  * holds (a descriptor with its JSON Schemas, an argument check, a runner that returns the rendered
  * result). Arguments are checked against the zod schema, results against the output schema; the
- * JSON Schemas are derived from zod once per tool.
+ * JSON Schemas come from the build (jsonSchemas.ts), or from zod once per tool.
  */
 import { z } from 'zod';
 import {
@@ -10,14 +10,16 @@ import {
   type CallContext,
   type ContentBlock,
   JSONRPC,
-  type JsonSchemaObject,
   RpcError,
   renderResult,
   type ToolDefinition,
   type ToolDescriptor,
   type ToolResult,
 } from '../contract/index.js';
+import { readPrecomputedSchemas, schemasOf } from './jsonSchemas.js';
 import type { AnyTool, ToolEnv } from './tool.js';
+
+const precomputed = readPrecomputedSchemas();
 
 const definitions = new WeakMap<AnyTool, ToolDefinition>();
 
@@ -25,68 +27,18 @@ const definitions = new WeakMap<AnyTool, ToolDefinition>();
 export function describeTool(tool: AnyTool): ToolDefinition {
   let definition = definitions.get(tool);
   if (!definition) {
+    const schemas = schemasOf(tool, precomputed);
     definition = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: jsonSchemaOf(tool.input, 'input'),
-      outputSchema: jsonSchemaOf(tool.output, 'output'),
+      inputSchema: schemas.input,
+      outputSchema: schemas.output,
       annotations: annotationsFor(tool),
     };
     definitions.set(tool, definition);
   }
   return definition;
-}
-
-/**
- * JSON Schema of a zod object without `$schema`: 2020-12 is the default dialect of MCP 2025-11-25,
- * and the SDK client's Ajv (draft-07) refuses to compile a schema that names 2020-12.
- */
-export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): JsonSchemaObject {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  const { properties, ...others } = withoutSafeIntegerBounds(rest) as Record<string, unknown>;
-  // A tool without arguments needs no empty `properties`: `{type: object}` says the same.
-  const any = properties && typeof properties === 'object' && Object.keys(properties).length > 0;
-  return { ...others, ...(any ? { properties } : {}), type: 'object' };
-}
-
-/**
- * zod bounds every `.int()` by ±2^53-1, which says nothing a model or client needs and costs 40
- * bytes each time; bounds a tool sets itself stay.
- */
-function withoutSafeIntegerBounds(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
-  if (!value || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (key === 'minimum' && item === Number.MIN_SAFE_INTEGER) continue;
-    if (key === 'maximum' && item === Number.MAX_SAFE_INTEGER) continue;
-    out[key] = withoutSafeIntegerBounds(item);
-  }
-  return mergedScalarUnion(out);
-}
-
-const STRING_KEYWORDS = new Set(['type', 'minLength', 'maxLength', 'pattern']);
-const NUMBER_KEYWORDS = new Set(['type', 'minimum', 'maximum']);
-
-/**
- * `anyOf: [{type: integer, ...}, {type: string, ...}]` (a node: a row or a name) as one schema with
- * `type: [integer, string]`: JSON Schema applies string keywords to strings and number keywords to
- * numbers only, so it accepts exactly the same values in a third of the bytes.
- */
-function mergedScalarUnion(schema: Record<string, unknown>): Record<string, unknown> {
-  const branches = schema.anyOf;
-  if (!Array.isArray(branches) || branches.length !== 2) return schema;
-  const [numeric, text] = branches as Array<Record<string, unknown>>;
-  const fits = (branch: Record<string, unknown> | undefined, keywords: Set<string>) =>
-    branch !== undefined && Object.keys(branch).every((key) => keywords.has(key));
-  if (!(numeric?.type === 'integer' || numeric?.type === 'number') || text?.type !== 'string') return schema;
-  if (!fits(numeric, NUMBER_KEYWORDS) || !fits(text, STRING_KEYWORDS)) return schema;
-  const { anyOf: _branches, ...rest } = schema;
-  return { ...rest, ...numeric, ...text, type: [numeric.type, 'string'] };
 }
 
 /** Checks arguments against the tool's schema: the parsed value, or -32602 with every issue. */

@@ -1,0 +1,101 @@
+/**
+ * Cold start: spawn to the first `tools/list` answer over stdio, against spawning `node -e 0` to
+ * its exit, in the same run (issue 12: goal <= 3x for `--sim`). Runs are interleaved so drift hits
+ * every command alike; each figure is a median.
+ *
+ *   npx tsx bench/coldStart.ts [runs=9]
+ *
+ * The client is a few lines of JSON-RPC, not the SDK client, so only the server's start is timed.
+ * The built CLI (dist/) is measured when `npm run build` is newer than src/cli/main.ts. To compare
+ * with other builds in the same run, name them: COLD_START_BUILDS=before=/tmp/before/dist/cli/main.js.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+const RUNS = Number(process.argv[2] ?? 9);
+const ROOT = resolve(import.meta.dirname, '..');
+const DIST = resolve(ROOT, 'dist/cli/main.js');
+/** Other builds measured in the same run: `name=path/to/main.js,...` (before/after a change). */
+const OTHERS = (process.env.COLD_START_BUILDS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((item) => item.split('=') as [string, string]);
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+};
+const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+
+/** Spawn to exit. */
+function bare(): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['-e', '0'], { env: ENV, stdio: 'ignore' });
+  return new Promise((done, fail) => {
+    child.once('error', fail);
+    child.once('exit', () => done(performance.now() - started));
+  });
+}
+
+/** Spawn to the `tools/list` answer (sent right after `initialize`'s, as a client does). */
+function toList(args: string[]): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: ENV, stdio: ['pipe', 'pipe', 'ignore'] });
+  child.stdin.write(`${JSON.stringify(INIT)}\n`);
+  return new Promise((done, fail) => {
+    let text = '';
+    let listed = false;
+    let asked = false;
+    child.once('error', fail);
+    child.once('exit', () => (listed ? undefined : fail(new Error(`exited before tools/list: ${text}`))));
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (!asked && text.includes('"id":1')) {
+        asked = true;
+        child.stdin.write(`${JSON.stringify(INITIALIZED)}\n${JSON.stringify(LIST)}\n`);
+      }
+      if (!listed && /"id":2[,}]/.test(text) && text.includes('"tools"')) {
+        listed = true;
+        const ms = performance.now() - started;
+        child.stdin.end();
+        child.kill('SIGTERM');
+        done(ms);
+      }
+    });
+  });
+}
+
+const median = (samples: number[]) =>
+  [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? Number.NaN;
+
+const built = existsSync(DIST) && statSync(DIST).mtimeMs > statSync(resolve(ROOT, 'src/cli/main.ts')).mtimeMs;
+const commands: Array<[string, () => Promise<number>]> = [
+  ['node -e 0', bare],
+  ...(built ? [['dist --sim', () => toList([DIST, '--sim'])] as [string, () => Promise<number>]] : []),
+  ...OTHERS.map(([name, main]): [string, () => Promise<number>] => [
+    `${name} --sim`,
+    () => toList([main, '--sim']),
+  ]),
+  ['tsx --sim', () => toList(['--import', 'tsx', 'src/cli/main.ts', '--sim'])],
+];
+const samples = new Map<string, number[]>(commands.map(([name]) => [name, []]));
+for (const [, run] of commands) await run(); // warm the file cache
+for (let i = 0; i < RUNS; i++) {
+  for (const [name, run] of commands) samples.get(name)?.push(await run());
+}
+const base = median(samples.get('node -e 0') ?? []);
+console.log(`cold start to the first tools/list answer, median of ${RUNS} (interleaved)`);
+for (const [name] of commands) {
+  const all = samples.get(name) ?? [];
+  const m = median(all);
+  const range = `${Math.min(...all).toFixed(0)}-${Math.max(...all).toFixed(0)}`;
+  console.log(
+    `  ${name.padEnd(16)} ${m.toFixed(1).padStart(7)} ms  ${(m / base).toFixed(2)}x  (${range} ms)`,
+  );
+}
+if (!built) console.log('  dist: not built or stale (npm run build)');

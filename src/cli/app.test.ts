@@ -1,0 +1,46 @@
+/** The app answers before its board is open: lists at once, and a call waits for the board. */
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type App, buildApp } from './app.js';
+import { DEFAULT_CONFIG } from './config.js';
+
+let silent: Server | undefined;
+let app: App | undefined;
+const sockets: Socket[] = [];
+
+afterEach(async () => {
+  await app?.close();
+  for (const socket of sockets) socket.destroy();
+  await new Promise((done) => (silent ? silent.close(done) : done(undefined)));
+});
+
+describe('buildApp', () => {
+  it('lists the tools while the board has not answered yet', async () => {
+    // A board on TCP that takes the connection and never says a word.
+    silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((done) => silent?.listen(0, '127.0.0.1', done));
+    const address = silent.address();
+    if (!address || typeof address === 'string') throw new Error('no port');
+    app = await buildApp({ ...DEFAULT_CONFIG, device: `tcp://127.0.0.1:${address.port}` });
+    let settled = false;
+    void app.ready().then(() => {
+      settled = true;
+    });
+    await new Promise((done) => setImmediate(done));
+    expect(settled).toBe(false);
+    expect(app.dispatcher.registry.listed().map((entry) => entry.definition.name)).toContain('power_get');
+  });
+
+  it('runs a call made while the virtual board boots, once it is up', async () => {
+    app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim' });
+    expect(app.board).toBeUndefined();
+    const { runTool } = await import('../dispatch/index.js');
+    const result = await runTool(app.dispatcher, {
+      name: 'power_get',
+      caller: { id: 'test', granted: new Set(['jumperless.read']) },
+    });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toHaveProperty('dac0_volts');
+    expect(app.board?.sim).toBeDefined();
+  });
+});

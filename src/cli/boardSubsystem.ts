@@ -1,0 +1,39 @@
+/** A board as a subsystem: the catalog bound to it, its resources and prompts, its link's events as logs. */
+import { JumperlessSubsystem, type OpenedBoard } from '../federation/jumperless.js';
+import { catalog } from '../tools/index.js';
+import { prompts as boardPrompts } from '../tools/prompts.js';
+import type { SafetyPolicy } from '../tools/safety.js';
+import { describeBoardEvent, type ServedBoard } from './board.js';
+
+export function boardSubsystem(
+  name: string,
+  device: string,
+  safety: SafetyPolicy,
+  open: (device: string) => Promise<ServedBoard>,
+  options: { ring?: string; inBench?: boolean } = {},
+): JumperlessSubsystem {
+  return new JumperlessSubsystem({
+    name,
+    ...(options.ring ? { ring: options.ring } : {}),
+    device,
+    // A bench's virtual boards boot at their first call: fifty VMs would cost a GB before any use.
+    openOnFirstUse: options.inBench === true && device.startsWith('sim'),
+    tools: catalog,
+    safety,
+    prompts: boardPrompts,
+    open: async (): Promise<OpenedBoard> => {
+      const board = await open(device);
+      return {
+        client: board.client,
+        ready: () => board.ready(),
+        health: () => board.session?.health(),
+        onLog: (listener) =>
+          board.onEvent((event) => {
+            const message = describeBoardEvent(event);
+            if (message) listener(message.level, message.text);
+          }),
+        close: () => board.close(),
+      };
+    },
+  });
+}

@@ -1,0 +1,227 @@
+/**
+ * The CLI's board commands in this process against one virtual board over TCP (its REPL port),
+ * through the real app, runTool, session and link: state, call, fs, library, firmware-probe.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimBoard } from '../sim/index.js';
+import { runCall } from './callCommand.js';
+import { runExec } from './execCommand.js';
+import { groupReadiness, runFirmwareProbe } from './firmwareProbeCommand.js';
+import { runFs } from './fsCommand.js';
+import { LIBRARY_PATH, runLibrary } from './libraryCommand.js';
+import { runState } from './stateCommand.js';
+
+let board: SimBoard;
+let device: string;
+const dir = mkdtempSync(join(tmpdir(), 'jl-cli-'));
+
+beforeAll(async () => {
+  board = await SimBoard.start();
+  device = `tcp://127.0.0.1:${(await board.serveTcp()).repl}`;
+}, 60_000);
+afterAll(async () => {
+  await board.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function io() {
+  let out = '';
+  let err = '';
+  const stdout = {
+    write: (chunk: string | Buffer) => {
+      out += chunk.toString();
+      return true;
+    },
+  } as unknown as NodeJS.WritableStream;
+  const stderr = {
+    write: (chunk: string) => {
+      err += chunk;
+      return true;
+    },
+  } as unknown as NodeJS.WritableStream;
+  return { stdout, stderr, out: () => out, err: () => err };
+}
+
+describe('call and state', () => {
+  it('sets a DAC through call, and state reads it back; bad calls exit 2, a tool failure 1', async () => {
+    const set = io();
+    expect(await runCall('dac_set', { device, args: '{"channel":"DAC1","volts":1.25}' }, set)).toBe(0);
+    expect(JSON.parse(set.out())).toMatchObject({ channel: 'DAC1', volts: 1.25 });
+
+    const state = io();
+    expect(await runState({ device, json: true }, state)).toBe(0);
+    expect(JSON.parse(state.out()).power.dac1).toBe(1.25);
+    const text = io();
+    expect(await runState({ device }, text)).toBe(0);
+    expect(text.out()).toMatch(/DAC1 1\.25 V/);
+
+    const notJson = io();
+    expect(await runCall('dac_set', { device, args: '{volts: 1}' }, notJson)).toBe(2);
+    expect(notJson.err()).toMatch(/--args is not JSON/);
+    const unknown = io();
+    expect(await runCall('no_such_tool', { device }, unknown)).toBe(2);
+    expect(unknown.err()).toMatch(/Unknown tool: no_such_tool/);
+    const invalid = io();
+    expect(await runCall('dac_set', { device, args: '{"channel":"DAC9"}' }, invalid)).toBe(2);
+    expect(invalid.err()).toMatch(/Invalid arguments for tool dac_set/);
+
+    // Within the schema but above the operator's limit (the CLI honours JUMPERLESS_MCP_MAX_VOLTS):
+    // the tool refuses, and says so as JSON on stderr.
+    const refused = io();
+    process.env.JUMPERLESS_MCP_MAX_VOLTS = '5';
+    try {
+      expect(await runCall('dac_set', { device, args: '{"channel":"DAC1","volts":6}' }, refused)).toBe(1);
+    } finally {
+      delete process.env.JUMPERLESS_MCP_MAX_VOLTS;
+    }
+    expect(JSON.parse(refused.err())).toMatchObject({ retryable: false });
+    expect(refused.out()).toBe('');
+    const after = io();
+    await runState({ device, json: true }, after);
+    expect(JSON.parse(after.out()).power.dac1).toBe(1.25);
+  }, 60_000);
+});
+
+describe('call with progress', () => {
+  it("shows a sweep's progress on stderr as lines (not a terminal), and its result on stdout", async () => {
+    const sweep = io();
+    const args = '{"supply":"DAC1","start_volts":0,"stop_volts":1,"points":5,"settle_ms":0,"samples":1}';
+    expect(await runCall('voltage_sweep', { device, args }, sweep)).toBe(0);
+    expect(JSON.parse(sweep.out()).points).toHaveLength(5);
+    const lines = sweep.err().trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^voltage_sweep: 5\/5 \(100%\)/);
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    expect(sweep.err()).not.toMatch(/[\r\x1b]/);
+  }, 60_000);
+});
+
+describe('fs', () => {
+  it('puts and gets a binary file larger than one call moves, lists and removes it', async () => {
+    const bytes = randomBytes(140 * 1024);
+    const local = join(dir, 'in.bin');
+    writeFileSync(local, bytes);
+    const put = io();
+    expect(await runFs('put', [local, '/blob.bin'], { device }, put)).toBe(0);
+    expect(put.err()).toMatch(/put \/blob\.bin: 143360\/143360 \(100%\)/);
+    const again = io();
+    expect(await runFs('put', [local, '/blob.bin'], { device }, again)).toBe(1);
+    expect(again.err()).toMatch(/exists/);
+
+    const ls = io();
+    expect(await runFs('ls', ['/'], { device, json: true }, ls)).toBe(0);
+    expect(JSON.parse(ls.out()).entries).toContainEqual({
+      name: 'blob.bin',
+      kind: 'file',
+      size_bytes: bytes.length,
+    });
+
+    const back = join(dir, 'out.bin');
+    expect(await runFs('get', ['/blob.bin', back], { device }, io())).toBe(0);
+    expect(readFileSync(back).equals(bytes)).toBe(true);
+
+    expect(await runFs('rm', ['/blob.bin'], { device }, io())).toBe(0);
+    const gone = io();
+    expect(await runFs('get', ['/blob.bin'], { device }, gone)).toBe(1);
+    expect(gone.err()).toMatch(/not_found/);
+    const bad = io();
+    expect(await runFs('get', ['relative.txt'], { device }, bad)).toBe(1);
+    expect(bad.err()).toMatch(/bad_path/);
+    const usage = io();
+    expect(await runFs('put', ['only-one'], { device }, usage)).toBe(2);
+    expect(usage.err()).toMatch(/usage: jumperless-mcp fs put LOCAL_FILE BOARD_FILE/);
+  }, 120_000);
+
+  it('dumps a folder tree into a local folder', async () => {
+    const put = (name: string, text: string) => {
+      const local = join(dir, 'src.txt');
+      writeFileSync(local, text);
+      return runFs('put', [local, name], { device, overwrite: true }, io());
+    };
+    expect(
+      await runExec(
+        'import os\nos.mkdir("/dumpme")\nos.mkdir("/dumpme/sub")',
+        { device, timeout: '10' },
+        io(),
+      ),
+    ).toBe(0);
+    expect(await put('/dumpme/a.txt', 'alpha\n')).toBe(0);
+    expect(await put('/dumpme/sub/b.txt', 'beta\n')).toBe(0);
+    const out = join(dir, 'dumped');
+    const dump = io();
+    expect(await runFs('dump', ['/dumpme'], { device, out, json: true }, dump)).toBe(0);
+    expect(readFileSync(join(out, 'a.txt'), 'utf8')).toBe('alpha\n');
+    expect(readFileSync(join(out, 'sub', 'b.txt'), 'utf8')).toBe('beta\n');
+    expect(JSON.parse(dump.out()).folders).toEqual(['/dumpme/sub']);
+    expect(dump.err()).toMatch(/2 files, 11 bytes ->/);
+  }, 120_000);
+});
+
+describe('library', () => {
+  it('is installed only when asked, checked, importable on the board, and removed', async () => {
+    const absent = io();
+    expect(await runLibrary('check', { device }, absent)).toBe(1);
+    expect(absent.out()).toMatch(/not installed/);
+    const install = io();
+    expect(await runLibrary('install', { device }, install)).toBe(0);
+    expect(install.out()).toMatch(`installed version 4 at ${LIBRARY_PATH}`);
+    expect(install.err()).toMatch(/library install: \d+\/\d+ \(100%\)/);
+    expect(await runLibrary('check', { device }, io())).toBe(0);
+
+    const onBoard = io();
+    expect(
+      await runExec(
+        'import jumperless_mcp\nprint(jumperless_mcp.VERSION, jumperless_mcp._jlh.V)',
+        { device, timeout: '10' },
+        onBoard,
+      ),
+    ).toBe(0);
+    expect(onBoard.out()).toBe('4 4\n');
+
+    // Another version on the board: check says it differs, install puts ours back.
+    expect(
+      await runExec(
+        `f = open('${LIBRARY_PATH}', 'w')\nf.write('VERSION = 3\\n')\nf.close()`,
+        { device, timeout: '10' },
+        io(),
+      ),
+    ).toBe(0);
+    const differs = io();
+    expect(await runLibrary('check', { device, json: true }, differs)).toBe(1);
+    expect(JSON.parse(differs.out())).toMatchObject({ state: 'other', version: 3 });
+    expect(await runLibrary('install', { device }, io())).toBe(0);
+    expect(await runLibrary('check', { device }, io())).toBe(0);
+
+    const remove = io();
+    expect(await runLibrary('uninstall', { device, json: true }, remove)).toBe(0);
+    expect(JSON.parse(remove.out())).toEqual({ path: LIBRARY_PATH, removed: true });
+    expect(await runLibrary('check', { device }, io())).toBe(1);
+    const bad = io();
+    expect(await runLibrary('upgrade', { device }, bad)).toBe(2);
+  }, 120_000);
+});
+
+describe('firmware-probe', () => {
+  it('reports versions, the module functions and that every group runs', async () => {
+    const probe = io();
+    expect(await runFirmwareProbe({ device, json: true }, probe)).toBe(0);
+    const report = JSON.parse(probe.out());
+    expect(report.firmware).toBe('5.7.0.13');
+    expect(report.micropython).toMatch(/^1\.\d+/);
+    expect(report.functions).toContain('dac_set');
+    expect(report.groups.every((g: { unusable: unknown[] }) => g.unusable.length === 0)).toBe(true);
+  }, 60_000);
+
+  it('names the tools a firmware without a function cannot run', () => {
+    const groups = groupReadiness(new Set(['dac_get']));
+    const power = groups.find((g) => g.group === 'power');
+    expect(power?.unusable).toContainEqual({
+      tool: 'dac_set',
+      missing: ['dac_set', 'wavegen_is_running', 'wavegen_get_output'],
+    });
+    expect(power?.unusable.map((u) => u.tool)).not.toContain('power_get');
+  });
+});
