@@ -68,6 +68,13 @@ export async function buildApp(config: Config): Promise<App> {
       safety,
       log,
       ...(audit ? { audit } : {}),
+      outputSchemas: config.outputSchemas,
+      selection: {
+        ...(config.toolsets ? { toolsets: config.toolsets } : {}),
+        tools: config.tools,
+        excludeTools: config.excludeTools,
+        readOnly: config.readOnly,
+      },
     });
   } catch (error) {
     await audit?.close();

@@ -63,16 +63,16 @@ describe('progress', () => {
 });
 
 describe('tools', () => {
-  it('lists the catalog with capabilities, hidden tools only with --all', () => {
+  it('lists the catalog with capabilities, python_exec with them (it is listed, to exec holders)', () => {
     const rows = toolRows();
     expect(rows).toContainEqual(
       expect.objectContaining({ name: 'state_get', capability: 'jumperless.read', hidden: false }),
     );
     expect(rows).toContainEqual(expect.objectContaining({ name: 'dac_set', capability: 'jumperless.power' }));
-    expect(rows.map((r) => r.name)).not.toContain('python_exec');
-    expect(toolRows({ all: true })).toContainEqual(
-      expect.objectContaining({ name: 'python_exec', hidden: true, capability: 'jumperless.exec' }),
+    expect(rows).toContainEqual(
+      expect.objectContaining({ name: 'python_exec', hidden: false, capability: 'jumperless.exec' }),
     );
+    expect(toolRows({ all: true }).map((r) => r.name)).toEqual(rows.map((r) => r.name));
     const table = io();
     expect(runTools({}, table.stdout)).toBe(0);
     const lines = table.out().split('\n');
@@ -83,7 +83,7 @@ describe('tools', () => {
     expect(lines.slice(0, -2).some((line) => line.endsWith('...'))).toBe(true);
     const json = io();
     runTools({ json: true, all: true }, json.stdout);
-    expect(JSON.parse(json.out()).tools.length).toBe(rows.length + 1);
+    expect(JSON.parse(json.out()).tools.length).toBe(rows.length);
   });
 });
 

@@ -37,6 +37,36 @@ describe('resolveConfig', () => {
       expect(() => parsePort(bad, '--port'), bad).toThrow(/--port: ".*" is not a TCP port/);
     }
   });
+  it('chooses the catalog: toolsets, single tools, exclusions, read-only and output schemas, env or flag', () => {
+    const env = {
+      JUMPERLESS_MCP_TOOLSETS: 'wiring, measure',
+      JUMPERLESS_MCP_TOOLS: 'dac_set',
+      JUMPERLESS_MCP_EXCLUDE_TOOLS: 'nodes_clear,file_delete',
+      JUMPERLESS_MCP_READ_ONLY: '1',
+      JUMPERLESS_MCP_OUTPUT_SCHEMAS: 'true',
+    };
+    expect(resolveConfig({}, env)).toMatchObject({
+      toolsets: ['wiring', 'measure'],
+      tools: ['dac_set'],
+      excludeTools: ['nodes_clear', 'file_delete'],
+      readOnly: true,
+      outputSchemas: true,
+    });
+    expect(resolveConfig({ toolsets: 'power', tools: 'state_get', excludeTools: '' }, env)).toMatchObject({
+      toolsets: ['power'],
+      tools: ['state_get'],
+      excludeTools: [],
+    });
+    expect(resolveConfig({ readOnly: true, outputSchemas: true }, {})).toMatchObject({
+      readOnly: true,
+      outputSchemas: true,
+    });
+    expect(() => resolveConfig({ toolsets: 'wiring,wirng' }, {})).toThrow(
+      /--toolsets: unknown toolset wirng/,
+    );
+    expect(() => resolveConfig({}, { JUMPERLESS_MCP_TOOLSETS: 'nope' })).toThrow(/JUMPERLESS_MCP_TOOLSETS/);
+  });
+
   it('refuses nonsense with the setting named', () => {
     expect(() => resolveConfig({ maxVolts: 'lots' }, {})).toThrow(/--max-volts/);
     expect(() => resolveConfig({}, { JUMPERLESS_MCP_MIN_VOLTS: 'x' })).toThrow(/JUMPERLESS_MCP_MIN_VOLTS/);

@@ -4,6 +4,7 @@ import {
   normalizeCapabilities,
   parseCapabilityList,
 } from '../auth/capabilities.js';
+import { checkToolsetNames } from '../dispatch/selection.js';
 import { type ListMode, parseListMode } from '../federation/index.js';
 import { defaultSocketPath } from '../socket/socketPath.js';
 
@@ -74,6 +75,23 @@ export interface Config {
    * dir. Env `JUMPERLESS_MCP_SOCKET`, flag `--socket [path]`.
    */
   socket: string | undefined;
+  /**
+   * Output schemas in `tools/list` (models never see them; results carry `structuredContent`
+   * either way). Default false. Env `JUMPERLESS_MCP_OUTPUT_SCHEMAS=1`, flag `--output-schemas`.
+   */
+  outputSchemas: boolean;
+  /**
+   * Toolsets on at start (tools/toolsets.ts: wiring, power, measure, io, display, user, slots,
+   * files, system, exec); the rest can be turned on with `toolset_enable`. Default all. Env
+   * `JUMPERLESS_MCP_TOOLSETS` (comma list), flag `--toolsets`.
+   */
+  toolsets: string[] | undefined;
+  /** Single tools on besides the toolsets'. Env `JUMPERLESS_MCP_TOOLS`, flag `--tools` (comma list). */
+  tools: string[];
+  /** Tools off by name. Env `JUMPERLESS_MCP_EXCLUDE_TOOLS`, flag `--exclude-tools` (comma list). */
+  excludeTools: string[];
+  /** Only tools that change nothing. Default false. Env `JUMPERLESS_MCP_READ_ONLY=1`, flag `--read-only`. */
+  readOnly: boolean;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -91,6 +109,11 @@ export const DEFAULT_CONFIG: Config = {
   anonymousCaps: [...DEFAULT_ANONYMOUS_CAPABILITIES],
   grant: normalizeCapabilities(KNOWN_CAPABILITIES),
   socket: undefined,
+  outputSchemas: false,
+  toolsets: undefined,
+  tools: [],
+  excludeTools: [],
+  readOnly: false,
 };
 
 /** Flags as commander gives them (all optional). */
@@ -110,6 +133,11 @@ export interface Flags {
   anonymousCaps?: string;
   grantCapability?: string[];
   socket?: string | boolean;
+  outputSchemas?: boolean;
+  toolsets?: string;
+  tools?: string;
+  excludeTools?: string;
+  readOnly?: boolean;
 }
 
 export const DEFAULT_HTTP_PORT = 8931;
@@ -171,10 +199,33 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
   if (e('SOCKET')) config.socket = e('SOCKET');
   if (flags.socket !== undefined && flags.socket !== false)
     config.socket = flags.socket === true ? defaultSocketPath(env) : flags.socket;
+  const yes = (text: string | undefined) => text !== undefined && /^(1|true|yes)$/i.test(text);
+  if (e('OUTPUT_SCHEMAS')) config.outputSchemas = yes(e('OUTPUT_SCHEMAS'));
+  if (flags.outputSchemas) config.outputSchemas = true;
+  if (e('READ_ONLY')) config.readOnly = yes(e('READ_ONLY'));
+  if (flags.readOnly) config.readOnly = true;
+  const toolsets = flags.toolsets ?? e('TOOLSETS');
+  if (toolsets !== undefined) {
+    config.toolsets = checkToolsetNames(
+      commaList(toolsets),
+      flags.toolsets === undefined ? 'JUMPERLESS_MCP_TOOLSETS' : '--toolsets',
+    );
+  }
+  const tools = flags.tools ?? e('TOOLS');
+  if (tools !== undefined) config.tools = commaList(tools);
+  const excluded = flags.excludeTools ?? e('EXCLUDE_TOOLS');
+  if (excluded !== undefined) config.excludeTools = commaList(excluded);
   if (config.minVolts > config.maxVolts) {
     throw new Error(`the minimum voltage ${config.minVolts} V is above the maximum ${config.maxVolts} V`);
   }
   return config;
+}
+
+function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 /** `8931`, `127.0.0.1:8931`, `[::1]:8931`, `localhost:0`. */

@@ -6,11 +6,14 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { READ_MAX_BYTES, WRITE_MAX_BYTES } from '../tools/files.js';
 import { type ProgressStream, progressOn } from './progress.js';
 import { type CliApp, openCliApp, reportFailure } from './toolRunner.js';
 
-/** What one file_read or file_write call moves at most (the tools' own limit). */
-const PART_BYTES = 128 * 1024;
+/** What one file_read call moves at most (the tool's own limit: a result stays under 50 KB). */
+const READ_PART_BYTES = READ_MAX_BYTES;
+/** What one file_write call moves at most (the tool's own limit). */
+const PART_BYTES = WRITE_MAX_BYTES;
 
 export interface FsOptions {
   device: string;
@@ -97,8 +100,10 @@ async function readWhole(
   const parts: Buffer[] = [];
   let total = size;
   for (let offset = 0; ; ) {
-    const part = await cli.call('file_read', { path, offset_bytes: offset, max_bytes: PART_BYTES }, (done) =>
-      onBytes?.(offset + done, total),
+    const part = await cli.call(
+      'file_read',
+      { path, offset_bytes: offset, max_bytes: READ_PART_BYTES },
+      (done) => onBytes?.(offset + done, total),
     );
     const bytes = Buffer.from(part.content as string, part.encoding === 'base64' ? 'base64' : 'utf8');
     parts.push(bytes);

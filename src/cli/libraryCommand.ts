@@ -7,6 +7,7 @@
  * needs no flash (a file there may be from another version, or edited on the board).
  */
 import { HELPER_SOURCE, HELPER_VERSION } from '../device/helper.js';
+import { READ_MAX_BYTES } from '../tools/files.js';
 import { type ProgressStream, progressOn } from './progress.js';
 import { type CliApp, CliToolError, openCliApp, reportFailure } from './toolRunner.js';
 
@@ -29,7 +30,7 @@ export type LibraryStatus =
 async function status(cli: CliApp): Promise<LibraryStatus> {
   let content: string;
   try {
-    const read = await cli.call('file_read', { path: LIBRARY_PATH, max_bytes: 64 * 1024 });
+    const read = await cli.call('file_read', { path: LIBRARY_PATH, max_bytes: READ_MAX_BYTES });
     content = read.encoding === 'utf-8' ? (read.content as string) : '';
   } catch (error) {
     if (error instanceof CliToolError && error.code === 'not_found') return { state: 'absent' };

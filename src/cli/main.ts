@@ -34,6 +34,17 @@ const program = new Command()
     'serve a federation: the boards and MCP servers a JSON config names, behind one endpoint',
   )
   .option('--list-mode <mode>', 'what tools/list shows: full, names or discovery (default: the client asks)')
+  .option(
+    '--output-schemas',
+    'put the output schemas in tools/list (models never see them; off saves half the bytes)',
+  )
+  .option(
+    '--toolsets <list>',
+    'toolsets on at start (wiring, power, measure, io, display, user, slots, files, system, exec); toolset_enable adds more',
+  )
+  .option('--tools <list>', 'single tools on, besides the toolsets (comma list)')
+  .option('--exclude-tools <list>', 'tools off, whatever else says (comma list)')
+  .option('--read-only', 'offer only the tools that change nothing')
   .option('--tokens <store>', 'bearer token store for HTTP (default ~/.config/jumperless-mcp/tokens.json)')
   .option('--require-token', 'refuse HTTP requests without a bearer token (always on off loopback)')
   .option('--anonymous-caps <caps>', 'what HTTP callers without a token may do: a comma list, * or none')

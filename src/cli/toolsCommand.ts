@@ -8,7 +8,7 @@ import { catalog } from '../tools/index.js';
 
 export interface ToolsOptions {
   json?: boolean;
-  /** Also the hidden tools (callable by name, left out of tools/list), e.g. python_exec. */
+  /** Also hidden tools (callable by name, left out of tools/list); the catalog has none since issue 13. */
   all?: boolean;
 }
 

@@ -27,6 +27,8 @@ export {
   type ClientBridge,
   HIDDEN_TOOLS_META,
   kindOf,
+  listedAnnotations,
+  TOOL_CAPABILITY_META,
   type ToolAnnotations,
   type ToolDefinition,
   type ToolDescriptor,

@@ -63,6 +63,29 @@ export function kindOf(annotations: Partial<ToolAnnotations>): ToolKind {
   return (annotations.openWorldHint ?? true) ? 'physical' : 'write';
 }
 
+/** MCP's defaults for hints a tool leaves out (2025-06-18 tool annotations). */
+const DEFAULT_HINTS = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+} as const;
+
+/**
+ * Annotations as a list sends them: only the hints that differ from MCP's defaults, without the
+ * title (the definition has it at the top level). A client reading the defaults sees the same.
+ */
+export function listedAnnotations(annotations: Partial<ToolAnnotations>): Partial<ToolAnnotations> {
+  const listed: Partial<ToolAnnotations> = {};
+  for (const hint of Object.keys(DEFAULT_HINTS) as Array<keyof typeof DEFAULT_HINTS>) {
+    const value = annotations[hint];
+    // Hints beside readOnlyHint mean nothing for a read-only tool (MCP says so), so they go too.
+    if (hint !== 'readOnlyHint' && annotations.readOnlyHint === true && hint !== 'openWorldHint') continue;
+    if (value !== undefined && value !== DEFAULT_HINTS[hint]) listed[hint] = value;
+  }
+  return listed;
+}
+
 /** A tool as `tools/list` shows it (and as the toolsnaps record it). */
 export interface ToolDefinition {
   name: string;
@@ -124,6 +147,8 @@ export interface CallContext {
   client?: ClientBridge;
   /** Who calls (`stdio`, `http:<session>`, `socket:<peer>`): board turns are taken per caller. */
   caller: string;
+  /** What the caller holds, so tools about tools show only what it may call; absent: not known. */
+  granted?: ReadonlySet<Capability>;
 }
 
 /**
@@ -131,3 +156,9 @@ export interface CallContext {
  * call (python_exec): a gateway in front of it can offer them by name, and no model sees them listed.
  */
 export const HIDDEN_TOOLS_META = 'io.github.jumperless-mcp/hidden-tools';
+
+/**
+ * Where a listed tool that needs `jumperless.exec` or `jumperless.admin` says so in its `_meta`: a
+ * gateway in front of us (a bench) gates it as we do, rather than guessing from its annotations.
+ */
+export const TOOL_CAPABILITY_META = 'io.github.jumperless-mcp/capability';

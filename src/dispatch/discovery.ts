@@ -4,34 +4,48 @@
  */
 import { type DiscoveryCatalog, metaTools, type SearchEntry } from '../federation/index.js';
 import type { AnyTool } from '../tools/tool.js';
+import { listedDefinition } from './listTools.js';
 import type { Registry, ToolEntry } from './registry.js';
+import type { Selection } from './selection.js';
 
 /** `registry` is read on each call, so the tools can be built before the registry that holds them. */
-export function discoveryTools(registry: () => Registry): AnyTool[] {
+export function discoveryTools(
+  registry: () => Registry,
+  outputSchemas: boolean,
+  selection: Selection,
+): AnyTool[] {
   let seen: readonly ToolEntry[] | undefined;
   let entries: SearchEntry[] = [];
-  let names = new Set<string>();
+  let capabilities = new Map<string, string>();
+  let on = '';
   const refresh = () => {
-    const listed = registry().listed();
-    if (listed !== seen) {
-      seen = listed;
+    const all = registry().listed();
+    const listed = all.filter((entry) => selection.enabled(entry));
+    const key = listed.map((entry) => entry.definition.name).join(',');
+    if (all !== seen || key !== on) {
+      seen = all;
+      on = key;
       entries = listed.map(({ definition }) => ({
         name: definition.name,
         title: definition.title,
         description: definition.description,
       }));
-      names = new Set(entries.map((entry) => entry.name));
+      capabilities = new Map(listed.map((entry) => [entry.definition.name, entry.capability]));
     }
   };
+  const may = (name: string, granted: ReadonlySet<string> | undefined) => {
+    const capability = capabilities.get(name);
+    return capability !== undefined && (granted === undefined || granted.has(capability));
+  };
   const catalog: DiscoveryCatalog = {
-    entries: () => {
+    entries: (granted) => {
       refresh();
-      return entries;
+      return granted ? entries.filter((entry) => may(entry.name, granted)) : entries;
     },
-    definition: (name) => {
+    definition: (name, granted) => {
       refresh();
-      const entry = names.has(name) ? registry().get(name) : undefined;
-      return entry ? { ...entry.definition } : undefined;
+      const entry = may(name, granted) ? registry().get(name) : undefined;
+      return entry ? { ...listedDefinition(entry.definition, outputSchemas) } : undefined;
     },
   };
   return metaTools(catalog);

@@ -19,6 +19,7 @@ import type { AnyTool } from '../tools/tool.js';
 import type { AuditSink } from './audit.js';
 import { discoveryTools } from './discovery.js';
 import { buildRegistry, type Registry } from './registry.js';
+import { createSelection, type Selection, type SelectionOptions, toolsetTool } from './selection.js';
 
 export interface ServerExtras {
   /** Tools that need no board (fixtures), under their own names. */
@@ -45,6 +46,10 @@ export interface DispatcherOptions {
   defaultTimeoutMs?: number;
   /** Where registry problems are told (default stderr). */
   log?: (line: string) => void;
+  /** Output schemas in `tools/list` and tools_describe (`--output-schemas`); default off. */
+  outputSchemas?: boolean;
+  /** Which tools are on (toolsets, single tools, read-only); default all. */
+  selection?: SelectionOptions;
 }
 
 export interface Dispatcher {
@@ -53,6 +58,8 @@ export interface Dispatcher {
   readonly safety: SafetyPolicy;
   readonly audit: AuditSink | undefined;
   readonly defaultTimeoutMs: number;
+  readonly outputSchemas: boolean;
+  readonly selection: Selection;
   resources(): readonly Resource[];
   templates(): readonly ResourceTemplate[];
   /** Prompts by wire name (a bench's carry the device prefix in the wire format). */
@@ -78,7 +85,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const own = options.own ?? {};
   // tools_search and tools_describe: hidden, listed only in the names and discovery list modes.
   let registry: Registry | undefined;
-  const meta = discoveryTools(() => registry as Registry);
+  const selection = createSelection(options.selection);
+  const meta = [
+    ...discoveryTools(() => registry as Registry, options.outputSchemas === true, selection),
+    toolsetTool(selection, () => registry?.announce()),
+  ];
   const env = { safety };
   registry = buildRegistry({
     root,
@@ -99,6 +110,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     safety,
     audit: options.audit,
     defaultTimeoutMs: options.defaultTimeoutMs ?? 10_000,
+    outputSchemas: options.outputSchemas === true,
+    selection,
     resources: () => [...(root.resources?.() ?? []), ...(own.resources ?? [])],
     templates: () => [...(root.templates?.() ?? []), ...(own.templates ?? [])],
     prompts: () => [...(root.prompts?.() ?? []).map(wirePrompt), ...(own.prompts ?? [])],

@@ -49,6 +49,8 @@ export interface Registry {
   all(): readonly ToolEntry[];
   /** Tells listeners when the listed tools change (they send `tools/list_changed`). */
   onChange(listener: () => void): () => void;
+  /** Tells the listeners that what is listed changed for another reason (a toolset turned on). */
+  announce(): void;
   /** What the last rebuild left out (a late child colliding with a name already taken). */
   readonly problems: readonly string[];
   /** Stops following the root's catalog. */
@@ -152,6 +154,9 @@ export function buildRegistry(options: RegistryOptions): Registry {
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    announce() {
+      for (const listener of listeners) listener();
     },
     close: () => unwatch(),
   };

@@ -68,6 +68,11 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     throw new RpcError(JSONRPC.invalidParams, `Unknown tool: ${request.name}`);
   }
   const name = entry.definition.name;
+  const off = dispatcher.selection.whyOff(entry);
+  if (off !== undefined) {
+    audit('unknown_tool');
+    throw new RpcError(JSONRPC.invalidParams, `Tool ${name} is not on: ${off}`);
+  }
 
   let args: unknown;
   try {
@@ -133,6 +138,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
       request.onProgress?.(progress, total, message);
     },
     caller: request.caller.id,
+    granted: request.caller.granted,
     ...(request.confirm ? { confirm: request.confirm } : {}),
     ...(request.client ? { client: request.client } : {}),
   };

@@ -52,12 +52,12 @@ describe('JumperlessSubsystem', () => {
     await expect(board.invoke('power_get', {}, context())).rejects.toMatchObject({ code: 'unavailable' });
   });
 
-  it('offers the whole catalog, hidden tools marked, each with its capability', async () => {
+  it('offers the whole catalog, each tool with its capability (python_exec, too, is listed now)', async () => {
     await board.connect();
     const tools = board.tools();
     expect(tools.map((t) => t.name)).toEqual(catalog.map((t) => t.name));
     expect(tools.find((t) => t.name === 'python_exec')).toMatchObject({
-      hidden: true,
+      hidden: false,
       capability: 'jumperless.exec',
     });
     expect(tools.find((t) => t.name === 'dac_set')).toMatchObject({

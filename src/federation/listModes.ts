@@ -36,11 +36,15 @@ export function listModeFor(operator: ListMode | undefined, clientExperimental: 
   return asks ? 'discovery' : 'full';
 }
 
-/** A tool as `names` mode lists it: MCP requires an input schema, so it gets the emptiest one. */
-export function nameOnly(tool: { name: string; description: string }): {
+/**
+ * A tool as `names` mode lists it: its title (a few words, written for this) or else the first
+ * sentence of its description; MCP requires an input schema, so it gets the emptiest one.
+ */
+export function nameOnly(tool: { name: string; title?: string; description: string }): {
   name: string;
   description: string;
   inputSchema: JsonSchemaObject;
 } {
-  return { name: tool.name, description: firstSentence(tool.description), inputSchema: { type: 'object' } };
+  const line = tool.title && tool.title !== tool.name ? tool.title : firstSentence(tool.description);
+  return { name: tool.name, description: line, inputSchema: { type: 'object' } };
 }

@@ -20,7 +20,13 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
-import { CAPABILITIES, type Capability, HIDDEN_TOOLS_META, RpcError } from '../contract/index.js';
+import {
+  CAPABILITIES,
+  type Capability,
+  HIDDEN_TOOLS_META,
+  RpcError,
+  TOOL_CAPABILITY_META,
+} from '../contract/index.js';
 import { ToolError } from '../tools/tool.js';
 import { unavailable } from './errors.js';
 import { fetchPerRequestSignal } from './httpFetch.js';
@@ -41,6 +47,11 @@ function stricter(child: Capability, operator: Capability | undefined): Capabili
   const rank = (capability: Capability) =>
     capability === 'jumperless.admin' ? 2 : capability === 'jumperless.exec' ? 1 : 0;
   return rank(child) > rank(operator) ? child : operator;
+}
+
+/** The exec or admin capability a jumperless-mcp child declares for a listed tool, if any. */
+function declaredCapability(value: unknown): Capability | undefined {
+  return value === 'jumperless.exec' || value === 'jumperless.admin' ? value : undefined;
 }
 
 const hiddenToolsSchema = z
@@ -269,8 +280,12 @@ export class McpChild implements Subsystem {
       ...(tool.outputSchema ? { outputSchema: tool.outputSchema as ToolDescriptor['inputSchema'] } : {}),
       annotations: tool.annotations ?? {},
       hidden: false,
-      capability:
-        this.options.capability ?? (tool.annotations?.readOnlyHint ? 'jumperless.read' : 'jumperless.io'),
+      capability: stricter(
+        declaredCapability(tool._meta?.[TOOL_CAPABILITY_META]) ??
+          this.options.capability ??
+          (tool.annotations?.readOnlyHint ? 'jumperless.read' : 'jumperless.io'),
+        this.options.capability,
+      ),
       timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     };
   }

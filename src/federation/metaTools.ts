@@ -5,6 +5,7 @@
  * lists them, and they only ever see listed tools (never hidden ones).
  */
 import { z } from 'zod';
+import type { Capability } from '../contract/index.js';
 import { type AnyTool, defineTool } from '../tools/tool.js';
 import { keywordSearch, type SearchEngine, type SearchEntry } from './search.js';
 
@@ -14,9 +15,10 @@ export const META_TOOL_NAMES: readonly string[] = [SEARCH_TOOL, DESCRIBE_TOOL];
 
 /** What the meta-tools read: the listed tools by wire name, meta-tools and hidden tools excluded. */
 export interface DiscoveryCatalog {
-  entries(): readonly SearchEntry[];
-  /** The definition `tools/list` would show in full mode; undefined when not a listed tool. */
-  definition(name: string): Record<string, unknown> | undefined;
+  /** The listed tools a caller holding `granted` may call (all of them when not known). */
+  entries(granted?: ReadonlySet<Capability>): readonly SearchEntry[];
+  /** The definition `tools/list` would show in full mode; undefined when not a listed tool for this caller. */
+  definition(name: string, granted?: ReadonlySet<Capability>): Record<string, unknown> | undefined;
 }
 
 const hit = z.object({
@@ -30,44 +32,41 @@ export function metaTools(catalog: DiscoveryCatalog, engine: SearchEngine = keyw
     name: SEARCH_TOOL,
     title: 'Search the tools',
     description:
-      'Find tools by what they do, e.g. "set a voltage" or "read a GPIO pin". Returns tool names with a score from 0 to 1, best first; call tools_describe for the arguments before calling one.',
+      'Find tools by what they do, e.g. "set a voltage". Returns names scored 0-1, best first; tools_describe gives their arguments.',
     group: 'discovery',
     kind: 'read',
     capability: 'jumperless.read',
     hidden: true,
     input: z.object({
-      query: z.string().min(1).max(500).describe('What the tool should do, in plain words'),
+      query: z.string().min(1).max(500).describe('What it should do'),
       limit: z.number().int().min(1).max(50).default(10).describe('Most hits to return'),
     }),
     output: z.object({ tools: z.array(hit) }),
-    handle: async ({ query, limit }) => ({ tools: engine.search(query, catalog.entries(), limit) }),
+    handle: async ({ query, limit }, context) => ({
+      tools: engine.search(query, catalog.entries(context.granted), limit),
+    }),
   });
 
   const describe = defineTool({
     name: DESCRIBE_TOOL,
     title: 'Describe tools',
-    description:
-      'Full definitions (description, input and output JSON Schemas, annotations) of tools by name, as tools/list would show them.',
+    description: 'The full definitions of tools by name, as tools/list shows them.',
     group: 'discovery',
     kind: 'read',
     capability: 'jumperless.read',
     hidden: true,
     input: z.object({
-      names: z
-        .array(z.string().min(1).max(200))
-        .min(1)
-        .max(50)
-        .describe('Tool names, e.g. from tools_search'),
+      names: z.array(z.string().min(1).max(200)).min(1).max(50),
     }),
     output: z.object({
       tools: z.array(z.object({ name: z.string() }).catchall(z.unknown())),
       unknown: z.array(z.string()).describe('Names that are not listed tools'),
     }),
-    handle: async ({ names }) => {
+    handle: async ({ names }, context) => {
       const tools: Array<Record<string, unknown> & { name: string }> = [];
       const unknown: string[] = [];
       for (const name of new Set(names)) {
-        const definition = catalog.definition(name);
+        const definition = catalog.definition(name, context.granted);
         if (definition) tools.push({ ...definition, name });
         else unknown.push(name);
       }

@@ -71,9 +71,6 @@ def net_looks(nm, co):
 `,
 };
 
-export const AUTOSAVE_NOTE =
-  'The board itself saves its state to the active slot about a second after the last change (not while the computer has its USB drive mounted).';
-
 // ---- what a slot file or a snapshot puts on the board, and how the board differs from it ----
 
 type Bridge = readonly [number, number, number];

@@ -4,17 +4,7 @@ import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
 import type { BoardClient } from './boardClient.js';
-import {
-  bridgeCheck,
-  bridgesList,
-  connect,
-  disconnect,
-  netCheck,
-  netColorSet,
-  netNameSet,
-  netsList,
-  nodesClear,
-} from './connections.js';
+import { bridgesList, connect, disconnect, netCheck, netSet, netsList, nodesClear } from './connections.js';
 import { routeOf } from './snapshot.js';
 import { type AnyTool, ToolError } from './tool.js';
 
@@ -214,7 +204,7 @@ describe('connect', () => {
         unrouted: 1,
         bridges: [{ node1: '7', node2: '8', net: 6, routed: false, route: 'no_free_lanes' }],
       });
-      expect((await h.run(bridgeCheck, { a: 8, b: 7 })).result).toMatchObject({
+      expect((await h.run(netCheck, { a: 8, b: 7 })).result).toMatchObject({
         bridged: true,
         routed: false,
         route: 'no_free_lanes',
@@ -236,7 +226,7 @@ describe('connect', () => {
     await routeFail(7, 8, true);
     await h.python('connect(7, 8)');
     await routeFail(7, 8, false);
-    expect((await h.run(bridgeCheck, { a: 7, b: 8 })).result).toMatchObject({
+    expect((await h.run(netCheck, { a: 7, b: 8 })).result).toMatchObject({
       routed: true,
       route: 'routed',
     });
@@ -262,7 +252,7 @@ describe('connect', () => {
 
   it('reads a direct supply-to-supply bridge the firmware allows (GND-DAC0) as stored in no net', async () => {
     await setup('connect(DAC0, GND)');
-    expect((await h.run(bridgeCheck, { a: 'GND', b: 'DAC0' })).result).toMatchObject({
+    expect((await h.run(netCheck, { a: 'GND', b: 'DAC0' })).result).toMatchObject({
       bridged: true,
       routed: false,
       route: 'not_in_a_net',
@@ -357,16 +347,16 @@ describe('disconnect and clear', () => {
   });
 });
 
-describe('bridge_check and net_check answer different questions', () => {
+describe('net_check answers both questions: a direct bridge, and one net', () => {
   it('a chain 10-20-30: 10 and 30 share a net but no bridge joins them', async () => {
     await setup('connect(10, 20); connect(20, 30)');
-    expect((await h.run(bridgeCheck, { a: 10, b: 20 })).result).toMatchObject({
+    expect((await h.run(netCheck, { a: 10, b: 20 })).result).toMatchObject({
       bridged: true,
       routed: true,
       route: 'routed',
       net: 6,
     });
-    expect((await h.run(bridgeCheck, { a: 10, b: 30 })).result).toMatchObject({ bridged: false });
+    expect((await h.run(netCheck, { a: 10, b: 30 })).result).toMatchObject({ bridged: false });
     expect((await h.run(netCheck, { a: 10, b: 30 })).result).toMatchObject({
       same_net: true,
       a_net: 6,
@@ -379,7 +369,7 @@ describe('bridge_check and net_check answer different questions', () => {
 
   it('an unrouted bridge is bridged but not routed, and joins no nets', async () => {
     await setup('connect(5, TOP_RAIL); connect(6, GND); connect(5, 6)');
-    expect((await h.run(bridgeCheck, { a: 5, b: 6 })).result).toMatchObject({
+    expect((await h.run(netCheck, { a: 5, b: 6 })).result).toMatchObject({
       bridged: true,
       routed: false,
       route: 'not_in_a_net',
@@ -415,22 +405,35 @@ describe('nets', () => {
 
   it('names and colours a net picked by a member node or by index, and reads them back', async () => {
     await h.python('connect(13, 14)');
-    const named = await h.run(netNameSet, { node: 14, name: 'LED anode' });
+    const named = await h.run(netSet, { node: 14, name: 'LED anode' });
     expect(named.result).toEqual({ net: 6, name: 'LED anode', previous_name: 'Net 6' });
-    const colored = await h.run(netColorSet, { net: 6, color: '#00ff00' });
+    const colored = await h.run(netSet, { net: 6, color: '#00ff00' });
     expect(colored.result).toMatchObject({ net: 6, color: '#00ff00', color_name: 'green' });
     expect(await h.python('[get_net_name(6), get_net_color(6)]')).toEqual(['LED anode', 0x00ff00]);
-    const reset = await h.run(netNameSet, { net: 6, name: '' });
+    const reset = await h.run(netSet, { net: 6, name: '' });
     expect(reset.result).toMatchObject({ name: 'Net 6' });
+  });
+
+  it('names and colours a net in one call, and wants at least one of the two', async () => {
+    await h.python('connect(13, 14)');
+    const both = await h.run(netSet, { node: 13, name: 'bus', color: '#0000ff' });
+    expect(both.result).toMatchObject({ net: 6, name: 'bus', previous_name: 'Net 6', color: '#0000ff' });
+    expect(await h.python('[get_net_name(6), get_net_color(6)]')).toEqual(['bus', 0x0000ff]);
+    expect(netSet.input.safeParse({ net: 6 }).success).toBe(false);
+    // A bad colour is refused before the name is touched.
+    await expect(h.run(netSet, { net: 6, name: 'other', color: 'mauve' })).rejects.toMatchObject({
+      code: 'invalid_color',
+    });
+    expect(await h.python('get_net_name(6)')).toBe('bus');
   });
 
   it('sends a colour name as text (the board dims it) and #rrggbb as an exact value', async () => {
     await h.python('connect(13, 14)');
     const rec = recording(h.client);
-    const named = await h.run(netColorSet, { net: 6, color: 'Red' }, { board: rec.board });
+    const named = await h.run(netSet, { net: 6, color: 'Red' }, { board: rec.board });
     expect(named.result).toMatchObject({ net: 6, color: '#200000', color_name: 'red' });
     expect(rec.sent).toContain("_jlt.conn_net_color(6, 'red')");
-    const exact = await h.run(netColorSet, { net: 6, color: '#123456' }, { board: rec.board });
+    const exact = await h.run(netSet, { net: 6, color: '#123456' }, { board: rec.board });
     expect(exact.result).toMatchObject({ color: '#123456', color_name: 'blue' });
     expect(rec.sent).toContain('_jlt.conn_net_color(6, 1193046)');
   });
@@ -446,21 +449,21 @@ describe('nets', () => {
       'x'.repeat(32),
       'caf\u00e9',
     ]) {
-      expect(netNameSet.input.safeParse({ net: 6, name }).success, name).toBe(false);
+      expect(netSet.input.safeParse({ net: 6, name }).success, name).toBe(false);
     }
-    expect(netNameSet.input.safeParse({ net: 6, name: 'x'.repeat(31) }).success).toBe(true);
-    expect(netNameSet.input.safeParse({ net: 6, name: "it's {ok} [1]" }).success).toBe(true);
+    expect(netSet.input.safeParse({ net: 6, name: 'x'.repeat(31) }).success).toBe(true);
+    expect(netSet.input.safeParse({ net: 6, name: "it's {ok} [1]" }).success).toBe(true);
   });
 
   it('refuses a missing net, a node in no net, both or neither target, and bad colours', async () => {
-    await expect(h.run(netNameSet, { net: 30, name: 'x' })).rejects.toMatchObject({ code: 'no_net' });
-    await expect(h.run(netNameSet, { node: 44, name: 'x' })).rejects.toMatchObject({ code: 'no_net' });
-    await expect(h.run(netNameSet, { name: 'x' })).rejects.toMatchObject({ code: 'invalid_arguments' });
-    await expect(h.run(netNameSet, { net: 1, node: 1, name: 'x' })).rejects.toMatchObject({
+    await expect(h.run(netSet, { net: 30, name: 'x' })).rejects.toMatchObject({ code: 'no_net' });
+    await expect(h.run(netSet, { node: 44, name: 'x' })).rejects.toMatchObject({ code: 'no_net' });
+    await expect(h.run(netSet, { name: 'x' })).rejects.toMatchObject({ code: 'invalid_arguments' });
+    await expect(h.run(netSet, { net: 1, node: 1, name: 'x' })).rejects.toMatchObject({
       code: 'invalid_arguments',
     });
     for (const color of ['ultraviolet', 'teal', 'ff0000', '#12345']) {
-      await expect(h.run(netColorSet, { net: 1, color })).rejects.toMatchObject({ code: 'invalid_color' });
+      await expect(h.run(netSet, { net: 1, color })).rejects.toMatchObject({ code: 'invalid_color' });
     }
   });
 });
@@ -489,9 +492,9 @@ describe('hostile strings', () => {
         [connect, { pairs: [[s, 1]] }],
         [connect, { pairs: [[2, s]] }],
         [disconnect, { nodes: [s] }],
-        [bridgeCheck, { a: s, b: 1 }],
+        [netCheck, { a: s, b: 1 }],
         [netCheck, { a: 1, b: s }],
-        [netNameSet, { node: s, name: 'x' }],
+        [netSet, { node: s, name: 'x' }],
       ] as const) {
         const parsed = tool.input.safeParse(args);
         if (!parsed.success) {
@@ -518,11 +521,11 @@ describe('hostile strings', () => {
     await h.python('connect(13, 14)');
     let stored = 0;
     for (const s of hostileStrings()) {
-      if ((await outcome(netNameSet, { net: 6, name: s })) === 'ok') {
+      if ((await outcome(netSet, { net: 6, name: s })) === 'ok') {
         stored++;
         expect(await h.python('get_net_name(6)')).toBe(s === '' ? 'Net 6' : s);
       }
-      const color = await outcome(netColorSet, { net: 6, color: s });
+      const color = await outcome(netSet, { net: 6, color: s });
       if (color === 'ok') expect(await h.python('get_net_color(6)')).not.toBeNull();
     }
     expect(stored).toBeGreaterThan(30);

@@ -82,7 +82,7 @@ def conn_net_color(i, c):
 /** The board-side parts the connection tools call: the snapshot's bridge and path readers, and their own. */
 export const python: readonly PythonPart[] = [snapshotPython, connectionsPython];
 
-const pairArg = z.array(nodeArg).length(2).describe('Two nodes, e.g. ["TOP_RAIL", 10] or [10, 20]');
+const pairArg = z.array(nodeArg).length(2).describe('e.g. ["TOP_RAIL", 10]');
 
 const routeArg = z
   .enum(ROUTE_STATES)
@@ -216,7 +216,7 @@ export const connect = defineDeviceTool({
   name: 'connect',
   title: 'Connect nodes',
   description:
-    "Bridge one or more pairs of nodes through the crossbar, in order. Shorts (supplies to GND or to each other, GPIO onto a supply, two supply nets merged) are refused before sending. Each pair reports added (routed), already_connected, refused (why), crossbar_full (stored, no free crossbar lanes: not connected), unrouted (stored, in no net), stored (fake GPIO: routing not visible) or table_full. Each new bridge is one step in the firmware's undo history.",
+    'Bridge pairs of nodes through the crossbar. Shorts (supplies to GND or each other, GPIO onto a supply) are refused. crossbar_full or unrouted: stored but not connected.',
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -377,14 +377,14 @@ export const disconnect = defineDeviceTool({
   name: 'disconnect',
   title: 'Disconnect nodes',
   description:
-    "Remove bridges: exact pairs, and/or every bridge touching the given nodes. Reports what was removed. Removing the bridge BUFFER_IN-DAC0 (e.g. nodes: [DAC0]) cuts the probe's power until probe mode is entered again. Each removed bridge is one step in the firmware's undo history.",
+    "Remove exact bridges and/or every bridge touching nodes. Removing BUFFER_IN-DAC0 cuts the probe's power.",
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
   requires: ['disconnect', ...SNAPSHOT_REQUIRES],
   input: z.object({
-    pairs: z.array(pairArg).max(MAX_BRIDGES).default([]).describe('Exact bridges to remove'),
-    nodes: z.array(nodeArg).max(MAX_BRIDGES).default([]).describe('Remove every bridge touching these nodes'),
+    pairs: z.array(pairArg).max(MAX_BRIDGES).default([]).describe('Exact bridges'),
+    nodes: z.array(nodeArg).max(MAX_BRIDGES).default([]).describe('Every bridge touching these'),
   }),
   output: z.object({
     removed: z.array(bridgeOut),
@@ -436,16 +436,13 @@ export const nodesClear = defineDeviceTool({
   name: 'nodes_clear',
   title: 'Clear all connections',
   description:
-    "Remove every bridge on the board. The firmware's nodes_clear also removes the probe-power bridge BUFFER_IN-DAC0, which feeds the probe (the firmware adds it back only when probe mode starts); this tool puts it back at once (keep_probe_power, default true; not an undo step). Custom net names on GND and the rails survive. The clear is one 'Clear All' step in the firmware's undo history; the wiring of the active slot is lost unless it was saved.",
+    'Remove every bridge; the probe-power bridge BUFFER_IN-DAC0 comes back unless keep_probe_power is false.',
   group: 'connections',
   kind: 'destructive',
   capability: 'jumperless.wire',
   requires: ['nodes_clear', 'connect', ...SNAPSHOT_REQUIRES],
   input: z.object({
-    keep_probe_power: z
-      .boolean()
-      .default(true)
-      .describe('Put the probe-power bridge (BUFFER_IN-DAC0) back after clearing, with its old count'),
+    keep_probe_power: z.boolean().default(true).describe('Put BUFFER_IN-DAC0 back'),
   }),
   output: z.object({
     removed: z.number(),
@@ -471,7 +468,7 @@ export const bridgesList = defineDeviceTool({
   name: 'bridges_list',
   title: 'List bridges',
   description:
-    'List every bridge (node pairs joined through the crossbar) with its net and whether it is really routed: the firmware keeps bridges it could not route without saying so (crossbar lanes full, or two supply nets that must not merge).',
+    'Every bridge with its net and whether it is routed (the firmware keeps unroutable bridges silently).',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -519,7 +516,7 @@ export const netsList = defineDeviceTool({
   name: 'nets_list',
   title: 'List nets',
   description:
-    "List the nets (sets of nodes the firmware joins with bridges) with names, colours, members and voltages, and how many of each net's bridges found no crossbar lanes. Nets 1-5 are GND, Top Rail, Bottom Rail, DAC 0 and DAC 1; user nets start at 6 and renumber as wiring changes.",
+    'Nets with names, colours, nodes, voltages, unrouted bridges. 1-5 are GND, TOP_RAIL, BOTTOM_RAIL, DAC0, DAC1; user nets (6 up) renumber.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -537,15 +534,19 @@ export const netsList = defineDeviceTool({
   },
 });
 
-export const bridgeCheck = defineDeviceTool({
-  name: 'bridge_check',
-  title: 'Is there a direct bridge',
+/**
+ * Both questions about two nodes in one tool (it replaced bridge_check): is there a direct bridge
+ * (the firmware's is_connected) and is it routed; are they in one net, however joined.
+ */
+export const netCheck = defineDeviceTool({
+  name: 'net_check',
+  title: 'How two nodes are joined',
   description:
-    'Whether a direct bridge joins exactly these two nodes (the firmware is_connected), and whether the crossbar really routes it. Two nodes in the same net without a bridge between them answer false: use net_check for that.',
+    'Whether two nodes are bridged directly (and routed) and whether they share a net. Wires outside the crossbar are invisible to the board.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['is_connected', 'get_path_between'],
+  requires: ['is_connected', 'get_path_between', ...SNAPSHOT_REQUIRES],
   input: z.object({ a: nodeArg, b: nodeArg }),
   output: z.object({
     a: z.string(),
@@ -555,38 +556,7 @@ export const bridgeCheck = defineDeviceTool({
       .boolean()
       .describe('The bridge has crossbar lanes placed (false when not bridged or not routed)'),
     route: routeArg.optional().describe('Only when bridged'),
-    net: z.number().nullable(),
-  }),
-  handle: async ({ a, b }, { board }) => {
-    const [x, y] = resolvePair([a, b]);
-    const [bridged, net, placed] = z
-      .tuple([z.boolean(), z.number(), z.number()])
-      .parse(await board.call(py`_jlt.conn_check(${x.id}, ${y.id})`));
-    const route = routeOf(x.id, y.id, net, placed);
-    return {
-      a: x.name,
-      b: y.name,
-      bridged,
-      routed: bridged && route === 'routed',
-      ...(bridged ? { route } : {}),
-      net: bridged && net >= 1 ? net : null,
-    };
-  },
-});
-
-export const netCheck = defineDeviceTool({
-  name: 'net_check',
-  title: 'Do two nodes share a net',
-  description:
-    'Whether the firmware puts two nodes in the same net (joined directly or through other bridges). A net can hold a bridge the crossbar found no lanes for; then the nodes may not be joined and unrouted_bridges says how many. Wires and parts outside the crossbar are invisible to the board.',
-  group: 'connections',
-  kind: 'read',
-  capability: 'jumperless.read',
-  requires: [...SNAPSHOT_REQUIRES],
-  input: z.object({ a: nodeArg, b: nodeArg }),
-  output: z.object({
-    a: z.string(),
-    b: z.string(),
+    net: z.number().nullable().describe("The direct bridge's net"),
     same_net: z.boolean(),
     a_net: z.number().nullable(),
     b_net: z.number().nullable(),
@@ -599,6 +569,19 @@ export const netCheck = defineDeviceTool({
   handle: async ({ a, b }, { board }) => {
     const x = routableNode(a);
     const y = routableNode(b);
+    let bridged = false;
+    let route: z.infer<typeof routeArg> | undefined;
+    let bridgeNet: number | null = null;
+    if (x.id !== y.id) {
+      const [direct, net, placed] = z
+        .tuple([z.boolean(), z.number(), z.number()])
+        .parse(await board.call(py`_jlt.conn_check(${x.id}, ${y.id})`));
+      bridged = direct;
+      if (direct) {
+        route = routeOf(x.id, y.id, net, placed);
+        bridgeNet = net >= 1 ? net : null;
+      }
+    }
     const snapshot = await readSnapshot(board);
     const nx = netOf(snapshot, x.id);
     const ny = netOf(snapshot, y.id);
@@ -606,6 +589,10 @@ export const netCheck = defineDeviceTool({
     return {
       a: x.name,
       b: y.name,
+      bridged,
+      routed: route === 'routed',
+      ...(route ? { route } : {}),
+      net: bridgeNet,
       same_net: same,
       a_net: nx?.index ?? null,
       b_net: ny?.index ?? null,
@@ -616,7 +603,7 @@ export const netCheck = defineDeviceTool({
 
 const netTarget = {
   net: z.number().int().min(1).max(59).optional().describe('Net index (see nets_list)'),
-  node: nodeArg.optional().describe('A node of the net (steadier than the index, which renumbers)'),
+  node: nodeArg.optional().describe('A node of the net'),
 };
 
 async function targetNet(
@@ -657,39 +644,6 @@ export function validNetName(name: string): boolean {
   return /^[\x20-\x7e]*$/.test(name) && !/[\\"]/.test(name) && name === name.trim();
 }
 
-export const netNameSet = defineDeviceTool({
-  name: 'net_name_set',
-  title: 'Name a net',
-  description:
-    'Give a net a name (printable ASCII without \\ and ", up to 31 characters, no space at either end; empty restores the default "Net N"). Pick the net by a member node or by index. The firmware keeps the name with the net\'s first node: it follows that node when nets renumber and is dropped when that node leaves every net.',
-  group: 'connections',
-  kind: 'write',
-  capability: 'jumperless.wire',
-  requires: ['set_net_name', 'get_net_name', ...SNAPSHOT_REQUIRES],
-  input: z.object({
-    ...netTarget,
-    name: z
-      .string()
-      .max(NET_NAME_MAX)
-      .refine(validNetName, 'printable ASCII without \\ or ", no space at either end')
-      .describe('New name; empty for the default'),
-  }),
-  output: z.object({ net: z.number(), name: z.string(), previous_name: z.string() }),
-  handle: async (args, { board }) => {
-    const { net } = await targetNet(board, args);
-    const after = z
-      .string()
-      .nullable()
-      .parse(await board.call(py`_jlt.conn_net_name(${net.index}, ${args.name === '' ? null : args.name})`));
-    if (args.name !== '' && after !== args.name) {
-      throw new ToolError('not_applied', `Net ${net.index} reads back as ${JSON.stringify(after)}.`, {
-        details: { requested: args.name, actual: after },
-      });
-    }
-    return { net: net.index, name: after ?? '', previous_name: net.name };
-  },
-});
-
 const PALETTE = FIRMWARE_COLORS.map((c) => c.name);
 const HEX_COLOR = /^(?:#|0x)([0-9a-f]{6})$/i;
 
@@ -706,50 +660,79 @@ function colorRequest(text: string): { send: string | number; rgb: number } | un
   return rgb === undefined ? undefined : { send: name, rgb };
 }
 
-export const netColorSet = defineDeviceTool({
-  name: 'net_color_set',
-  title: 'Colour a net',
-  description: `Set a net's LED colour: #rrggbb (stored exactly) or a firmware colour name (${PALETTE.join(', ')}), which the board dims for its LEDs (red gives #200000). Pick the net by a member node or by index. The colour stays with the net's first node, like a name.`,
+/** A net's name and colour in one tool (it replaced net_name_set and net_color_set). */
+export const netSet = defineDeviceTool({
+  name: 'net_set',
+  title: 'Name or colour a net',
+  description:
+    'Name and/or colour a net, picked by a member node or index (renumbers). Empty name restores "Net N"; #rrggbb is exact, names (red, green, blue, cyan, white...) are dimmed.',
   group: 'connections',
   kind: 'write',
   capability: 'jumperless.wire',
-  requires: ['set_net_color', 'get_net_color', 'get_net_color_name', ...SNAPSHOT_REQUIRES],
-  input: z.object({ ...netTarget, color: z.string().min(1).max(16).describe('Colour name or #rrggbb') }),
+  requires: [
+    'set_net_name',
+    'get_net_name',
+    'set_net_color',
+    'get_net_color',
+    'get_net_color_name',
+    ...SNAPSHOT_REQUIRES,
+  ],
+  input: z
+    .object({
+      ...netTarget,
+      name: z
+        .string()
+        .max(NET_NAME_MAX)
+        .refine(validNetName, 'printable ASCII without \\ or ", no space at either end')
+        .optional(),
+      color: z.string().min(1).max(16).optional().describe('Colour name or #rrggbb'),
+    })
+    .refine((args) => args.name !== undefined || args.color !== undefined, { message: 'give name or color' }),
   output: z.object({
     net: z.number(),
-    color: z.string(),
-    color_name: z.string(),
-    previous_color: z.string(),
+    name: z.string().optional(),
+    previous_name: z.string().optional(),
+    color: z.string().optional(),
+    color_name: z.string().optional(),
+    previous_color: z.string().optional(),
   }),
   handle: async (args, { board }) => {
-    const request = colorRequest(args.color);
-    if (!request) {
+    const request = args.color === undefined ? undefined : colorRequest(args.color);
+    if (args.color !== undefined && !request) {
       throw new ToolError(
         'invalid_color',
         `Unknown colour ${JSON.stringify(args.color)}: use #rrggbb or one of ${PALETTE.join(', ')}.`,
       );
     }
     const { net } = await targetNet(board, args);
-    const [ok, rgb, name] = z
-      .tuple([z.boolean(), z.number(), z.string()])
-      .parse(await board.call(py`_jlt.conn_net_color(${net.index}, ${request.send})`));
-    if (!ok || rgb !== request.rgb) {
-      throw new ToolError('not_applied', `Net ${net.index} reads back colour ${colorHex(rgb)}.`, {
-        details: { requested: colorHex(request.rgb), actual: colorHex(rgb) },
-      });
+    const result: Record<string, unknown> & { net: number } = { net: net.index };
+    if (args.name !== undefined) {
+      const after = z
+        .string()
+        .nullable()
+        .parse(
+          await board.call(py`_jlt.conn_net_name(${net.index}, ${args.name === '' ? null : args.name})`),
+        );
+      if (args.name !== '' && after !== args.name) {
+        throw new ToolError('not_applied', `Net ${net.index} reads back as ${JSON.stringify(after)}.`, {
+          details: { requested: args.name, actual: after },
+        });
+      }
+      Object.assign(result, { name: after ?? '', previous_name: net.name });
     }
-    return { net: net.index, color: colorHex(rgb), color_name: name, previous_color: net.color };
+    if (request) {
+      const [ok, rgb, name] = z
+        .tuple([z.boolean(), z.number(), z.string()])
+        .parse(await board.call(py`_jlt.conn_net_color(${net.index}, ${request.send})`));
+      if (!ok || rgb !== request.rgb) {
+        throw new ToolError('not_applied', `Net ${net.index} reads back colour ${colorHex(rgb)}.`, {
+          details: { requested: colorHex(request.rgb), actual: colorHex(rgb) },
+        });
+      }
+      Object.assign(result, { color: colorHex(rgb), color_name: name, previous_color: net.color });
+    }
+    return result;
   },
 });
 
-export default [
-  connect,
-  disconnect,
-  nodesClear,
-  bridgesList,
-  netsList,
-  bridgeCheck,
-  netCheck,
-  netNameSet,
-  netColorSet,
-];
+export default [connect, disconnect, nodesClear, bridgesList, netsList, netCheck, netSet];

@@ -11,8 +11,9 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 describe('python_exec', () => {
-  it('is hidden, destructive and needs the exec capability', () => {
-    expect(pythonExec).toMatchObject({ hidden: true, kind: 'destructive', capability: 'jumperless.exec' });
+  it('is listed (to exec holders only: listTools filters), destructive, and needs the exec capability', () => {
+    expect(pythonExec).toMatchObject({ kind: 'destructive', capability: 'jumperless.exec' });
+    expect(pythonExec.hidden).not.toBe(true);
   });
 
   it('runs code as given and returns its output', async () => {

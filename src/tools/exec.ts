@@ -1,6 +1,7 @@
 /**
- * `python_exec`: the one tool whose input is code, by design (DESIGN.md §4 "Trust"): hidden from
- * lists, gated by `jumperless.exec`, and run exactly as given. A Python exception is a normal
+ * `python_exec`: the one tool whose input is code, by design (DESIGN.md §4 "Trust"): the escape
+ * hatch, listed only to callers holding `jumperless.exec` (issue 13), gated by it, and run exactly
+ * as given. A Python exception is a normal
  * result here (the traceback is what the caller wants to see), not a tool failure; so is code that
  * soft-resets the board (SystemExit), which the result says.
  */
@@ -38,11 +39,10 @@ export const pythonExec = defineDeviceTool({
   name: 'python_exec',
   title: 'Run MicroPython on the board',
   description:
-    "Run MicroPython code on the board's REPL as given and return stdout, stderr and the exception if one was raised. It can do anything the board can: drive supplies, rewire, delete files. Globals persist between calls until the board soft-resets: code that raises SystemExit (sys.exit(), machine.soft_reset()) does that, and the result says so (soft_reset). The code is compiled on the board: without PSRAM about 16 KB of source is the most that fits (MemoryError beyond).",
+    'Run MicroPython on the board; returns stdout, stderr and any exception. The escape hatch for what no tool does: it can drive supplies, rewire, delete files. Globals last until a soft reset.',
   group: 'exec',
   kind: 'destructive',
   capability: 'jumperless.exec',
-  hidden: true,
   timeoutMs: (MAX_TIMEOUT_S + 10) * 1000,
   input: z.object({
     code: z.string().min(1).max(CODE_MAX_CHARS).describe('MicroPython source'),

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import { checkPath, fileDelete, fileList, fileRead, fileWrite, TRANSFER_CHUNK_BYTES } from './files.js';
+import {
+  checkPath,
+  fileDelete,
+  fileList,
+  fileRead,
+  fileWrite,
+  READ_MAX_BYTES,
+  TRANSFER_CHUNK_BYTES,
+} from './files.js';
 import { ToolError } from './tool.js';
 
 let h: ToolHarness;
@@ -85,12 +93,23 @@ describe('file tools', () => {
     expect(wrote.result).toMatchObject({ size_bytes: bytes.length, written_bytes: bytes.length });
     expect(jobs).toBeGreaterThanOrEqual(Math.ceil(bytes.length / TRANSFER_CHUNK_BYTES));
     expect(wrote.progress.at(-1)).toBe(bytes.length);
-    const read = await h.run<{ content: string }>(fileRead, {
-      path: '/images/big.bin',
-      max_bytes: 128 * 1024,
-    });
-    expect(read.result).toMatchObject({ encoding: 'base64', read_bytes: bytes.length, truncated: false });
-    expect(Buffer.from(read.result.content, 'base64').equals(bytes)).toBe(true);
+    // A read stops at READ_MAX_BYTES (a result stays under 50 KB): the file comes in parts.
+    const parts: Buffer[] = [];
+    for (let offset = 0, more = true; more; ) {
+      const read = await h.run<{ content: string; read_bytes: number; truncated: boolean }>(fileRead, {
+        path: '/images/big.bin',
+        offset_bytes: offset,
+        max_bytes: READ_MAX_BYTES,
+      });
+      expect(read.result).toMatchObject({ encoding: 'base64' });
+      expect(Buffer.byteLength(JSON.stringify(read.result))).toBeLessThan(50_000);
+      parts.push(Buffer.from(read.result.content, 'base64'));
+      offset += read.result.read_bytes;
+      more = read.result.truncated;
+    }
+    expect(parts.length).toBe(Math.ceil(bytes.length / READ_MAX_BYTES));
+    expect(Buffer.concat(parts).equals(bytes)).toBe(true);
+    expect(fileRead.input.safeParse({ path: '/a', max_bytes: READ_MAX_BYTES + 1 }).success).toBe(false);
     const part = await h.run<{ content: string }>(fileRead, {
       path: '/images/big.bin',
       offset_bytes: 10_000,
@@ -239,7 +258,7 @@ describe('file tools', () => {
         (e: unknown) => e,
       );
       if (wrote === true) {
-        const { result } = await h.run(fileRead, { path: '/fuzz.txt', max_bytes: 65536 });
+        const { result } = await h.run(fileRead, { path: '/fuzz.txt', max_bytes: READ_MAX_BYTES });
         expect(result.content).toBe(s);
         roundTrips++;
       } else {

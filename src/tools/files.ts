@@ -122,7 +122,8 @@ const FAT_FORBIDDEN = /[\\:*?"<>|]/;
 export const SEGMENT_MAX = FILE_NAME_MAX - 1;
 export const PATH_MAX = 255;
 export const WRITE_MAX_BYTES = 128 * 1024;
-export const READ_MAX_BYTES = 128 * 1024;
+/** A read's most: its base64 (4/3 larger) keeps a result under 50 KB of a model's context. */
+export const READ_MAX_BYTES = 32 * 1024;
 
 /** Absolute, printable, no `.`/`..` segments, no FAT-forbidden characters; returns it without a trailing `/`. */
 export function checkPath(path: string): string {
@@ -145,10 +146,7 @@ export function checkPath(path: string): string {
   return trimmed;
 }
 
-const pathField = z
-  .string()
-  .max(PATH_MAX)
-  .describe('Absolute path on the board, e.g. /python_scripts/blink.py (names match in any case)');
+const pathField = z.string().max(PATH_MAX).describe('e.g. /python_scripts/a.py');
 
 const notFound = (path: string): ToolError => new ToolError('not_found', `No file or directory at ${path}.`);
 
@@ -162,7 +160,7 @@ export const fileList = defineDeviceTool({
   name: 'file_list',
   title: 'List a board directory',
   description:
-    "List a directory on the board's flash (names, kinds, sizes in bytes) and the free space. The board never lists names starting with a dot, and lists at most about 1900 characters of names per directory: `truncated` says entries are missing.",
+    'List a flash directory with sizes and free space (dot-files never; truncated means entries are missing).',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
@@ -210,7 +208,8 @@ export const fileList = defineDeviceTool({
 export const fileRead = defineDeviceTool({
   name: 'file_read',
   title: 'Read a board file',
-  description: `Read a file from the board's flash: UTF-8 text, or base64 when the bytes are not text. Up to ${READ_MAX_BYTES} bytes per call from offset_bytes.`,
+  description:
+    'Read a flash file: text, or base64 when binary; up to 32768 bytes a call from offset_bytes (truncated says there is more).',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
@@ -280,7 +279,8 @@ export const fileRead = defineDeviceTool({
 export const fileWrite = defineDeviceTool({
   name: 'file_write',
   title: 'Write a board file',
-  description: `Write text (UTF-8) or base64 bytes to a file on the board's flash, up to ${WRITE_MAX_BYTES} bytes; refuses to replace an existing file unless overwrite is true. Names match in any case: /CONFIG.TXT is /config.txt, and an existing file keeps the case it has. Files such as /config.txt and /slots/*.yaml change how the board behaves.`,
+  description:
+    "Write text or base64 to a flash file (existing ones need overwrite or append). /config.txt and /slots/*.yaml change the board's behaviour.",
   group: 'files',
   kind: 'write',
   capability: 'jumperless.files',
@@ -290,10 +290,10 @@ export const fileWrite = defineDeviceTool({
     content: z
       .string()
       .max(WRITE_MAX_BYTES * 2)
-      .describe('Text, or base64 when encoding is base64'),
+      .describe('Text, or base64'),
     encoding: z.enum(['utf-8', 'base64']).default('utf-8'),
     overwrite: z.boolean().default(false).describe('Replace an existing file'),
-    append: z.boolean().default(false).describe('Add to the end of an existing file'),
+    append: z.boolean().default(false).describe('Add to an existing file'),
   }),
   output: z.object({
     path: z.string(),
@@ -378,8 +378,7 @@ export const fileWrite = defineDeviceTool({
 export const fileDelete = defineDeviceTool({
   name: 'file_delete',
   title: 'Delete a board file',
-  description:
-    "Delete a file from the board's flash (names match in any case). It is gone for good; slot files and /config.txt hold the board's setup.",
+  description: 'Delete a flash file for good (slot files and /config.txt hold the setup).',
   group: 'files',
   kind: 'destructive',
   capability: 'jumperless.files',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import { gpioDirectionSet, gpioGet, gpioPullSet, gpioSet, pwmStart, pwmStop } from './gpio.js';
+import { gpioConfig, gpioGet, pwmStart, pwmStop } from './gpio.js';
 
 let h: ToolHarness;
 beforeAll(async () => {
@@ -29,29 +29,29 @@ describe('gpio tools', () => {
   });
 
   it('drives a pin: makes it an output first, and the board agrees', async () => {
-    const { result } = await h.run(gpioSet, { pin: 2, level: 'HIGH' });
+    const { result } = await h.run(gpioConfig, { pin: 2, level: 'HIGH' });
     expect(result).toMatchObject({ pin: 2, level: 'HIGH', direction: 'OUTPUT', net: null });
     expect(await h.python('str(gpio_get_dir(2))')).toBe('OUTPUT');
   });
 
   it('sends directions as strings (an int 1 would mean INPUT on this firmware)', async () => {
-    await h.run(gpioDirectionSet, { pin: 3, direction: 'OUTPUT' });
+    await h.run(gpioConfig, { pin: 3, direction: 'OUTPUT' });
     expect(await h.python('str(gpio_get_dir(3))')).toBe('OUTPUT');
-    const { result } = await h.run(gpioDirectionSet, { pin: 3, direction: 'INPUT' });
+    const { result } = await h.run(gpioConfig, { pin: 3, direction: 'INPUT' });
     expect(result).toMatchObject({ direction: 'INPUT' });
     expect(await h.python('str(gpio_get_dir(3))')).toBe('INPUT');
   });
 
   it('sets each pull and reads it back', async () => {
     for (const pull of ['PULLUP', 'PULLDOWN', 'BUS_KEEPER', 'NO_PULL'] as const) {
-      const { result } = await h.run(gpioPullSet, { pin: 4, pull });
+      const { result } = await h.run(gpioConfig, { pin: 4, pull });
       expect(result).toMatchObject({ pull });
       expect(await h.python('str(gpio_get_pull(4))')).toBe(pull);
     }
   });
 
   it('reads a pulled-up pin as HIGH once routed to a rail-free row', async () => {
-    await h.run(gpioPullSet, { pin: 5, pull: 'PULLUP' });
+    await h.run(gpioConfig, { pin: 5, pull: 'PULLUP' });
     await h.python('dac_set(TOP_RAIL, 3.3)');
     await h.python('connect(9, TOP_RAIL)');
     await h.python('connect(9, GPIO_5)');
@@ -62,36 +62,34 @@ describe('gpio tools', () => {
   it('refuses to drive a pin whose net holds a rail, GND or another output', async () => {
     await h.python('connect(5, TOP_RAIL)');
     await h.python('connect(5, GPIO_2)');
-    await expect(h.run(gpioSet, { pin: 2, level: 'LOW' })).rejects.toEqual(refusal('unsafe_drive'));
-    await expect(h.run(gpioDirectionSet, { pin: 2, direction: 'OUTPUT' })).rejects.toEqual(
-      refusal('unsafe_drive'),
-    );
+    await expect(h.run(gpioConfig, { pin: 2, level: 'LOW' })).rejects.toEqual(refusal('unsafe_drive'));
+    await expect(h.run(gpioConfig, { pin: 2, direction: 'OUTPUT' })).rejects.toEqual(refusal('unsafe_drive'));
     await expect(h.run(pwmStart, { pin: 2, frequency_hz: 1000 })).rejects.toEqual(refusal('unsafe_drive'));
     expect(await h.python('str(gpio_get_dir(2))')).toBe('INPUT');
     // Input direction stays allowed: it drives nothing.
-    await h.run(gpioDirectionSet, { pin: 2, direction: 'INPUT' });
+    await h.run(gpioConfig, { pin: 2, direction: 'INPUT' });
 
     await h.python('connect(6, GND)');
     await h.python('connect(6, GPIO_6)');
-    await expect(h.run(gpioSet, { pin: 6, level: 'HIGH' })).rejects.toEqual(refusal('unsafe_drive'));
+    await expect(h.run(gpioConfig, { pin: 6, level: 'HIGH' })).rejects.toEqual(refusal('unsafe_drive'));
 
     await h.python('connect(12, GPIO_7)');
     await h.python('connect(12, GPIO_8)');
-    await h.run(gpioSet, { pin: 7, level: 'HIGH' });
-    await expect(h.run(gpioSet, { pin: 8, level: 'LOW' })).rejects.toEqual(refusal('unsafe_drive'));
+    await h.run(gpioConfig, { pin: 7, level: 'HIGH' });
+    await expect(h.run(gpioConfig, { pin: 8, level: 'LOW' })).rejects.toEqual(refusal('unsafe_drive'));
   });
 
   it('reads an output as the level it drives, and the UART pins as UNKNOWN', async () => {
-    await h.run(gpioSet, { pin: 3, level: 'HIGH' });
+    await h.run(gpioConfig, { pin: 3, level: 'HIGH' });
     expect((await h.run(gpioGet, { pin: 3 })).result).toMatchObject({ state: 'HIGH', direction: 'OUTPUT' });
-    await h.run(gpioSet, { pin: 3, level: 'LOW' });
+    await h.run(gpioConfig, { pin: 3, level: 'LOW' });
     expect((await h.run(gpioGet, { pin: 3 })).result).toMatchObject({ state: 'LOW' });
     expect((await h.run(gpioGet, { pin: 9 })).result).toMatchObject({ node: 'UART_Tx', state: 'UNKNOWN' });
   });
 
   it('refuses to drive the UART pins', async () => {
-    await expect(h.run(gpioSet, { pin: 9, level: 'HIGH' })).rejects.toEqual(refusal('unsupported_pin'));
-    await expect(h.run(gpioDirectionSet, { pin: 10, direction: 'OUTPUT' })).rejects.toEqual(
+    await expect(h.run(gpioConfig, { pin: 9, level: 'HIGH' })).rejects.toEqual(refusal('unsupported_pin'));
+    await expect(h.run(gpioConfig, { pin: 10, direction: 'OUTPUT' })).rejects.toEqual(
       refusal('unsupported_pin'),
     );
   });
@@ -99,23 +97,23 @@ describe('gpio tools', () => {
   it('keeps the level through later routing changes: level first, then direction', async () => {
     await h.python("gpio_set_pull(4, 'PULLDOWN')");
     await h.python('connect(40, 41)');
-    await h.run(gpioSet, { pin: 4, level: 'LOW' });
+    await h.run(gpioConfig, { pin: 4, level: 'LOW' });
     await h.python('disconnect(40, 41)');
     expect(await h.python('str(gpio_get(4))')).toBe('LOW');
-    await h.run(gpioDirectionSet, { pin: 4, direction: 'INPUT' });
+    await h.run(gpioConfig, { pin: 4, direction: 'INPUT' });
     await h.python('connect(40, 41)');
-    const { result } = await h.run(gpioDirectionSet, { pin: 4, direction: 'OUTPUT' });
+    const { result } = await h.run(gpioConfig, { pin: 4, direction: 'OUTPUT' });
     expect(result).toMatchObject({ state: 'LOW', direction: 'OUTPUT' });
     await h.python('disconnect(40, 41)');
     expect(await h.python('str(gpio_get(4))')).toBe('LOW');
-    const high = await h.run(gpioDirectionSet, { pin: 4, direction: 'OUTPUT', level: 'HIGH' });
+    const high = await h.run(gpioConfig, { pin: 4, direction: 'OUTPUT', level: 'HIGH' });
     expect(high.result).toMatchObject({ state: 'HIGH' });
   });
 
   it('does not leave a bus keeper a pull-up when it reads it', async () => {
-    const { result } = await h.run(gpioPullSet, { pin: 5, pull: 'BUS_KEEPER' });
+    const { result } = await h.run(gpioConfig, { pin: 5, pull: 'BUS_KEEPER' });
     expect(result).toMatchObject({ pull: 'BUS_KEEPER', state: 'UNKNOWN' });
-    await h.run(gpioSet, { pin: 6, level: 'HIGH' });
+    await h.run(gpioConfig, { pin: 6, level: 'HIGH' });
     await h.python('connect(30, GPIO_5)');
     await h.python('connect(30, GPIO_6)');
     const read = await h.run(gpioGet, { pin: 5 });
@@ -143,15 +141,13 @@ describe('gpio tools', () => {
     await h.python('connect(33, GPIO_1)');
     await h.python('connect(33, GPIO_2)');
     await h.run(pwmStart, { pin: 1, frequency_hz: 2 });
-    await expect(h.run(gpioSet, { pin: 2, level: 'HIGH' })).rejects.toEqual(refusal('unsafe_drive'));
-    await expect(h.run(gpioSet, { pin: 1, level: 'HIGH' })).rejects.toEqual(refusal('pwm_running'));
+    await expect(h.run(gpioConfig, { pin: 2, level: 'HIGH' })).rejects.toEqual(refusal('unsafe_drive'));
+    await expect(h.run(gpioConfig, { pin: 1, level: 'HIGH' })).rejects.toEqual(refusal('pwm_running'));
     await h.run(pwmStop, { pin: 1 });
     await h.run(pwmStart, { pin: 1, frequency_hz: 1000 });
-    await expect(h.run(gpioDirectionSet, { pin: 2, direction: 'OUTPUT' })).rejects.toEqual(
-      refusal('unsafe_drive'),
-    );
+    await expect(h.run(gpioConfig, { pin: 2, direction: 'OUTPUT' })).rejects.toEqual(refusal('unsafe_drive'));
     await h.run(pwmStop, { pin: 1 });
-    await h.run(gpioSet, { pin: 2, level: 'HIGH' });
+    await h.run(gpioConfig, { pin: 2, level: 'HIGH' });
   });
 
   it('guards the shared PWM slice of pin pairs', async () => {
@@ -172,9 +168,28 @@ describe('gpio tools', () => {
     await h.run(pwmStop, { pin: 7 });
   });
 
+  it('sets pull, direction and level in one call, and refuses before changing anything', async () => {
+    const { result } = await h.run(gpioConfig, { pin: 3, pull: 'PULLDOWN', level: 'HIGH' });
+    expect(result).toMatchObject({
+      pin: 3,
+      direction: 'OUTPUT',
+      level: 'HIGH',
+      state: 'HIGH',
+      pull: 'PULLDOWN',
+    });
+    await h.run(gpioConfig, { pin: 3, direction: 'INPUT', pull: 'NO_PULL' });
+    // A refused drive leaves the pull as it was: the checks run before any change.
+    await expect(h.run(gpioConfig, { pin: 9, level: 'HIGH', pull: 'PULLUP' })).rejects.toEqual(
+      refusal('unsupported_pin'),
+    );
+    expect(await h.python('str(gpio_get_pull(9))')).not.toContain('PULLUP');
+    expect(gpioConfig.input.safeParse({ pin: 1 }).success).toBe(false);
+    expect(gpioConfig.input.safeParse({ pin: 1, direction: 'INPUT', level: 'HIGH' }).success).toBe(false);
+  });
+
   it('validates ranges before anything reaches the board', () => {
-    expect(() => gpioSet.input.parse({ pin: 0, level: 'HIGH' })).toThrow();
-    expect(() => gpioSet.input.parse({ pin: 11, level: 'HIGH' })).toThrow();
+    expect(() => gpioConfig.input.parse({ pin: 0, level: 'HIGH' })).toThrow();
+    expect(() => gpioConfig.input.parse({ pin: 11, level: 'HIGH' })).toThrow();
     expect(() => pwmStart.input.parse({ pin: 9, frequency_hz: 10 })).toThrow();
     expect(() => pwmStart.input.parse({ pin: 1, frequency_hz: 1e9 })).toThrow();
     // The module accepts 0.0009 Hz, but setupPWM refuses below 0.01 Hz.
@@ -185,9 +200,9 @@ describe('gpio tools', () => {
   it('refuses every hostile string in its enum fields by validation', () => {
     for (const s of hostileStrings()) {
       // Only the exact enum words pass (the list holds 'HIGH' and 'OUTPUT' on purpose).
-      expect(gpioSet.input.safeParse({ pin: 1, level: s }).success).toBe(s === 'HIGH');
-      expect(gpioDirectionSet.input.safeParse({ pin: 1, direction: s }).success).toBe(s === 'OUTPUT');
-      expect(gpioPullSet.input.safeParse({ pin: 1, pull: s }).success).toBe(false);
+      expect(gpioConfig.input.safeParse({ pin: 1, level: s }).success).toBe(s === 'HIGH');
+      expect(gpioConfig.input.safeParse({ pin: 1, direction: s }).success).toBe(s === 'OUTPUT');
+      expect(gpioConfig.input.safeParse({ pin: 1, pull: s }).success).toBe(false);
     }
   });
 });

@@ -21,7 +21,7 @@ import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
  * - `gpio_info` reads the pull before the level: gpio_get on a bus-keeper input that reads HIGH
  *   leaves it a pull-up (Peripherals.cpp:797-806, 883), so the keeper is put back after the read.
  *   UART TX/RX (9, 10) always read LOW (Peripherals.cpp:769-773): their level is not sampled.
- * - `gpio_drive` writes the level before the direction: gpio_set stores it in gpioState, which
+ * - `gpio_dir` writes an output's level before the direction: gpio_set stores it in gpioState, which
  *   every later routing refresh drives (Peripherals.cpp:753-756); a direction change alone would
  *   drive the old latch now and a stale gpioState (HIGH for a former input) at the next refresh.
  * - `gpio_pull` does not sample a new bus keeper at all.
@@ -39,10 +39,6 @@ def gpio_info(p):
     if pull == 'BUS_KEEPER' and str(gpio_get_pull(p)) != pull:
         gpio_set_pull(p, pull)
     return {'state': s, 'direction': d, 'pull': pull}
-def gpio_drive(p, v):
-    gpio_set(p, v)
-    gpio_set_dir(p, 'OUTPUT')
-    return _jlt.gpio_info(p)
 def gpio_dir(p, d, v):
     if d == 'OUTPUT':
         gpio_set(p, v)
@@ -84,8 +80,8 @@ const pinField = z
   .int()
   .min(GPIO_PINS.min)
   .max(GPIO_PINS.max)
-  .describe('1-8 = GPIO_1..GPIO_8, 9 = UART_TX, 10 = UART_RX');
-const pwmPinField = z.number().int().min(PWM_PINS.min).max(PWM_PINS.max).describe('GPIO_1..GPIO_8');
+  .describe('GPIO_1..8; 9 UART_TX, 10 UART_RX');
+const pwmPinField = z.number().int().min(PWM_PINS.min).max(PWM_PINS.max);
 
 const pinResult = z.object({
   pin: z.number(),
@@ -174,7 +170,7 @@ export const gpioGet = defineDeviceTool({
   name: 'gpio_get',
   title: 'Read a GPIO pin',
   description:
-    "Read a GPIO pin: level, direction, pull and the net it is routed to. An output reads the level on its own pad (what it drives, unless something stronger fights it); an input reads HIGH, LOW, or FLOATING when nothing drives it (the board tests with its weak pulls, whatever the pin's read-floating setting). UART_TX/UART_RX (9, 10) cannot be read: their state is UNKNOWN. Reading a bus-keeper input that is HIGH turns it into a pull-up on this firmware; the tool puts the keeper back.",
+    'Read a GPIO pin: level (HIGH, LOW, FLOATING), direction, pull, net. Pins 9-10 (UART) read UNKNOWN.',
   group: 'gpio',
   kind: 'read',
   capability: 'jumperless.read',
@@ -199,76 +195,69 @@ const DRIVE_REQUIRES = [
   'get_state',
 ] as const;
 
-export const gpioSet = defineDeviceTool({
-  name: 'gpio_set',
-  title: 'Drive a GPIO pin high or low',
-  description:
-    'Make GPIO_1..8 an output driving HIGH (3.3 V) or LOW: the level is written first, then the direction, so the pin never drives a stale level and keeps this one through later routing changes. Refused while the pin runs PWM (stop it first), when its net holds a supply, GND or another driving pin (a short; the board cannot see external wires), and for UART_TX/UART_RX.',
-  group: 'gpio',
-  kind: 'physical',
-  capability: 'jumperless.io',
-  requires: DRIVE_REQUIRES,
-  input: z.object({ pin: pinField, level: z.enum(LEVELS).describe('HIGH = 3.3 V, LOW = 0 V') }),
-  output: pinResult.extend({ level: z.enum(LEVELS) }),
-  handle: async ({ pin, level }, { board }) => {
-    const action = `drive ${gpioPinNode(pin)} ${level}`;
-    refuseUartPin(pin, action);
-    const { state } = await readState(board);
-    const pads = await padDirections(board);
-    refuseRunningPwm(state, pads, pin, action);
-    assertCanDrive(drivingState(state, pads), pin, action);
-    const after = await pinInfo(board.call(py`_jlt.gpio_drive(${pin}, ${level})`));
-    checkReadBack('direction', after.direction, 'OUTPUT', pin);
-    return { pin, node: gpioPinNode(pin), level, ...after, net: netName(state, pin), warnings: [] };
-  },
-});
-
-export const gpioDirectionSet = defineDeviceTool({
-  name: 'gpio_direction_set',
-  title: 'Set a GPIO pin direction',
-  description:
-    'Make a GPIO pin an INPUT or an OUTPUT. OUTPUT drives `level` (default LOW), written before the direction: on its own the firmware would drive whatever its latch holds now and a stale level (HIGH for a former input) at the next routing change. Refused while the pin runs PWM; OUTPUT also when the net holds a supply, GND or another driving pin, and for UART_TX/UART_RX.',
-  group: 'gpio',
-  kind: 'physical',
-  capability: 'jumperless.io',
-  requires: DRIVE_REQUIRES,
-  input: z.object({
+/**
+ * One tool for a pin's setup (it replaced gpio_set, gpio_direction_set and gpio_pull_set): every
+ * refusal is checked before anything changes, then the pull, then the level before the direction.
+ */
+const configInput = z
+  .object({
     pin: pinField,
-    direction: z.enum(DIRECTIONS),
-    level: z.enum(LEVELS).default('LOW').describe('Level an OUTPUT drives; ignored for INPUT'),
-  }),
-  output: pinResult,
-  handle: async ({ pin, direction, level }, { board }) => {
-    const { state } = await readState(board);
-    const pads = await padDirections(board);
-    const action = `make ${gpioPinNode(pin)} an ${direction.toLowerCase()}`;
-    refuseRunningPwm(state, pads, pin, action);
-    if (direction === 'OUTPUT') {
-      refuseUartPin(pin, action);
-      assertCanDrive(drivingState(state, pads), pin, action);
-    }
-    const after = await pinInfo(board.call(py`_jlt.gpio_dir(${pin}, ${direction}, ${level})`));
-    checkReadBack('direction', after.direction, direction, pin);
-    return { pin, node: gpioPinNode(pin), ...after, net: netName(state, pin), warnings: [] };
-  },
-});
+    direction: z.enum(DIRECTIONS).optional(),
+    level: z.enum(LEVELS).optional().describe('HIGH 3.3 V, LOW 0 V (default)'),
+    pull: z.enum(PULLS).optional(),
+  })
+  .refine((a) => a.direction !== undefined || a.level !== undefined || a.pull !== undefined, {
+    message: 'give direction, level or pull',
+  })
+  .refine((a) => !(a.direction === 'INPUT' && a.level !== undefined), {
+    message: 'an INPUT drives no level: leave level out or make it an OUTPUT',
+    path: ['level'],
+  });
 
-export const gpioPullSet = defineDeviceTool({
-  name: 'gpio_pull_set',
-  title: 'Set a GPIO pin pull',
+export const gpioConfig = defineDeviceTool({
+  name: 'gpio_config',
+  title: 'Configure a GPIO pin',
   description:
-    'Set the internal pull of a GPIO pin: PULLUP, PULLDOWN, NO_PULL or BUS_KEEPER (weak internal resistors; the keeper holds the last level). A new BUS_KEEPER is not sampled (state UNKNOWN): reading it while HIGH would turn it into a pull-up on this firmware.',
+    "Set a GPIO pin's direction, level and/or pull (a level alone makes it an output). Driving is refused during PWM, on UART pins, and onto a net with a supply, GND or another driver.",
   group: 'gpio',
-  kind: 'write',
+  kind: 'physical',
   capability: 'jumperless.io',
-  requires: ['gpio_set_pull', 'gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'get_state'],
-  input: z.object({ pin: pinField, pull: z.enum(PULLS) }),
-  output: pinResult,
-  handle: async ({ pin, pull }, { board }) => {
-    const after = await pinInfo(board.call(py`_jlt.gpio_pull(${pin}, ${pull})`));
-    checkReadBack('pull', after.pull, pull, pin);
+  requires: DRIVE_REQUIRES,
+  input: configInput,
+  output: pinResult.extend({ level: z.enum(LEVELS).optional() }),
+  handle: async ({ pin, direction, level, pull }, { board }) => {
+    const target = direction ?? (level === undefined ? undefined : 'OUTPUT');
     const { state } = await readState(board);
-    return { pin, node: gpioPinNode(pin), ...after, net: netName(state, pin), warnings: [] };
+    if (target !== undefined) {
+      const pads = await padDirections(board);
+      const action =
+        target === 'OUTPUT'
+          ? `drive ${gpioPinNode(pin)} ${level ?? 'LOW'}`
+          : `make ${gpioPinNode(pin)} an input`;
+      refuseRunningPwm(state, pads, pin, action);
+      if (target === 'OUTPUT') {
+        refuseUartPin(pin, action);
+        assertCanDrive(drivingState(state, pads), pin, action);
+      }
+    }
+    let after: Info | undefined;
+    if (pull !== undefined) {
+      after = await pinInfo(board.call(py`_jlt.gpio_pull(${pin}, ${pull})`));
+      checkReadBack('pull', after.pull, pull, pin);
+    }
+    if (target !== undefined) {
+      const drives = level ?? 'LOW';
+      after = await pinInfo(board.call(py`_jlt.gpio_dir(${pin}, ${target}, ${drives})`));
+      checkReadBack('direction', after.direction, target, pin);
+    }
+    return {
+      pin,
+      node: gpioPinNode(pin),
+      ...(target === 'OUTPUT' ? { level: level ?? 'LOW' } : {}),
+      ...(after as Info),
+      net: netName(state, pin),
+      warnings: [],
+    };
   },
 });
 
@@ -276,19 +265,16 @@ export const pwmStart = defineDeviceTool({
   name: 'pwm_start',
   title: 'Start PWM on a GPIO pin',
   description:
-    'Drive a square wave (3.3 V logic) on GPIO_1..8 at frequency_hz (0.01 Hz..62.5 MHz) and duty_cycle 0..1. From 10 Hz it is hardware PWM; below, a 1 ms timer switches the pin as a plain output (mode "timer"). GPIO_1/2, 3/4, 5/6 and 7/8 share a PWM slice: hardware PWM on one sets the frequency of both and changes the partner\'s duty, so it is refused while the partner runs PWM unless share_slice is true. Refused when the net holds a supply, GND or another driving pin (PWM pins count as driving).',
+    'Square wave (3.3 V) on GPIO_1..8; below 10 Hz a timer drives it. Pins 1/2, 3/4, 5/6, 7/8 share a frequency (share_slice to retune the partner). Refused onto a driven net.',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
   requires: ['pwm', 'gpio_get', 'gpio_get_dir', 'gpio_get_pull', 'gpio_set_pull', 'get_state'],
   input: z.object({
     pin: pwmPinField,
-    frequency_hz: z.number().min(PWM_FREQ_HZ.min).max(PWM_FREQ_HZ.max).describe('Hz'),
+    frequency_hz: z.number().min(PWM_FREQ_HZ.min).max(PWM_FREQ_HZ.max),
     duty_cycle: z.number().min(PWM_DUTY.min).max(PWM_DUTY.max).default(0.5).describe('0..1, fraction high'),
-    share_slice: z
-      .boolean()
-      .default(false)
-      .describe("Accept retuning the slice partner's running PWM to this frequency"),
+    share_slice: z.boolean().default(false).describe("Retune the partner pin's PWM too"),
   }),
   output: pinResult.extend({
     frequency_hz: z.number(),
@@ -350,8 +336,7 @@ export const pwmStart = defineDeviceTool({
 export const pwmStop = defineDeviceTool({
   name: 'pwm_stop',
   title: 'Stop PWM on a GPIO pin',
-  description:
-    "Stop PWM on GPIO_1..8. A timer PWM (below 10 Hz) leaves the pin an input; a hardware PWM leaves the pad's direction as it was (an input unless made an output) with its output latch LOW. Stopping a hardware PWM disables the whole slice, so the partner pin's (GPIO_1/2, 3/4, 5/6, 7/8) PWM stops too; a pin that runs no PWM is left alone.",
+  description: 'Stop PWM on a pin; hardware PWM stops on its partner pin (1/2, 3/4, 5/6, 7/8) too.',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
@@ -404,4 +389,4 @@ export function firmwareRefusal(error: unknown, what: string): unknown {
   );
 }
 
-export default [gpioGet, gpioSet, gpioDirectionSet, gpioPullSet, pwmStart, pwmStop];
+export default [gpioGet, gpioConfig, pwmStart, pwmStop];

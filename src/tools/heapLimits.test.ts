@@ -37,6 +37,8 @@ let freeAtStart = 0;
 /** Largest job code, in characters (a file_write chunk is 8 KB of hex). */
 const JOB_CODE_MAX = 12 * 1024;
 let JOB_HELD_MAX = 0;
+const RESULT_MAX = 50_000;
+const IMAGE_MAX = 200 * 1024;
 
 const tool = (name: string): AnyTool => {
   const found = catalog.find((t) => t.name === name);
@@ -175,7 +177,13 @@ async function runAtMax(
   const jobs: Job[] = [];
   let result: Record<string, unknown> | undefined;
   try {
-    result = (await h.run(tool(name), args, { board: metered(h.client, jobs) })).result;
+    const run = await h.run(tool(name), args, { board: metered(h.client, jobs) });
+    result = run.result;
+    // Results go into a model's context: none over 50 KB, no picture over 200 KB, even here.
+    expect(Buffer.byteLength(JSON.stringify(result)), `${name}'s result`).toBeLessThan(RESULT_MAX);
+    for (const image of run.images) {
+      expect(Buffer.from(image.data, 'base64').length, `${name}'s image`).toBeLessThan(IMAGE_MAX);
+    }
   } catch (error) {
     expect(mentionsMemoryError(error), `${name} ran out of heap: ${String((error as Error).message)}`).toBe(
       false,
@@ -209,12 +217,12 @@ describe('every tool at its largest inputs on a full board', () => {
     await runAtMax('power_get', {});
     await runAtMax('bridges_list', {});
     await runAtMax('nets_list', {});
-    await runAtMax('bridge_check', { a: 'FAKE_GP_IN_6', b: 'FAKE_GP_IN_7' });
     await runAtMax('net_check', { a: 'FAKE_GP_IN_6', b: 'FAKE_GP_IN_7' });
     await runAtMax('overlay_list', {});
     await runAtMax('state_get', {});
+    await runAtMax('board_picture', {});
     await runAtMax('slot_current', {});
-    await runAtMax('slot_has_changes', {});
+    await runAtMax('slot_current', {});
     await runAtMax('device_info', {});
     await runAtMax('context_get', {});
     await runAtMax('clickwheel_read', {});
@@ -222,16 +230,16 @@ describe('every tool at its largest inputs on a full board', () => {
   });
 
   it('changes nets, supplies and GPIO on the full board', async () => {
-    await runAtMax('net_name_set', { net: 59, name: `${'x'.repeat(30)}y` });
-    await runAtMax('net_color_set', { node: 'FAKE_GP_IN_6', color: '#123456' });
+    await runAtMax('net_set', { net: 59, name: `${'x'.repeat(30)}y` });
+    await runAtMax('net_set', { node: 'FAKE_GP_IN_6', color: '#123456' });
     await runAtMax('dac_set', { channel: 'TOP_RAIL', volts: 1 });
     await runAtMax('gpio_get', { pin: 1 });
-    await runAtMax('gpio_pull_set', { pin: 1, pull: 'PULLUP' });
-    await runAtMax('gpio_direction_set', { pin: 1, direction: 'INPUT' });
-    await runAtMax('gpio_set', { pin: 1, level: 'HIGH' }, false);
+    await runAtMax('gpio_config', { pin: 1, pull: 'PULLUP' });
+    await runAtMax('gpio_config', { pin: 1, direction: 'INPUT' });
+    await runAtMax('gpio_config', { pin: 1, level: 'HIGH' }, false);
     await runAtMax('pwm_start', { pin: 3, frequency_hz: 1000, duty_cycle: 0.5 }, false);
     await runAtMax('pwm_stop', { pin: 3 });
-    await runAtMax('gpio_direction_set', { pin: 1, direction: 'INPUT' });
+    await runAtMax('gpio_config', { pin: 1, direction: 'INPUT' });
   });
 
   it('measures on the full board, with the most samples and the biggest sweep', async () => {
@@ -264,7 +272,7 @@ describe('every tool at its largest inputs on a full board', () => {
       })),
     });
     await runAtMax('overlay_list', {});
-    await runAtMax('overlay_clear_all', {});
+    await runAtMax('overlay_clear', {});
     for (let k = 0; k < 8; k++) await runAtMax('overlay_set', fullOverlay(k));
   });
 
@@ -337,7 +345,7 @@ describe('every tool at its largest inputs on a full board', () => {
     });
     await runAtMax('wokwi_import', { diagram: diagram.padEnd(WOKWI_MAX_CHARS, ' ') });
     await runAtMax('firmware_undo', {});
-    await runAtMax('firmware_redo', {});
+    await runAtMax('firmware_undo', { redo: true });
   });
 
   it('shows the longest text on the OLED and asks with the longest instruction', async () => {
@@ -382,11 +390,11 @@ describe('every tool at its largest inputs on a full board', () => {
     await runAtMax('context_toggle', {});
     await runAtMax('context_toggle', {});
     await runAtMax('core_pause', {});
-    await runAtMax('core_resume', {});
+    await runAtMax('core_pause', { resume: true });
     await runAtMax('arduino_reset', {});
     await runAtMax('wavegen_configure', { output: 'DAC1', waveform: 'square', frequency_hz: 10_000 }, false);
-    await runAtMax('wavegen_start', {}, false);
-    await runAtMax('wavegen_stop', {}, false);
+    await runAtMax('wavegen_configure', { running: true }, false);
+    await runAtMax('wavegen_configure', { running: false }, false);
   });
 
   it('removes and makes the most bridges at once', async () => {

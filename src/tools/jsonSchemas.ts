@@ -31,7 +31,46 @@ export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): JsonS
     string,
     unknown
   >;
-  return { ...rest, type: 'object' };
+  const { properties, ...others } = withoutSafeIntegerBounds(rest) as Record<string, unknown>;
+  // A tool without arguments needs no empty `properties`: `{type: object}` says the same.
+  const any = properties && typeof properties === 'object' && Object.keys(properties).length > 0;
+  return { ...others, ...(any ? { properties } : {}), type: 'object' };
+}
+
+/**
+ * zod bounds every `.int()` by ±2^53-1, which says nothing a model or client needs and costs 40
+ * bytes each time; bounds a tool sets itself stay.
+ */
+function withoutSafeIntegerBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key === 'minimum' && item === Number.MIN_SAFE_INTEGER) continue;
+    if (key === 'maximum' && item === Number.MAX_SAFE_INTEGER) continue;
+    out[key] = withoutSafeIntegerBounds(item);
+  }
+  return mergedScalarUnion(out);
+}
+
+const STRING_KEYWORDS = new Set(['type', 'minLength', 'maxLength', 'pattern']);
+const NUMBER_KEYWORDS = new Set(['type', 'minimum', 'maximum']);
+
+/**
+ * `anyOf: [{type: integer, ...}, {type: string, ...}]` (a node: a row or a name) as one schema with
+ * `type: [integer, string]`: JSON Schema applies string keywords to strings and number keywords to
+ * numbers only, so it accepts exactly the same values in a third of the bytes.
+ */
+function mergedScalarUnion(schema: Record<string, unknown>): Record<string, unknown> {
+  const branches = schema.anyOf;
+  if (!Array.isArray(branches) || branches.length !== 2) return schema;
+  const [numeric, text] = branches as Array<Record<string, unknown>>;
+  const fits = (branch: Record<string, unknown> | undefined, keywords: Set<string>) =>
+    branch !== undefined && Object.keys(branch).every((key) => keywords.has(key));
+  if (!(numeric?.type === 'integer' || numeric?.type === 'number') || text?.type !== 'string') return schema;
+  if (!fits(numeric, NUMBER_KEYWORDS) || !fits(text, STRING_KEYWORDS)) return schema;
+  const { anyOf: _branches, ...rest } = schema;
+  return { ...rest, ...numeric, ...text, type: [numeric.type, 'string'] };
 }
 
 /** What the build writes: every tool's schemas, from zod. */

@@ -4,7 +4,6 @@ import { startToolHarness, type ToolHarness } from '../../test/support/toolHarne
 import {
   overlayCanvas,
   overlayClear,
-  overlayClearAll,
   overlayList,
   overlaySet,
   overlaySetPixels,
@@ -140,7 +139,7 @@ describe('clear and list', () => {
     });
     expect((await h.run(overlayClear, { name: 'a' })).result).toEqual({ cleared: true, remaining: 1 });
     expect((await h.run(overlayClear, { name: 'a' })).result).toEqual({ cleared: false, remaining: 1 });
-    expect((await h.run(overlayClearAll)).result).toEqual({ remaining: 0 });
+    expect((await h.run(overlayClear, {})).result).toEqual({ cleared: true, remaining: 0 });
     expect(await stored()).toEqual([]);
   });
 });
@@ -177,7 +176,7 @@ describe('past the 4095 characters of overlay_serialize()', () => {
     expect(pixels.result).toEqual({ set: 1, hidden: [] });
     expect((await h.run(overlayClear, { name: 'pa' })).result).toEqual({ cleared: true, remaining: 2 });
     expect((await h.run(rowsHighlight, { rows: [1, 60] })).result).toMatchObject({ verified: true });
-    expect((await h.run(overlayClearAll)).result).toEqual({ remaining: 0 });
+    expect((await h.run(overlayClear, {})).result).toEqual({ cleared: true, remaining: 0 });
     expect(await stored()).toEqual([]);
   });
 });
@@ -199,7 +198,7 @@ describe('an unreadable overlay list (a name with a quote, made outside the tool
     expect(overlayClear.input.safeParse({ name: 'a"b' }).success).toBe(false);
     expect(overlayClear.input.safeParse({ name: 'a\\b' }).success).toBe(false);
     expect(overlayClear.input.safeParse({ name: 'x'.repeat(32) }).success).toBe(false);
-    expect((await h.run(overlayClearAll)).result).toEqual({ remaining: 0 });
+    expect((await h.run(overlayClear, {})).result).toEqual({ cleared: true, remaining: 0 });
   });
 });
 

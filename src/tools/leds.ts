@@ -71,7 +71,7 @@ export function readOverlays(text: unknown): Overlay[] | undefined {
 }
 
 const UNREADABLE =
-  "The board's overlay list is not valid JSON: an overlay name holding a quote or a backslash (set outside these tools) breaks it, as the firmware writes names unescaped. overlay_clear_all removes every overlay.";
+  "The board's overlay list is not valid JSON: an overlay name holding a quote or a backslash (set outside these tools) breaks it, as the firmware writes names unescaped. overlay_clear without a name removes every overlay.";
 
 /** readOverlays, or a bad_reply error for tools whose answer is the list itself. */
 export function parseOverlays(text: unknown): Overlay[] {
@@ -112,7 +112,7 @@ export function rowCells(row: number): Array<{ yRow: number; xCol: number }> {
 const colorArg = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}$/, 'a colour is #rrggbb')
-  .describe('#rrggbb; #000000 is transparent. Dim colours (about 25%) are easier on the eyes');
+  .describe('#rrggbb; #000000 transparent');
 const toInt = (color: string): number => Number.parseInt(color.slice(1), 16);
 const toHex = (rgb: string): string => `#${rgb.toLowerCase().padStart(6, '0')}`;
 
@@ -122,10 +122,15 @@ const toHex = (rgb: string): string => `#${rgb.toLowerCase().padStart(6, '0')}`;
  * bytes: the board stores 31 but compares the whole name, so a longer one never matches again and
  * each set takes another of the 8 slots (GraphicOverlays.cpp:138-211).
  */
+const OVERLAY_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.-]{0,30}$/;
+// A refinement, not a schema pattern: the charset protects the board's parser, and the error says
+// what to change; the length the schema shows.
 const nameArg = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,30}$/, 'letters, digits, space, _ . - (1-31, not starting with _)')
-  .describe('Overlay name (replaces an overlay of the same name)');
+  .min(1)
+  .max(31)
+  .refine((name) => OVERLAY_NAME.test(name), 'letters, digits, space, _ . - (1-31, not starting with _)')
+  .describe('Replaces one of that name');
 
 /** A name to clear: any existing one the board can match (at most 31 bytes), without `"` or `\\`. */
 const clearNameArg = z
@@ -134,23 +139,13 @@ const clearNameArg = z
   .max(31)
   .refine(
     (n) => !/["\\]/.test(n),
-    'no quote or backslash: such names corrupt the board state (use overlay_clear_all)',
+    'no quote or backslash: such names corrupt the board state (overlay_clear without a name removes every overlay)',
   )
   .refine((n) => Buffer.byteLength(n) <= 31, 'at most 31 bytes: the board never matches a longer name')
   .describe('Overlay name, e.g. _DIRECT_PIXELS_ for the single LEDs');
 
-const xCol = z
-  .number()
-  .int()
-  .min(1)
-  .max(OVERLAY_COLS)
-  .describe('Column 1-30 (= breadboard row, or row - 30)');
-const yRow = z
-  .number()
-  .int()
-  .min(1)
-  .max(OVERLAY_ROWS)
-  .describe('Canvas row 1-10 (1-5 top half, 6-10 bottom)');
+const xCol = z.number().int().min(1).max(OVERLAY_COLS).describe('Row, or row - 30');
+const yRow = z.number().int().min(1).max(OVERLAY_ROWS).describe('1-5 top, 6-10 bottom');
 
 const overlayOut = z.object({
   name: z.string(),
@@ -216,7 +211,7 @@ export const overlaySet = defineDeviceTool({
   name: 'overlay_set',
   title: 'Paint an LED overlay',
   description:
-    'Paint a named rectangle of colours over the breadboard LEDs (canvas 30 columns x 10 rows; column = breadboard row, rows 1-5 top half, 6-10 bottom). colors: one #rrggbb for a solid fill, or width*height of them row by row. The board holds 8 overlays, single LEDs included.',
+    'Paint a named rectangle of LEDs: 30 columns (rows 1-30 or 31-60) by 10 canvas rows (1-5 top half, 6-10 bottom). One colour fills, or width*height row by row. 8 overlays at most.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -265,18 +260,23 @@ const remainingField = z
   .nullable()
   .describe('Overlays left; null when the board list could not be read back');
 
+/** One tool for both clears (it replaced overlay_clear_all): no name clears every overlay. */
 export const overlayClear = defineDeviceTool({
   name: 'overlay_clear',
-  title: 'Remove an LED overlay',
-  description:
-    'Remove one overlay by name (_DIRECT_PIXELS_ holds the single LEDs); the LEDs under it show the nets again.',
+  title: 'Remove LED overlays',
+  description: 'Remove the overlay of that name, or every overlay without one; the LEDs show the nets again.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
-  requires: ['overlay_clear', ...REQUIRES],
-  input: z.object({ name: clearNameArg }),
+  requires: ['overlay_clear', 'overlay_clear_all', ...REQUIRES],
+  input: z.object({ name: clearNameArg.optional() }),
   output: z.object({ cleared: z.boolean(), remaining: remainingField }),
   handle: async ({ name }, { board }) => {
+    if (name === undefined) {
+      const left = parseOverlays(await board.call('_jlt.led_clear_all()'));
+      if (left.length > 0) throw new ToolError('not_applied', `${left.length} overlays are still there.`);
+      return { cleared: true, remaining: 0 };
+    }
     const [removed, text] = z
       .tuple([z.number(), z.unknown()])
       .parse(await board.call(py`_jlt.led_clear(${name})`));
@@ -288,28 +288,10 @@ export const overlayClear = defineDeviceTool({
   },
 });
 
-export const overlayClearAll = defineDeviceTool({
-  name: 'overlay_clear_all',
-  title: 'Remove all LED overlays',
-  description: 'Remove every overlay and single LED; the LEDs show the nets again.',
-  group: 'leds',
-  kind: 'write',
-  capability: 'jumperless.io',
-  requires: ['overlay_clear_all', ...REQUIRES],
-  input: z.object({}),
-  output: z.object({ remaining: z.number() }),
-  handle: async (_args, { board }) => {
-    const left = parseOverlays(await board.call('_jlt.led_clear_all()'));
-    if (left.length > 0) throw new ToolError('not_applied', `${left.length} overlays are still there.`);
-    return { remaining: 0 };
-  },
-});
-
 export const overlayList = defineDeviceTool({
   name: 'overlay_list',
   title: 'List LED overlays',
-  description:
-    'List the overlays on the LEDs with their position, size and colours (#rrggbb, #000000 transparent); _DIRECT_PIXELS_ holds the single LEDs.',
+  description: 'The LED overlays; _DIRECT_PIXELS_ holds single LEDs.',
   group: 'leds',
   kind: 'read',
   capability: 'jumperless.read',
@@ -325,7 +307,7 @@ export const overlaySetPixels = defineDeviceTool({
   name: 'overlay_set_pixels',
   title: 'Set single LEDs',
   description:
-    'Set single LEDs on the 30x10 overlay canvas (#000000 turns one back to transparent). They live in one full-canvas overlay, _DIRECT_PIXELS_, which takes one of the 8 overlay slots. Reports pixels hidden under a later overlay.',
+    'Set single LEDs on the 30x10 canvas (#000000 clears); they share the overlay _DIRECT_PIXELS_.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -365,13 +347,13 @@ export const rowsHighlight = defineDeviceTool({
   name: 'rows_highlight',
   title: 'Highlight breadboard rows',
   description:
-    'Light whole breadboard rows (all 5 holes) in one colour, e.g. to show a person where to place a part. Replaces the previous highlight of the same name; an empty list removes it.',
+    'Light whole rows in one colour, e.g. where a part goes; replaces the highlight of that name, no rows removes it.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
   requires: ['overlay_set', 'overlay_clear', ...REQUIRES],
   input: z.object({
-    rows: z.array(z.number().int().min(1).max(60)).max(60).describe('Breadboard rows 1-60'),
+    rows: z.array(z.number().int().min(1).max(60)).max(60),
     color: colorArg.default('#402a00'),
     name: nameArg.default('highlight'),
   }),
@@ -412,4 +394,4 @@ export const rowsHighlight = defineDeviceTool({
   },
 });
 
-export default [overlaySet, overlayClear, overlayClearAll, overlayList, overlaySetPixels, rowsHighlight];
+export default [overlaySet, overlayClear, overlayList, overlaySetPixels, rowsHighlight];

@@ -75,7 +75,7 @@ export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
   description:
-    'Measure the voltage at any node (-8.9..+8.9 V, about 4.5 mV steps): routes a free ADC to it, waits to settle, averages, then removes the ADC bridge again. A node nothing drives reads about 0 V. Routing an ADC is refused while the waveform generator runs (the firmware pauses routing then); a node already on an ADC net can still be read.',
+    'Volts at a node (-8.9..+8.9 V) through an ADC routed for the read; an undriven node reads about 0 V. Refused while the wave generator runs unless the node is on an ADC.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
@@ -90,13 +90,7 @@ export const voltageMeasure = defineDeviceTool({
   ],
   input: z.object({
     node: nodeArg,
-    samples: z
-      .number()
-      .int()
-      .min(1)
-      .max(64)
-      .default(4)
-      .describe('Readings to average (each is 16 ADC samples)'),
+    samples: z.number().int().min(1).max(64).default(4).describe('Readings averaged'),
     settle_ms: z.number().int().min(0).max(1000).default(SETTLE_MS).describe('Wait after routing, ms'),
   }),
   output: z.object({
@@ -146,13 +140,13 @@ export const currentMeasure = defineDeviceTool({
   name: 'current_measure',
   title: 'Measure current through ISENSE',
   description:
-    'Read INA0: the current through the 2 ohm shunt between ISENSE_PLUS and ISENSE_MINUS (put them in series with the load), the bus voltage at ISENSE_MINUS and the power. Range about ±0.16 A, 30 uA steps.',
+    'Amps through the 2 ohm shunt ISENSE_PLUS to ISENSE_MINUS (in series with the load; about +-0.16 A), with bus volts and power.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
   requires: ['ina_get_current', 'ina_get_bus_voltage', 'ina_get_power', ...SNAPSHOT_REQUIRES],
   input: z.object({
-    samples: z.number().int().min(1).max(64).default(4).describe('Readings to average'),
+    samples: z.number().int().min(1).max(64).default(4).describe('Readings averaged'),
   }),
   output: z.object({
     current_amps: z.number(),

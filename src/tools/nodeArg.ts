@@ -8,9 +8,11 @@ import { isBridgeable, resolveNode } from '../board/nodes.js';
 import { nodeLabel } from './snapshot.js';
 import { ToolError } from './tool.js';
 
-export const NODE_HELP = 'row 1-60 or a name (TOP_RAIL, GND, DAC1, ADC0, ISENSE_PLUS, D13, A0, GPIO_1...)';
+export const NODE_HELP = 'row 1-60 or a name (GND, TOP_RAIL, DAC1, ADC0, ISENSE_PLUS, GPIO_1, D13, A0...)';
 
-export const nodeArg = z.union([z.number().int(), z.string().min(1).max(32)]).describe(`Node: ${NODE_HELP}`);
+export const nodeArg = z
+  .union([z.number().int(), z.string().min(1).max(32)])
+  .describe('Row 1-60 or name: GND, TOP_RAIL, DAC1, GPIO_1, D13...');
 
 export type NodeArg = z.infer<typeof nodeArg>;
 

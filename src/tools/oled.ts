@@ -118,7 +118,7 @@ export const oledPrint = defineDeviceTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
   description:
-    'Write text on the OLED, replacing what it shows. On a 128x32 screen size 2 fits about 2 lines of 10 characters, 1 about 4 lines of 21 (the firmware shrinks text to fit), 0 scrolls like a console; default picks 2 or 1. Fails with no_display when no display is on.',
+    'Show text on the OLED. Size 2 fits 2 lines of 10 characters, 1 four of 21, 0 scrolls; default picks. Fails with no_display when none is on.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',
@@ -128,7 +128,7 @@ export const oledPrint = defineDeviceTool({
     size: z
       .union([z.literal(0), z.literal(1), z.literal(2)])
       .optional()
-      .describe('0 small scrolling, 1 normal, 2 large'),
+      .describe('0 scrolls, 1 normal, 2 large'),
   }),
   output: z.object({ characters: z.number(), size: z.number(), lit_pixels: z.number() }),
   handle: async ({ text, size }, { board }) => {
@@ -150,7 +150,7 @@ export const oledPrint = defineDeviceTool({
 export const oledClear = defineDeviceTool({
   name: 'oled_clear',
   title: 'Clear the OLED',
-  description: 'Blank the OLED. Fails with no_display when no display is on.',
+  description: 'Blank the OLED.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',
@@ -170,8 +170,7 @@ export const oledClear = defineDeviceTool({
 export const oledShow = defineDeviceTool({
   name: 'oled_show',
   title: 'Picture of the OLED',
-  description:
-    'Read the OLED framebuffer and return it as a PNG picture (its pixels drawn 4x; 128x32 on most boards).',
+  description: 'What the OLED shows, as a PNG.',
   group: 'oled',
   kind: 'read',
   capability: 'jumperless.read',

@@ -39,8 +39,7 @@ const setpoints = z.object({
 export const powerGet = defineDeviceTool({
   name: 'power_get',
   title: 'Read supply setpoints',
-  description:
-    'Read the stored setpoints of DAC0, DAC1 and the top and bottom rails, in volts. These are what was last saved with dac_set, not measurements: a running waveform generator or a measurement in progress can put something else on the output.',
+  description: 'Setpoints of DAC0, DAC1 and both rails in volts (not measurements).',
   group: 'power',
   kind: 'read',
   capability: 'jumperless.read',
@@ -54,14 +53,14 @@ export const dacSet = defineDeviceTool({
   name: 'dac_set',
   title: 'Set a supply voltage',
   description:
-    "Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL to a voltage (-8..+8 V, or tighter operator limits). Drives real hardware: everything on that net gets the new voltage. The setpoint becomes part of the slot's state (saved with it, one undo step). The read-back is the stored setpoint, so it confirms the request, not the output: the board has no check that the DAC followed. Refused while the waveform generator drives that output. DAC0 also powers the probe: away from about 2.8-3.9 V its LEDs and sensing may misbehave.",
+    'Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL: everything on its net gets it. Reads back the setpoint, not the output. DAC0 also powers the probe, which misbehaves outside about 2.8-3.9 V.',
   group: 'power',
   kind: 'physical',
   capability: 'jumperless.power',
   requires: ['dac_set', 'dac_get', 'wavegen_is_running', 'wavegen_get_output'],
   input: z.object({
     channel: z.enum(SUPPLIES).describe('Which supply'),
-    volts: z.number().min(-8).max(8).describe('Volts, -8..+8'),
+    volts: z.number().min(-8).max(8),
   }),
   output: z.object({
     channel: z.enum(SUPPLIES),
@@ -78,7 +77,7 @@ export const dacSet = defineDeviceTool({
     if (after === null) {
       throw new ToolError(
         'busy',
-        `The waveform generator is running on ${channel}; it would overwrite the setpoint at once. Stop it first (wavegen_stop).`,
+        `The waveform generator is running on ${channel}; it would overwrite the setpoint at once. Stop it first (wavegen_configure with running: false).`,
       );
     }
     if (Math.abs(after - volts) > 0.01) {

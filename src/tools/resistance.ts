@@ -135,17 +135,17 @@ export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
   title: 'Measure resistance between two nodes',
   description:
-    'Measure a part between two free nodes by driving DAC1 (test_volts, at most ~40 mA) through the ISENSE shunt; returns ohms with an error bound (about ±5% from 10 ohm to 5 kohm, ±15% from 100 kohm to 10 Mohm, up to ±25% between). Borrows DAC1 (its output only: the stored setpoint stays), ISENSE and two ADCs and restores them. Refused while the waveform generator runs (it would drive DAC1, or hold up the routing).',
+    'Ohms between two otherwise unconnected nodes, with an error bound (+-5% 10 ohm-5 kohm, up to +-25% beyond). Borrows DAC1 (at most 40 mA), ISENSE and two ADCs. Refused while the wave generator runs.',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
   timeoutMs: 20_000,
   requires: SUPPLY_MEASURE_REQUIRES,
   input: z.object({
-    a: nodeArg.describe('One end of the part (a row or Nano pin with nothing else bridged to it)'),
+    a: nodeArg.describe('One end (nothing else bridged to it)'),
     b: nodeArg.describe('The other end'),
     test_volts: z.number().min(0.2).max(5).default(3.3).describe('Drive voltage on DAC1, 0.2-5 V'),
-    method: z.enum(RESISTANCE_METHODS).default('auto').describe('auto picks the smaller error'),
+    method: z.enum(RESISTANCE_METHODS).default('auto'),
     samples: z.number().int().min(1).max(32).default(4),
   }),
   output: z.object({

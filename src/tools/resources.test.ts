@@ -13,6 +13,7 @@ import {
   renderNodeMapJson,
   renderStateJson,
 } from './resources.js';
+import { boardPicture } from './state.js';
 
 /** Width, height and a pixel reader for an 8-bit RGB PNG with filter 0 rows (what we write). */
 function decodeRgb(png: Uint8Array): { width: number; height: number; at(x: number, y: number): number } {
@@ -80,14 +81,19 @@ describe('resources', () => {
     await h.session.exec('dac_set(TOP_RAIL, 3.3)\nconnect(TOP_RAIL, 3)');
     const nets = JSON.parse(renderNetsJson(await readBoardSnapshot(h.client))).nets;
     expect(nets[1]).toMatchObject({ index: 2, color: expect.stringMatching(/^#[0-9a-f]{6}$/), volts: 3.3 });
-    const nodes = JSON.parse(renderNodeMapJson()).nodes as Array<{
-      id: number;
-      name: string;
-      routable: boolean;
-    }>;
-    expect(nodes.filter((n) => n.id >= 1 && n.id <= 60)).toHaveLength(60);
-    expect(nodes.find((n) => n.id === 101)).toMatchObject({ name: 'TOP_RAIL', routable: true });
+    const map = renderNodeMapJson();
+    // It goes into a model's context: every node in under 10 KB.
+    expect(Buffer.byteLength(map)).toBeLessThan(10_000);
+    const { rows, nodes } = JSON.parse(map) as {
+      rows: { ids: string; routable: boolean };
+      nodes: Array<{ id: number; name: string; aliases?: string[]; routable?: false }>;
+    };
+    expect(rows).toMatchObject({ ids: '1-60', routable: true });
+    expect(nodes.filter((n) => n.id >= 1 && n.id <= 60)).toHaveLength(0);
+    expect(nodes.find((n) => n.id === 101)).toMatchObject({ name: 'TOP_RAIL' });
+    expect(nodes.find((n) => n.id === 101)).not.toHaveProperty('routable');
     expect(nodes.find((n) => n.id === 69)).toMatchObject({ routable: false });
+    expect(nodes.find((n) => n.name === 'NANO_D13')?.aliases).toContain('D13');
     expect(renderApiReference()).toContain('overlay_set(name, x_col, y_row, height, width, colors)');
     expect(resource('node_map').needsBoard).toBe(false);
   });
@@ -118,6 +124,16 @@ describe('board picture', () => {
     expect(pixel(50, 1)).toBe(0xff0000);
     expect(pixel(50, 0)).not.toBe(0xff0000);
     expect(pixel(1, 0)).not.toBe(displayColor(rail));
+  });
+
+  it('is a tool too (board_picture), for clients that only call tools: the same PNG as the resource', async () => {
+    await h.session.exec('dac_set(TOP_RAIL, 5.0)\nconnect(TOP_RAIL, 3)');
+    const { result, images } = await h.run(boardPicture);
+    expect(images).toHaveLength(1);
+    expect(images[0]?.mimeType).toBe('image/png');
+    const png = Buffer.from(images[0]?.data ?? '', 'base64');
+    expect(result).toEqual({ bytes: png.length });
+    expect(Buffer.from(renderBoardPng(await readBoardSnapshot(h.client))).equals(png)).toBe(true);
   });
 
   it('stays under 200 KB with a crowded board (every row wired, long names, all overlays)', async () => {

@@ -26,17 +26,33 @@ export function renderNetsJson(snapshot: BoardSnapshot): string {
   return JSON.stringify({ nets }, null, 2);
 }
 
-/** Every node id with its names and whether the crossbar can route it (spec §6.2). */
+/**
+ * Every node id with its names and whether the crossbar can route it (spec §6.2), compact (it
+ * goes into a model's context): rows 1-60 as one line, then each other node with the names that
+ * are not its own (short name included), `routable: false` only where it is not.
+ */
 export function renderNodeMapJson(): string {
-  const nodes = ALL_NODES.map((n) => ({
-    id: n.id,
-    name: n.printName || String(n.id),
-    aliases: n.aliases,
-    short_name: n.shortName,
-    kind: n.kind,
-    routable: n.bridgeable,
-  }));
-  return JSON.stringify({ nodes }, null, 2);
+  const rows = ALL_NODES.filter((n) => n.kind === 'row');
+  const nodes = ALL_NODES.filter((n) => n.kind !== 'row').map((n) => {
+    const name = n.printName || String(n.id);
+    const aliases = [...new Set([...n.aliases, n.shortName])].filter((alias) => alias && alias !== name);
+    return {
+      id: n.id,
+      name,
+      ...(aliases.length > 0 ? { aliases } : {}),
+      kind: n.kind,
+      ...(n.bridgeable ? {} : { routable: false }),
+    };
+  });
+  return JSON.stringify({
+    rows: {
+      ids: `${rows[0]?.id}-${rows.at(-1)?.id}`,
+      names: 'the row number, as a number or a string',
+      kind: 'row',
+      routable: rows.every((n) => n.bridgeable),
+    },
+    nodes,
+  });
 }
 
 export function renderApiReference(): string {

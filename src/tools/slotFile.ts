@@ -22,7 +22,7 @@ def slot_store(s):
 `,
 };
 
-export const slotField = z.number().int().min(SLOTS.min).max(SLOTS.max).describe('Slot 0-7');
+export const slotField = z.number().int().min(SLOTS.min).max(SLOTS.max);
 
 /** A slot's file as read from the board (null: never saved, the power-on state); refuses a file the board would load as empty. */
 export function parseSlotText(

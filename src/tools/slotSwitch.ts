@@ -6,15 +6,7 @@
 import { z } from 'zod';
 import { isSavableSlot, type SlotData, slotPath } from '../board/slots.js';
 import type { BoardClient } from './boardClient.js';
-import {
-  AUTOSAVE_NOTE,
-  differences,
-  IMAGE_REQUIRES,
-  listed,
-  planTarget,
-  putTarget,
-  targetOfSlot,
-} from './boardImage.js';
+import { differences, IMAGE_REQUIRES, listed, planTarget, putTarget, targetOfSlot } from './boardImage.js';
 import { readRam, readSlotLook } from './boardState.js';
 import type { SafetyPolicy } from './safety.js';
 import { parseSlotText, saveActive, slotField } from './slotFile.js';
@@ -91,7 +83,8 @@ async function loadSlot(
 export const slotSwitch = defineDeviceTool({
   name: 'slot_switch',
   title: 'Switch slot',
-  description: `Switch to another slot (0-7) as the board's own menu does: first save the active slot if the board differs from its file, then load the new slot's file (bridges with their duplicates, supplies, net names and user colours, GPIO direction and pulls, overlays; a slot never saved loads as the power-on state) and check it. With discard_changes the active slot is not saved and its differences are listed as dropped. Refused when the new slot would join two supplies or exceed the voltage limits. ${AUTOSAVE_NOTE}`,
+  description:
+    "Switch to slot 0-7 as the board's menu does: save the active slot first (unless discard_changes), then load the new one. Refused on shorts or beyond the voltage limits.",
   group: 'slots',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -99,10 +92,7 @@ export const slotSwitch = defineDeviceTool({
   timeoutMs: 60_000,
   input: z.object({
     slot: slotField,
-    discard_changes: z
-      .boolean()
-      .default(false)
-      .describe("Don't save the active slot first: the board's differences from its file are dropped"),
+    discard_changes: z.boolean().default(false).describe("Drop the active slot's unsaved changes"),
   }),
   output: loadOutput,
   handle: async ({ slot, discard_changes }, { board, safety }) => {
@@ -150,7 +140,8 @@ export const slotSwitch = defineDeviceTool({
 export const slotDiscard = defineDeviceTool({
   name: 'slot_discard',
   title: 'Discard unsaved changes',
-  description: `Put the active slot's file back on the board (as slot_switch loads it), dropping how the board differs from it. ${AUTOSAVE_NOTE} So this only helps within that second, or after a switch_slot() run in Python; to go back further use state_snapshot before changing things and state_undo after.`,
+  description:
+    "Reload the active slot's file, dropping changes (autosave keeps them about 1 s; to go back further use state_undo).",
   group: 'slots',
   kind: 'destructive',
   capability: 'jumperless.wire',

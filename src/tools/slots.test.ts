@@ -4,7 +4,7 @@ import { startToolHarness, type ToolHarness } from '../../test/support/toolHarne
 /** The slot tools and the state tools they share a board image with (boardImage.ts). */
 import { plainNumber } from './boardImage.js';
 import { slotDiscard, slotSwitch } from './slotSwitch.js';
-import { slotCurrent, slotHasChanges, slotSave } from './slots.js';
+import { slotCurrent, slotSave } from './slots.js';
 import { stateGet } from './state.js';
 import { stateSet } from './stateSet.js';
 import { stateSnapshot, stateUndo } from './stateUndo.js';
@@ -62,7 +62,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Polls until the board's idle autosave has written the state (has_changes false). */
 async function untilSaved(): Promise<void> {
   for (let i = 0; i < 40; i++) {
-    if (!(await h.run(slotHasChanges)).result.has_changes) return;
+    if (!(await h.run(slotCurrent)).result.has_changes) return;
     await sleep(100);
   }
   throw new Error('the board never autosaved');
@@ -80,7 +80,7 @@ describe('slot changes', () => {
     await h.python('connect(7, 8)');
     await untilSaved();
     await h.python('switch_slot(3)');
-    const { result } = await h.run(slotHasChanges);
+    const { result } = await h.run(slotCurrent);
     expect(result).toMatchObject({ slot: 3, has_changes: true, saved: false });
     expect(result.differences).toContain("bridge 7-8 is on the board but not in slot 3's file");
   });
@@ -90,7 +90,7 @@ describe('slot changes', () => {
     h.board.inputs.clickwheelTurn(1); // user input holds the autosave back for 750 ms
     await sleep(30);
     await h.python('connect(21, 22)');
-    const { result } = await h.run(slotHasChanges);
+    const { result } = await h.run(slotCurrent);
     expect(result).toMatchObject({ slot: 0, has_changes: true });
     expect(result.differences).toEqual(["bridge 21-22 is on the board but not in slot 0's file"]);
     await untilSaved();
@@ -111,12 +111,12 @@ describe('slot changes', () => {
     await h.python('set_net_color(6, 0x00FF00)');
     const name = await h.python<string>('get_net_color_name(6)');
     await h.run(slotSave);
-    expect((await h.run(slotHasChanges)).result).toMatchObject({ has_changes: false, differences: [] });
+    expect((await h.run(slotCurrent)).result).toMatchObject({ has_changes: false, differences: [] });
     await h.run(slotSwitch, { slot: 1 });
     const back = await h.run(slotSwitch, { slot: 0 });
     expect(back.result).toMatchObject({ restored: true, differences: [] });
     expect(await h.python('get_net_color_name(6)')).toBe(name);
-    expect((await h.run(slotHasChanges)).result.has_changes).toBe(false);
+    expect((await h.run(slotCurrent)).result.has_changes).toBe(false);
   });
 
   it('saving to another slot makes it the active slot, and says so', async () => {
@@ -261,7 +261,7 @@ describe('slot_discard', () => {
       expect(result).toMatchObject({ slot: 0, restored: true });
       expect(await connected('11', '12')).toBe(true);
     }
-    expect((await h.run(slotHasChanges)).result.has_changes).toBe(false);
+    expect((await h.run(slotCurrent)).result.has_changes).toBe(false);
   });
 });
 

@@ -11,14 +11,14 @@
  * - `nodes_save(N)` makes N the active slot and returns N even when writing failed: every save is
  *   checked by reading the file back.
  *
- * The slots group: slot_current, slot_has_changes and slot_save here; a slot file against the board
+ * The slots group: slot_current and slot_save here; a slot file against the board
  * (reading, comparing, saving) in slotFile.ts; loading one (slot_switch, slot_discard) in
  * slotSwitch.ts.
  */
 import { z } from 'zod';
 import { isSavableSlot, slotPath } from '../board/slots.js';
 import type { BoardClient, PythonPart } from './boardClient.js';
-import { AUTOSAVE_NOTE, boardImagePython, listed } from './boardImage.js';
+import { boardImagePython, listed } from './boardImage.js';
 import { RAM_REQUIRES, ramPython, readRam, readSlotLook } from './boardState.js';
 import { py } from './py.js';
 import { checkSaved, slotField, slotFilePython, slotStatus } from './slotFile.js';
@@ -49,23 +49,12 @@ const statusResult = async (board: BoardClient) => {
   };
 };
 
+/** The active slot and how the board differs from it (slot_has_changes answered the same; it is gone). */
 export const slotCurrent = defineDeviceTool({
   name: 'slot_current',
   title: 'Current slot',
-  description: `The active slot and whether the board differs from its slot file (bridges with their duplicates, supplies, net names and user colours, GPIO direction and pulls, overlays). ${AUTOSAVE_NOTE}`,
-  group: 'slots',
-  kind: 'read',
-  capability: 'jumperless.read',
-  requires: RAM_REQUIRES,
-  input: z.object({}),
-  output: statusOutput,
-  handle: async (_args, { board }) => statusResult(board),
-});
-
-export const slotHasChanges = defineDeviceTool({
-  name: 'slot_has_changes',
-  title: 'Unsaved changes?',
-  description: `Whether the board differs from the active slot's file, and how. ${AUTOSAVE_NOTE} So changes stay unsaved only briefly, or after a switch_slot() run in Python, which renumbers the slot without loading it.`,
+  description:
+    'The active slot (0-7) and how the board differs from its file (the board autosaves about 1 s after a change).',
   group: 'slots',
   kind: 'read',
   capability: 'jumperless.read',
@@ -78,13 +67,14 @@ export const slotHasChanges = defineDeviceTool({
 export const slotSave = defineDeviceTool({
   name: 'slot_save',
   title: 'Save to a slot',
-  description: `Save the board's connections, supplies, net names and colours, GPIO settings and overlays to a slot's file (default: the active slot), overwriting it, and check the file. Saving to another slot makes it the active slot: the board then saves later changes there. ${AUTOSAVE_NOTE}`,
+  description:
+    "Save the board's setup to a slot (default the active one), overwriting it; that slot becomes the active one.",
   group: 'slots',
   kind: 'write',
   capability: 'jumperless.wire',
   requires: ['nodes_save', ...RAM_REQUIRES],
   timeoutMs: 20_000,
-  input: z.object({ slot: slotField.optional().describe('Slot 0-7; default the active one') }),
+  input: z.object({ slot: slotField.optional().describe('Default the active one') }),
   output: z.object({
     slot: z.number().describe('The active slot after saving'),
     previous_slot: z.number(),
@@ -118,4 +108,4 @@ export const slotSave = defineDeviceTool({
   },
 });
 
-export default [slotCurrent, slotHasChanges, slotSave, slotSwitch, slotDiscard];
+export default [slotCurrent, slotSave, slotSwitch, slotDiscard];

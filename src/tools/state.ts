@@ -5,7 +5,9 @@
 import { z } from 'zod';
 import type { PythonPart } from './boardClient.js';
 import { boardImagePython } from './boardImage.js';
+import { renderBoardPicture } from './boardPicture.js';
 import { ramPython, readState, stateDocumentSchema } from './boardState.js';
+import { readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { stateSnapshot, stateUndo } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
@@ -17,8 +19,7 @@ export const python: readonly PythonPart[] = [ramPython, boardImagePython, state
 export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
-  description:
-    'The whole board state: supply setpoints in volts, nets with their nodes, GPIO pins and LED overlays. ADC voltages and GPIO readings in it are live.',
+  description: 'The board: supply setpoints, nets and nodes, GPIO pins and overlays.',
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
@@ -28,4 +29,22 @@ export const stateGet = defineDeviceTool({
   handle: async (_args, { board }) => (await readState(board)).state,
 });
 
-export default [stateGet, stateSet, stateSnapshot, stateUndo, wokwiImport];
+/** The picture the board_picture resource has, for clients that only call tools. */
+export const boardPicture = defineDeviceTool({
+  name: 'board_picture',
+  title: 'Picture of the board',
+  description: 'A PNG of the breadboard now: rows in their LED colours, bridges, rails with voltages, nets.',
+  group: 'state',
+  kind: 'read',
+  capability: 'jumperless.read',
+  requires: SNAPSHOT_REQUIRES,
+  input: z.object({}),
+  output: z.object({ bytes: z.number().describe('Size of the PNG') }),
+  handle: async (_args, { board, attachImage }) => {
+    const png = renderBoardPicture(await readSnapshot(board));
+    attachImage({ mimeType: 'image/png', data: Buffer.from(png).toString('base64') });
+    return { bytes: png.length };
+  },
+});
+
+export default [stateGet, stateSet, stateSnapshot, stateUndo, wokwiImport, boardPicture];

@@ -9,7 +9,7 @@ import { DAC_SAFE, MAX_BRIDGES, MAX_NODES_PER_NET, OVERLAY_COLS, OVERLAY_ROWS } 
 import { BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } from '../board/nodes.js';
 import { parseState } from '../board/state.js';
 import type { BoardClient, PythonPart } from './boardClient.js';
-import { AUTOSAVE_NOTE, pairKey, plainNumber, putOverlays } from './boardImage.js';
+import { pairKey, plainNumber, putOverlays } from './boardImage.js';
 import {
   canonicalNode,
   driveHazards,
@@ -55,7 +55,12 @@ const nameField = (max: number) =>
     .string()
     .min(1)
     .max(max)
-    .regex(NAME, 'printable ASCII without quotes, backslashes, brackets or braces, no edge spaces');
+    // A refinement, not a schema pattern: the charset protects the firmware's parser, not the
+    // hardware, and the error says what to change; a pattern would cost 70 bytes per use in the list.
+    .refine(
+      (name) => NAME.test(name),
+      'printable ASCII without quotes, backslashes, brackets or braces, no edge spaces',
+    );
 const volts = z.number().min(DAC_SAFE.min).max(DAC_SAFE.max);
 
 /** Bridges a list of nets asks for: each net is a chain, n nodes taking n-1 bridges. */
@@ -76,8 +81,8 @@ const stateInput = z.object({
           .array(z.string().min(1).max(32))
           .min(1)
           .max(MAX_NODES_PER_NET)
-          .describe('Node names: rows "1"-"60", GND, TOP_R, BOT_R, DAC_0, GP_1, D5, A0, ...'),
-        name: nameField(31).optional().describe('Net name, set after the nets are made'),
+          .describe('Names: "1"-"60", GND, TOP_R, BOT_R, DAC_0, GP_1, D5, A0...'),
+        name: nameField(31).optional(),
       }),
     )
     .max(60)
@@ -87,7 +92,7 @@ const stateInput = z.object({
   gpio: z
     .array(
       z.object({
-        pin: z.number().int().min(1).max(8).describe('GPIO 1-8 (the board ignores TX/RX here)'),
+        pin: z.number().int().min(1).max(8),
         direction: z.enum(['INPUT', 'OUTPUT']).optional(),
         pull: z.enum(['up', 'down', 'none', 'keeper']).optional(),
       }),
@@ -336,7 +341,8 @@ export const summary = (a: Applied) => ({
 export const stateSet = defineDeviceTool({
   name: 'state_set',
   title: 'Apply a board state',
-  description: `Apply supplies (volts), nets (each a chain of its nodes, optionally named; at most 128 bridges in all), GPIO 1-8 direction/pull and overlays in one call. With clear_first (default) the given nets replace all connections, except the probe-power bridge BUFFER_IN-DAC0, which is kept unless a net uses DAC_0 or BUF_IN. Refused when it would join two supplies or put a GPIO output on a driven net. Snapshots first (state_undo restores) and reports what did not take. ${AUTOSAVE_NOTE}`,
+  description:
+    'Apply supplies, nets (chains of nodes), GPIO and overlays at once; clear_first replaces all wiring (probe power kept). Refused on shorts. Snapshots first; reports what did not take.',
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',

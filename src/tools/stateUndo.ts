@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import type { BoardClient } from './boardClient.js';
 import {
-  AUTOSAVE_NOTE,
   differences,
   IMAGE_REQUIRES,
   listed,
@@ -53,7 +52,7 @@ export async function takeSnapshot(board: BoardClient, label: string, ram?: RamS
 export const stateSnapshot = defineDeviceTool({
   name: 'state_snapshot',
   title: 'Snapshot the board state',
-  description: `Remember the present board state (host-side, the last ${MAX_SNAPSHOTS} per board): bridges with their duplicates, supplies, net names and colours, GPIO direction/pull and overlays, so state_undo can bring it back.`,
+  description: "Remember the board's setup (the last 16, in this server) for state_undo.",
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
@@ -86,7 +85,8 @@ const SNAPSHOT_LIMITS = [
 export const stateUndo = defineDeviceTool({
   name: 'state_undo',
   title: 'Restore a snapshot',
-  description: `Bring back a snapshot (default the latest; state_set and wokwi_import take one first): the exact bridges with their duplicates, supplies, net names and colours, GPIO direction/pull and overlays. Replaces all present connections; reports what differs afterwards and what a snapshot cannot hold. ${AUTOSAVE_NOTE}`,
+  description:
+    'Restore a snapshot (default the latest; state_set and wokwi_import take one), replacing all wiring.',
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',

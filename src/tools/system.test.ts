@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import {
-  arduinoReset,
-  contextGet,
-  contextToggle,
-  corePause,
-  coreResume,
-  deviceInfo,
-  firmwareRedo,
-  firmwareUndo,
-} from './system.js';
+import { arduinoReset, contextGet, contextToggle, corePause, deviceInfo, firmwareUndo } from './system.js';
 
 let h: ToolHarness;
 beforeAll(async () => {
@@ -74,13 +65,13 @@ describe('system tools', () => {
     expect(await core2Paused()).toBe(true);
     await expect(h.run(corePause)).rejects.toEqual(refusal('already_paused'));
     // Concurrent pauses: exactly one may win.
-    await h.run(coreResume);
+    await h.run(corePause, { resume: true });
     const both = await Promise.allSettled([h.run(corePause), h.run(corePause)]);
     expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    const resumed = await h.run(coreResume);
+    const resumed = await h.run(corePause, { resume: true });
     expect(resumed.result).toEqual({ paused: false, was_paused: true });
     expect(await core2Paused()).toBe(false);
-    expect((await h.run(coreResume)).result).toEqual({ paused: false, was_paused: false });
+    expect((await h.run(corePause, { resume: true })).result).toEqual({ paused: false, was_paused: false });
   });
 
   it('pulses the Arduino reset', async () => {
@@ -92,10 +83,10 @@ describe('system tools', () => {
     const undone = await h.run(firmwareUndo);
     expect(undone.result).toMatchObject({ changed: true });
     expect(await h.python('bool(is_connected(3, 9))')).toBe(false);
-    const redone = await h.run(firmwareRedo);
+    const redone = await h.run(firmwareUndo, { redo: true });
     expect(redone.result).toMatchObject({ changed: true });
     expect(await h.python('bool(is_connected(3, 9))')).toBe(true);
-    expect((await h.run(firmwareRedo)).result).toMatchObject({ changed: false });
+    expect((await h.run(firmwareUndo, { redo: true })).result).toMatchObject({ changed: false });
   });
 
   it('refuses every hostile string as a context by validation', () => {

@@ -67,8 +67,7 @@ const HEAP_WITHOUT_PSRAM = 96_000;
 export const deviceInfo = defineDeviceTool({
   name: 'device_info',
   title: 'Board versions and health',
-  description:
-    'Firmware and MicroPython versions, the platform, the port, the MicroPython heap (free after a collection, and total: 96000 bytes on a board without PSRAM, megabytes with PSRAM), free flash, how many jumperless functions the firmware offers, and the link health (latency, failures, reconnects, resets, including soft resets).',
+  description: 'Firmware and MicroPython versions, heap, free flash and link health.',
   group: 'system',
   kind: 'read',
   capability: 'jumperless.read',
@@ -136,7 +135,7 @@ export const contextGet = defineDeviceTool({
   name: 'context_get',
   title: 'Python context',
   description:
-    "Whether Python's connection changes are kept (global) or rolled back when the board's built-in REPL exits (python).",
+    "Whether Python's wiring changes are kept (global) or undone when the board's REPL exits (python).",
   group: 'system',
   kind: 'read',
   capability: 'jumperless.read',
@@ -151,13 +150,12 @@ export const contextGet = defineDeviceTool({
 export const contextToggle = defineDeviceTool({
   name: 'context_toggle',
   title: 'Switch the Python context',
-  description:
-    'Switch between global and python context (python: changes made from Python roll back when the built-in REPL exits). Give context to land on it whatever the present one is.',
+  description: 'Switch between global and python context; omit context to flip.',
   group: 'system',
   kind: 'write',
   capability: 'jumperless.admin',
   requires: ['context_get', 'context_toggle'],
-  input: z.object({ context: z.enum(CONTEXTS).optional().describe('Target; omitted flips') }),
+  input: z.object({ context: z.enum(CONTEXTS).optional().describe('Omitted: flip') }),
   output: z.object({ context: z.enum(CONTEXTS), previous: z.enum(CONTEXTS) }),
   handle: async ({ context }, { board }) => {
     const previous = z.enum(CONTEXTS).parse(await board.call('_jlt.sys_context(False)'));
@@ -184,68 +182,58 @@ export const contextToggle = defineDeviceTool({
 const paused = new Map<string, { since: string }>();
 const boardKey = (board: BoardClient): string => board.id;
 
+async function pauseCore(board: BoardClient) {
+  const key = boardKey(board);
+  const held = paused.get(key);
+  if (held) {
+    throw new ToolError(
+      'already_paused',
+      `This server paused core 2 at ${held.since} (the firmware may have resumed it since, e.g. on nodes_clear or a slot change); call core_pause with resume: true first.`,
+      {
+        details: { since: held.since },
+      },
+    );
+  }
+  const since = new Date().toISOString();
+  // Claim before sending, so a concurrent second pause is refused too.
+  paused.set(key, { since });
+  try {
+    await board.call('_jlt.sys_pause(True)');
+  } catch (error) {
+    paused.delete(key);
+    throw error;
+  }
+  return { paused: true, since };
+}
+
+async function resumeCore(board: BoardClient) {
+  const key = boardKey(board);
+  const wasPaused = paused.has(key);
+  // Resume even when we did not pause: someone may have paused it from Python.
+  await board.call('_jlt.sys_pause(False)');
+  paused.delete(key);
+  return { paused: false, was_paused: wasPaused };
+}
+
+/** Pause and resume in one tool (it replaced core_resume). */
 export const corePause = defineDeviceTool({
   name: 'core_pause',
-  title: 'Pause core 2',
+  title: 'Pause or resume core 2',
   description:
-    'Pause core 2, which refreshes the LEDs, e.g. for timing-critical Python. The pause lasts across later calls until core_resume; connections are still made while paused, but the LEDs do not show them. The firmware ends the pause by itself whenever it rebuilds all connections (nodes_clear, slot save or switch, state_set, its own menus), and the pause cannot be read back, so this server only knows its own: a second core_pause is refused until core_resume.',
+    'Pause core 2 (LED refresh) for timing-critical Python, or resume: true. Wiring still changes while paused; the firmware resumes by itself when it rebuilds all wiring.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.admin',
   requires: ['pause_core2'],
-  input: z.object({}),
-  output: z.object({ paused: z.boolean(), since: z.string() }),
-  handle: async (_args, { board }) => {
-    const key = boardKey(board);
-    const held = paused.get(key);
-    if (held) {
-      throw new ToolError(
-        'already_paused',
-        `This server paused core 2 at ${held.since} (the firmware may have resumed it since, e.g. on nodes_clear or a slot change); call core_resume first.`,
-        {
-          details: { since: held.since },
-        },
-      );
-    }
-    const since = new Date().toISOString();
-    // Claim before sending, so a concurrent second pause is refused too.
-    paused.set(key, { since });
-    try {
-      await board.call('_jlt.sys_pause(True)');
-    } catch (error) {
-      paused.delete(key);
-      throw error;
-    }
-    return { paused: true, since };
-  },
-});
-
-export const coreResume = defineDeviceTool({
-  name: 'core_resume',
-  title: 'Resume core 2',
-  description:
-    'Resume core 2: the LEDs catch up with the connections. Safe to call when nothing is paused; it also ends a pause made from Python.',
-  group: 'system',
-  kind: 'physical',
-  capability: 'jumperless.admin',
-  requires: ['pause_core2'],
-  input: z.object({}),
-  output: z.object({ paused: z.boolean(), was_paused: z.boolean() }),
-  handle: async (_args, { board }) => {
-    const key = boardKey(board);
-    const wasPaused = paused.has(key);
-    // Resume even when we did not pause: someone may have paused it from Python.
-    await board.call('_jlt.sys_pause(False)');
-    paused.delete(key);
-    return { paused: false, was_paused: wasPaused };
-  },
+  input: z.object({ resume: z.boolean().default(false) }),
+  output: z.object({ paused: z.boolean(), since: z.string().optional(), was_paused: z.boolean().optional() }),
+  handle: async ({ resume }, { board }) => (resume ? resumeCore(board) : pauseCore(board)),
 });
 
 export const arduinoReset = defineDeviceTool({
   name: 'arduino_reset',
   title: 'Reset the Arduino',
-  description:
-    'Pulse the reset line of the Arduino Nano in the header: its sketch restarts (nothing confirms it).',
+  description: "Pulse the Arduino Nano's reset line: its sketch restarts.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.io',
@@ -272,41 +260,19 @@ async function moveHistory(board: BoardClient, step: -1 | 1): Promise<z.infer<ty
   return { changed: moved, position, changes: size, label };
 }
 
+/** Both directions of the firmware's history in one tool (it replaced firmware_redo). */
 export const firmwareUndo = defineDeviceTool({
   name: 'firmware_undo',
-  title: 'Undo a connection change',
+  title: 'Undo or redo a wiring change',
   description:
-    "Step the firmware's own connection history back one change (connections only, not supplies); the board reroutes. changed is false when there is nothing to undo.",
+    "Undo the firmware's last wiring change (not supplies), or redo one; changed is false when there is none.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['undo', 'history_position', 'history_size', 'history_label'],
-  input: z.object({}),
+  requires: ['undo', 'redo', 'history_position', 'history_size', 'history_label'],
+  input: z.object({ redo: z.boolean().default(false) }),
   output: historyOutput,
-  handle: async (_args, { board }) => moveHistory(board, -1),
+  handle: async ({ redo }, { board }) => moveHistory(board, redo ? 1 : -1),
 });
 
-export const firmwareRedo = defineDeviceTool({
-  name: 'firmware_redo',
-  title: 'Redo a connection change',
-  description:
-    "Step the firmware's connection history forward one change after an undo; the board reroutes. changed is false when there is nothing to redo.",
-  group: 'system',
-  kind: 'physical',
-  capability: 'jumperless.wire',
-  requires: ['redo', 'history_position', 'history_size', 'history_label'],
-  input: z.object({}),
-  output: historyOutput,
-  handle: async (_args, { board }) => moveHistory(board, 1),
-});
-
-export default [
-  deviceInfo,
-  contextGet,
-  contextToggle,
-  corePause,
-  coreResume,
-  arduinoReset,
-  firmwareUndo,
-  firmwareRedo,
-];
+export default [deviceInfo, contextGet, contextToggle, corePause, arduinoReset, firmwareUndo];

@@ -141,8 +141,7 @@ const chunkOptions = (ms: number, signal?: AbortSignal) => ({
 export const probeWait = defineDeviceTool({
   name: 'probe_wait',
   title: 'Wait for a probe touch',
-  description:
-    'Wait up to timeout_seconds for the probe to touch a pad and return it: pad is the pad number (1-60 are breadboard rows), pad_name what the board prints (PAD_12, NANO_D13, TOP_RAIL...). Returns within half a second if the probe already rests on a pad.',
+  description: 'Wait for the probe to touch a pad; returns the pad (1-60 are rows).',
   group: 'user',
   kind: 'read',
   capability: 'jumperless.read',
@@ -181,8 +180,7 @@ const buttonName = (b: number): 'connect' | 'remove' => (b === 2 ? 'remove' : 'c
 export const buttonWait = defineDeviceTool({
   name: 'button_wait',
   title: 'Wait for a probe button',
-  description:
-    "Wait up to timeout_seconds for a press of the probe's connect or remove button; presses made before the call do not count.",
+  description: "Wait for a press of the probe's connect or remove button.",
   group: 'user',
   kind: 'read',
   capability: 'jumperless.read',
@@ -237,7 +235,7 @@ export const clickwheelRead = defineDeviceTool({
   name: 'clickwheel_read',
   title: 'Read the clickwheel',
   description:
-    "Read the clickwheel: its position in raw encoder counts since the last reset (not detents: one click is several counts), the last turn direction (consumed, so the next read says none until it turns again) and the button's state now (not consumed; a release or double click shows for only about 15 ms).",
+    "The clickwheel's raw position (several counts a click), last turn direction (reading clears it) and button.",
   group: 'user',
   kind: 'read',
   capability: 'jumperless.read',
@@ -273,7 +271,7 @@ export const askUser = defineDeviceTool({
   name: 'ask_user',
   title: 'Ask the person at the board',
   description:
-    "Light the given rows, show the instruction on the OLED and wait for the probe's connect button (confirmed) or remove button (declined); where the client supports it, also asks there. Restores the LEDs and OLED afterwards.",
+    'Ask the person to do something: lights rows, shows the instruction on the OLED, waits for the connect (yes) or remove (no) button. Restores LEDs and OLED.',
   group: 'user',
   kind: 'write',
   capability: 'jumperless.io',
@@ -289,12 +287,8 @@ export const askUser = defineDeviceTool({
   atomic: false,
   timeoutMs: WAIT_TOOL_TIMEOUT_MS,
   input: z.object({
-    instruction: z
-      .string()
-      .min(1)
-      .max(200)
-      .describe('What to do, shown literally (the OLED fits about 80 characters)'),
-    rows: z.array(z.number().int().min(1).max(60)).max(60).default([]).describe('Breadboard rows to light'),
+    instruction: z.string().min(1).max(200).describe('Shown literally; about 80 characters fit'),
+    rows: z.array(z.number().int().min(1).max(60)).max(60).default([]).describe('Rows to light'),
     timeout_seconds: timeoutField(120),
   }),
   output: z.object({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import { wavegenConfigure, wavegenStart, wavegenStatus, wavegenStop } from './wavegen.js';
+import { wavegenConfigure, wavegenStatus } from './wavegen.js';
 
 let h: ToolHarness;
 beforeAll(async () => {
@@ -31,7 +31,7 @@ describe('wavegen tools', () => {
       max_volts: 1,
       running: false,
     });
-    const started = await h.run(wavegenStart);
+    const started = await h.run(wavegenConfigure, { running: true });
     expect(started.result).toMatchObject({
       output: 'DAC0',
       frequency_hz: 1000,
@@ -42,7 +42,7 @@ describe('wavegen tools', () => {
       expect.stringContaining('DAC0 also powers the probe'),
       expect.stringContaining('at 1 kHz or more'),
     ]);
-    await h.run(wavegenStop);
+    await h.run(wavegenConfigure, { running: false });
   });
 
   it('configures every field, sends the firmware constants and verifies them', async () => {
@@ -93,14 +93,14 @@ describe('wavegen tools', () => {
 
   it('starts and stops, verified, and start re-checks the configured swing', async () => {
     await h.run(wavegenConfigure, { output: 'DAC1', amplitude_vpp: 2, offset_volts: 1 });
-    const started = await h.run(wavegenStart);
+    const started = await h.run(wavegenConfigure, { running: true });
     expect(started.result).toMatchObject({ running: true, output: 'DAC1' });
     expect(await h.python('wavegen_is_running()')).toBe(true);
-    const stopped = await h.run(wavegenStop);
+    const stopped = await h.run(wavegenConfigure, { running: false });
     expect(stopped.result).toMatchObject({ running: false, setpoint_volts: 0 });
     // A swing set behind our back (or under looser limits) is refused at start.
     await h.python('[wavegen_set_amplitude(8), wavegen_set_offset(6)]');
-    await expect(h.run(wavegenStart)).rejects.toEqual(refusal('unsafe_voltage'));
+    await expect(h.run(wavegenConfigure, { running: true })).rejects.toEqual(refusal('unsafe_voltage'));
     expect(await h.python('wavegen_is_running()')).toBe(false);
   });
 
@@ -113,20 +113,39 @@ describe('wavegen tools', () => {
       offset_volts: 2.5,
       frequency_hz: 20,
     });
-    await h.run(wavegenStart);
+    await h.run(wavegenConfigure, { running: true });
     expect(await dac1Volts()).toBeCloseTo(2.5, 1);
-    await h.run(wavegenStop);
+    await h.run(wavegenConfigure, { running: false });
     expect(await dac1Volts()).toBeCloseTo(0.5, 1);
     await h.python('dac_set(1, 0.0)');
   });
 
   it('moves a running wave to another output, driving the old one back to its setpoint', async () => {
     await h.run(wavegenConfigure, { output: 'DAC1', amplitude_vpp: 0, offset_volts: 2, frequency_hz: 20 });
-    await h.run(wavegenStart);
+    await h.run(wavegenConfigure, { running: true });
     const { result } = await h.run(wavegenConfigure, { output: 'BOTTOM_RAIL' });
     expect(result).toMatchObject({ output: 'BOTTOM_RAIL', running: true, restarted: true });
     expect(result.warnings).toEqual([expect.stringContaining('routing and LED updates are delayed')]);
     expect(await dac1Volts()).toBeCloseTo(0, 1);
+  });
+
+  it('configures and starts in one call, and a stop alone leaves the settings', async () => {
+    const started = await h.run(wavegenConfigure, {
+      output: 'DAC1',
+      waveform: 'square',
+      amplitude_vpp: 1,
+      offset_volts: 1,
+      running: true,
+    });
+    expect(started.result).toMatchObject({
+      output: 'DAC1',
+      waveform: 'square',
+      running: true,
+      restarted: false,
+    });
+    const stopped = await h.run(wavegenConfigure, { running: false });
+    expect(stopped.result).toMatchObject({ output: 'DAC1', waveform: 'square', running: false });
+    expect(stopped.result).toHaveProperty('setpoint_volts');
   });
 
   it('refuses every hostile string in its enum fields by validation', async () => {

@@ -145,122 +145,105 @@ function runWarnings(r: Raw): string[] {
   // HelpDocs.cpp:1163-1164 says so; WaveGen::service loops until stopped from 1 kHz (WaveGen.cpp:274-280).
   warnings.push(
     r.freq >= BLOCKING_FROM_HZ
-      ? 'While it runs at 1 kHz or more the second core streams samples without pause: routing and LED updates wait until wavegen_stop, and routing changes made meanwhile may be lost.'
+      ? 'While it runs at 1 kHz or more the second core streams samples without pause: routing and LED updates wait until it stops (wavegen_configure with running: false), and routing changes made meanwhile may be lost.'
       : 'While it runs, routing and LED updates are delayed (the second core streams the wave): stop it before connecting or measuring.',
   );
   return warnings;
 }
 
+const configInput = z.object({
+  output: z.enum(SUPPLIES).optional().describe('Supply it replaces'),
+  waveform: z.enum(WAVEFORMS).optional(),
+  frequency_hz: z.number().min(WAVEGEN_FREQ_HZ.min).max(WAVEGEN_FREQ_HZ.max).optional(),
+  amplitude_vpp: z.number().min(WAVEGEN_AMPLITUDE_VPP.min).max(WAVEGEN_AMPLITUDE_VPP.max).optional(),
+  offset_volts: z.number().min(DAC_SAFE.min).max(DAC_SAFE.max).optional().describe('Centre, volts'),
+  running: z.boolean().optional().describe('true starts the wave, false stops it'),
+});
+type ConfigInput = z.infer<typeof configInput>;
+type Board = ToolContext['board'];
+
+async function configureWave(args: ConfigInput, board: Board, safety: ToolContext['safety']) {
+  const before = await readStatus(board);
+  const amp = args.amplitude_vpp ?? before.amp;
+  const offset = args.offset_volts ?? before.offset;
+  const output = args.output ?? (SUPPLIES[before.output] as Output);
+  const freq = args.frequency_hz ?? before.freq;
+  const wave = args.waveform === undefined ? before.wave : WAVEFORMS.indexOf(args.waveform);
+  checkSwing(safety, amp, offset, output);
+  const outputIndex = SUPPLIES.indexOf(output);
+  // Moving a running wave to another supply: the board-side helper stops it, puts the old
+  // output back on its setpoint, writes everything and starts again.
+  const restart = before.running && outputIndex !== before.output;
+  // While running, order the two writes so the swing in between stays inside the new and old
+  // swings: shrink the amplitude before moving the offset, move the offset before growing it.
+  const ampFirst = amp <= before.amp;
+  const final = raw.parse(
+    await board.call(
+      py`_jlt.wave_config(${outputIndex}, ${wave}, ${freq}, ${amp}, ${offset}, ${ampFirst}, ${restart})`,
+    ),
+  );
+  const mismatches: string[] = [];
+  if (final.output !== outputIndex) mismatches.push(`output ${SUPPLIES[final.output]}`);
+  if (final.wave !== wave) mismatches.push(`waveform ${WAVEFORMS[final.wave]}`);
+  if (!close(final.freq, freq)) mismatches.push(`frequency ${final.freq} Hz`);
+  if (!close(final.amp, amp)) mismatches.push(`amplitude ${final.amp} Vpp`);
+  if (!close(final.offset, offset)) mismatches.push(`offset ${final.offset} V`);
+  if (restart && !final.running) mismatches.push('not running after the move');
+  if (mismatches.length > 0) {
+    throw new ToolError('not_applied', `The generator reads back ${mismatches.join(', ')}.`, {
+      details: { status: shape(final) },
+    });
+  }
+  return { ...shape(final), restarted: restart, warnings: runWarnings(final) };
+}
+
+async function startWave(board: Board, safety: ToolContext['safety']) {
+  const before = await readStatus(board);
+  checkSwing(safety, before.amp, before.offset, SUPPLIES[before.output] ?? 'output');
+  const after = raw.parse(await board.call('_jlt.wave_run(True)'));
+  if (!after.running)
+    throw new ToolError('not_applied', 'The generator does not report running after start.');
+  return { ...shape(after), warnings: runWarnings(after) };
+}
+
+async function stopWave(board: Board) {
+  const after = raw.parse(await board.call('_jlt.wave_run(False)'));
+  if (after.running) throw new ToolError('not_applied', 'The generator still reports running after stop.');
+  const setpoint = z.number().parse(await board.call(py`dac_get(${after.output})`));
+  return { ...shape(after), setpoint_volts: setpoint, warnings: [] };
+}
+
+/** Settings, start and stop in one tool (it replaced wavegen_start and wavegen_stop). */
 export const wavegenConfigure = defineDeviceTool({
   name: 'wavegen_configure',
-  title: 'Configure the waveform generator',
+  title: 'Set, start or stop the wave generator',
   description:
-    'Set the generator output (DAC0, DAC1, TOP_RAIL, BOTTOM_RAIL), waveform, frequency_hz, amplitude_vpp and offset_volts; omitted fields keep their present value, and all five are written so a later start uses exactly these (the firmware would otherwise put its own defaults on fields never set). offset +- amplitude/2 must stay within the voltage limits. While running, the output changes at once, and the firmware holds up routing and LED updates; moving a running wave to another output stops it, drives the old output back to its setpoint and restarts it. DAC0 also powers the probe LEDs.',
+    'Set the wave generator (omitted settings are kept) and start or stop it with running. offset +- amplitude/2 must stay within the voltage limits. While it runs its supply leaves its setpoint and routing and LEDs stall.',
   group: 'wavegen',
   kind: 'physical',
   capability: 'jumperless.power',
   requires: WAVEGEN_REQUIRES,
-  input: z.object({
-    output: z.enum(SUPPLIES).optional().describe('Supply the wave replaces'),
-    waveform: z.enum(WAVEFORMS).optional(),
-    frequency_hz: z.number().min(WAVEGEN_FREQ_HZ.min).max(WAVEGEN_FREQ_HZ.max).optional().describe('Hz'),
-    amplitude_vpp: z
-      .number()
-      .min(WAVEGEN_AMPLITUDE_VPP.min)
-      .max(WAVEGEN_AMPLITUDE_VPP.max)
-      .optional()
-      .describe('Peak to peak, volts'),
-    offset_volts: z
-      .number()
-      .min(DAC_SAFE.min)
-      .max(DAC_SAFE.max)
-      .optional()
-      .describe('Centre of the wave, volts'),
-  }),
-  output: status.extend({ restarted: z.boolean(), warnings: z.array(z.string()) }),
-  handle: async (args, { board, safety }) => {
-    const before = await readStatus(board);
-    const amp = args.amplitude_vpp ?? before.amp;
-    const offset = args.offset_volts ?? before.offset;
-    const output = args.output ?? (SUPPLIES[before.output] as Output);
-    const freq = args.frequency_hz ?? before.freq;
-    const wave = args.waveform === undefined ? before.wave : WAVEFORMS.indexOf(args.waveform);
-    checkSwing(safety, amp, offset, output);
-    const outputIndex = SUPPLIES.indexOf(output);
-    // Moving a running wave to another supply: the board-side helper stops it, puts the old
-    // output back on its setpoint, writes everything and starts again.
-    const restart = before.running && outputIndex !== before.output;
-    // While running, order the two writes so the swing in between stays inside the new and old
-    // swings: shrink the amplitude before moving the offset, move the offset before growing it.
-    const ampFirst = amp <= before.amp;
-    const final = raw.parse(
-      await board.call(
-        py`_jlt.wave_config(${outputIndex}, ${wave}, ${freq}, ${amp}, ${offset}, ${ampFirst}, ${restart})`,
-      ),
-    );
-    const mismatches: string[] = [];
-    if (final.output !== outputIndex) mismatches.push(`output ${SUPPLIES[final.output]}`);
-    if (final.wave !== wave) mismatches.push(`waveform ${WAVEFORMS[final.wave]}`);
-    if (!close(final.freq, freq)) mismatches.push(`frequency ${final.freq} Hz`);
-    if (!close(final.amp, amp)) mismatches.push(`amplitude ${final.amp} Vpp`);
-    if (!close(final.offset, offset)) mismatches.push(`offset ${final.offset} V`);
-    if (restart && !final.running) mismatches.push('not running after the move');
-    if (mismatches.length > 0) {
-      throw new ToolError('not_applied', `The generator reads back ${mismatches.join(', ')}.`, {
-        details: { status: shape(final) },
-      });
-    }
-    return { ...shape(final), restarted: restart, warnings: runWarnings(final) };
-  },
-});
-
-export const wavegenStart = defineDeviceTool({
-  name: 'wavegen_start',
-  title: 'Start the waveform generator',
-  description:
-    'Start the wave wavegen_status shows on its output (the settings are written back first, so the firmware adds no defaults of its own): that supply stops holding its setpoint and everything on its net sees the wave. Refused when the swing exceeds the voltage limits. On a board where nothing was configured since power-on this is a 1 kHz, 2 Vpp sine around 0 V on DAC0.',
-  group: 'wavegen',
-  kind: 'physical',
-  capability: 'jumperless.power',
-  requires: WAVEGEN_REQUIRES,
-  input: z.object({}),
-  output: status.extend({ warnings: z.array(z.string()) }),
-  handle: async (_args, { board, safety }) => {
-    const before = await readStatus(board);
-    checkSwing(safety, before.amp, before.offset, SUPPLIES[before.output] ?? 'output');
-    const after = raw.parse(await board.call('_jlt.wave_run(True)'));
-    if (!after.running)
-      throw new ToolError('not_applied', 'The generator does not report running after start.');
-    return { ...shape(after), warnings: runWarnings(after) };
-  },
-});
-
-export const wavegenStop = defineDeviceTool({
-  name: 'wavegen_stop',
-  title: 'Stop the waveform generator',
-  description:
-    'Stop the wave. The DAC would hold the last sample it was given, so the tool drives the output back to its stored setpoint (the setpoint itself does not change).',
-  group: 'wavegen',
-  kind: 'physical',
-  capability: 'jumperless.power',
-  requires: WAVEGEN_REQUIRES,
-  input: z.object({}),
+  input: configInput,
   output: status.extend({
-    setpoint_volts: z.number().describe('The setpoint the output was driven back to'),
+    restarted: z.boolean().describe('A running wave moved to another output'),
+    setpoint_volts: z.number().optional().describe('After a stop: the setpoint the output went back to'),
+    warnings: z.array(z.string()),
   }),
-  handle: async (_args, { board }) => {
-    const after = raw.parse(await board.call('_jlt.wave_run(False)'));
-    if (after.running) throw new ToolError('not_applied', 'The generator still reports running after stop.');
-    const setpoint = z.number().parse(await board.call(py`dac_get(${after.output})`));
-    return { ...shape(after), setpoint_volts: setpoint };
+  handle: async (args, { board, safety }) => {
+    const { running, ...settings } = args;
+    const configures = Object.values(settings).some((value) => value !== undefined) || running === undefined;
+    const configured = configures ? await configureWave(settings, board, safety) : undefined;
+    const restarted = configured?.restarted ?? false;
+    if (running === true && !configured?.running) return { ...(await startWave(board, safety)), restarted };
+    if (running === false) return { ...(await stopWave(board)), restarted };
+    return configured ?? { ...shape(await readStatus(board)), restarted, warnings: [] };
   },
 });
 
 export const wavegenStatus = defineDeviceTool({
   name: 'wavegen_status',
   title: 'Read the waveform generator',
-  description:
-    "Read the generator settings (output, waveform, frequency_hz, amplitude_vpp, offset_volts) and whether it runs. Before anything was set since power-on these are the firmware's initial values (DAC0, 1 kHz, sine, 2 Vpp, 0 V); wavegen_start starts exactly what this shows.",
+  description: "The wave generator's settings and whether it runs.",
   group: 'wavegen',
   kind: 'read',
   capability: 'jumperless.read',
@@ -270,4 +253,4 @@ export const wavegenStatus = defineDeviceTool({
   handle: async (_args, { board }) => shape(await readStatus(board)),
 });
 
-export default [wavegenConfigure, wavegenStart, wavegenStop, wavegenStatus];
+export default [wavegenConfigure, wavegenStatus];

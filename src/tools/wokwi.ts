@@ -9,7 +9,6 @@
  * TOP_R, BOT_R, D0-D13, A0-A7) all read back as the same nodes in set_state (parseNodeName).
  */
 import { z } from 'zod';
-import { AUTOSAVE_NOTE } from './boardImage.js';
 import { mergeGroups, RAM_REQUIRES } from './boardState.js';
 import { appliedOutput, applyState, summary } from './stateSet.js';
 import { defineDeviceTool, ToolError } from './tool.js';
@@ -118,7 +117,8 @@ export function translateWokwi(text: string): WokwiTranslation {
 export const wokwiImport = defineDeviceTool({
   name: 'wokwi_import',
   title: 'Import a Wokwi diagram',
-  description: `Route the wires of a Wokwi diagram.json: breadboard holes become rows (top half 1-30, bottom 31-60), rails TOP_RAIL/BOTTOM_RAIL/GND, Arduino pins D0-D13/A0-A7. Parts are not placed; supplies are not set. With clear_first the present connections are replaced (the probe-power bridge is kept). Refused when it would join two supplies. Snapshots first. ${AUTOSAVE_NOTE}`,
+  description:
+    'Route the wires of a Wokwi diagram.json (parts and supplies are not set). Refused on shorts. Snapshots first.',
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',

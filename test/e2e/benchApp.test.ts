@@ -131,10 +131,13 @@ describe('a bench of a board and a remote server', () => {
     expect(a.structuredContent).toMatchObject({ kept: 1 });
   });
 
-  it("calls a remote child's hidden tool for a caller who holds its capability, and lists it for nobody", async () => {
+  it("lists and calls a remote child's python_exec for a caller who holds exec, and for no one else", async () => {
     const listed = (await operator.listTools()).tools.map((t) => t.name);
     expect(listed).toContain('remote_dac_set');
-    expect(listed).not.toContain('remote_python_exec');
+    expect(listed).toContain('remote_python_exec');
+    const anonymousListed = (await anonymous.listTools()).tools.map((t) => t.name);
+    expect(anonymousListed).toContain('remote_power_get');
+    expect(anonymousListed).not.toContain('remote_python_exec');
     const run = await operator.callTool({ name: 'remote_python_exec', arguments: { code: 'print(6 * 7)' } });
     expect(run.isError).toBeUndefined();
     expect(run.structuredContent).toMatchObject({ ok: true, stdout: '42\n' });

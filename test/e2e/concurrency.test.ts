@@ -47,9 +47,9 @@ describe('clients at once on one board', () => {
         if (written.isError) wrong.push(`file_write ${path}: ${JSON.stringify(written.content)}`);
         const read = await call(client, 'file_read', { path });
         if (read.structuredContent?.content !== text) wrong.push(`file_read ${path}: another text`);
-        const check = await call(client, 'bridge_check', { a, b: a + 1 });
+        const check = await call(client, 'net_check', { a, b: a + 1 });
         if (check.isError || check.structuredContent?.bridged !== false) {
-          wrong.push(`bridge_check ${a}: ${JSON.stringify(check.structuredContent ?? check.content)}`);
+          wrong.push(`net_check ${a}: ${JSON.stringify(check.structuredContent ?? check.content)}`);
         }
       }
       return wrong;

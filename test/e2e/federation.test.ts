@@ -126,11 +126,12 @@ describe('a federation over HTTP', () => {
     expect(names).not.toContain('dac_set');
     expect(names).not.toContain('tools_search');
     const dacSet = (await client.listTools()).tools.find((t) => t.name === 'jumperless-a_dac_set');
+    // Lists send only hints that differ from MCP's defaults, and no title or output schema.
     expect(dacSet).toMatchObject({
-      title: 'Set a supply voltage',
       inputSchema: { type: 'object', required: ['channel', 'volts'] },
-      annotations: { readOnlyHint: false, openWorldHint: true },
+      annotations: { destructiveHint: false },
     });
+    expect(dacSet).not.toHaveProperty('outputSchema');
   });
 
   it('calls a tool on each board, each its own board, and on the stdio child and the nested and remote ones', async () => {
@@ -294,14 +295,13 @@ describe('list modes and the CLI options', () => {
     await single?.close();
   });
 
-  it('keeps the single-board names, and lists names and one line in names mode, with the meta-tools', async () => {
+  it('keeps the single-board names, and lists names and titles in names mode, with the meta-tools', async () => {
     const { client } = await single.connect();
     const { tools } = await client.listTools();
     const dacSet = tools.find((t) => t.name === 'dac_set');
     expect(dacSet).toEqual({
       name: 'dac_set',
-      description:
-        'Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL to a voltage (-8..+8 V, or tighter operator limits).',
+      description: 'Set a supply voltage',
       inputSchema: { type: 'object' },
     });
     expect(tools.map((t) => t.name)).toEqual(

@@ -99,7 +99,7 @@ describe('tools that are right on the firmware, through MCP', () => {
   });
 
   it('sets, lists and clears overlays past the 4095 characters overlay_serialize() keeps', async () => {
-    await call('overlay_clear_all');
+    await call('overlay_clear');
     const full = (shade: string) => Array.from({ length: 300 }, () => shade);
     await call('overlay_set', {
       name: 'first',
@@ -124,7 +124,7 @@ describe('tools that are right on the firmware, through MCP', () => {
     expect(listed.overlays.every((o) => o.colors.length === 300)).toBe(true);
     await call('overlay_clear', { name: 'first' });
     expect((await call<{ overlays: unknown[] }>('overlay_list')).overlays).toHaveLength(1);
-    await call('overlay_clear_all');
+    await call('overlay_clear');
   });
 
   it('writes and reads back a 100 KB file through the tools, in 4 KB board jobs (the heap is 96000 bytes)', async () => {
@@ -138,12 +138,19 @@ describe('tools that are right on the firmware, through MCP', () => {
       overwrite: true,
     });
     expect(written.size_bytes).toBe(bytes.length);
-    const read = await call<{ content: string; size_bytes: number; truncated: boolean }>('file_read', {
-      path: '/big.bin',
-      max_bytes: 131072,
-    });
-    expect(read.truncated).toBe(false);
-    expect(Buffer.from(read.content, 'base64').equals(bytes)).toBe(true);
+    // A read returns at most 32 KB (a result stays under 50 KB): the file comes back in parts.
+    const parts: Buffer[] = [];
+    for (let offset = 0, more = true; more; ) {
+      const read = await call<{ content: string; read_bytes: number; truncated: boolean }>('file_read', {
+        path: '/big.bin',
+        offset_bytes: offset,
+        max_bytes: 32768,
+      });
+      parts.push(Buffer.from(read.content, 'base64'));
+      offset += read.read_bytes;
+      more = read.truncated;
+    }
+    expect(Buffer.concat(parts).equals(bytes)).toBe(true);
     await call('file_delete', { path: '/big.bin' });
   });
 

@@ -364,14 +364,21 @@ describe('capabilities per request', () => {
     expect(reply.body?.error?.data).toMatchObject({ code: 1001, granted: ['jumperless.read'] });
   });
 
-  it('a hidden tool is absent from tools/list yet callable by name', async () => {
+  it('lists python_exec to a bearer holding exec, and to no anonymous caller', async () => {
     const session = await openSession(open.url, bearer(EXEC));
     const list = await session.call('tools/list', {});
     const names = ((list.body?.result?.tools ?? []) as { name: string }[]).map((t) => t.name);
-    expect(names).toContain('power_get'); // a read tool: the list holds only what this caller may call
-    expect(names).not.toContain('python_exec');
-    const reply = await session.tool('python_exec', { code: 'print("hidden")' });
-    expect(JSON.stringify(reply.body?.result?.structuredContent)).toMatch(/hidden/);
+    // This token holds jumperless.read and jumperless.exec: the read tools and python_exec, no setter.
+    expect(names).toContain('state_get');
+    expect(names).not.toContain('dac_set');
+    expect(names).toContain('python_exec');
+    const reply = await session.tool('python_exec', { code: 'print("listed")' });
+    expect(JSON.stringify(reply.body?.result?.structuredContent)).toMatch(/listed/);
+    const anonymous = await openSession(open.url);
+    const listed = await anonymous.call('tools/list', {});
+    const anonymousNames = ((listed.body?.result?.tools ?? []) as { name: string }[]).map((t) => t.name);
+    expect(anonymousNames).toContain('state_get');
+    expect(anonymousNames).not.toContain('python_exec');
   });
 });
 

@@ -55,12 +55,40 @@ describe('MCP over stdio', () => {
     });
   });
 
-  it('keeps the hidden python_exec out of the list, yet the operator can call it by name', async () => {
+  it('lists python_exec, the escape hatch, for the operator (who holds jumperless.exec), and runs it', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).not.toContain('python_exec');
+    expect(tools.map((t) => t.name)).toContain('python_exec');
     const result = await client.callTool({ name: 'python_exec', arguments: { code: 'print(6 * 7)' } });
     expect(result.isError).toBeUndefined();
     expect(JSON.stringify(result.structuredContent)).toMatch(/42/);
+  });
+});
+
+describe('toolsets over stdio', () => {
+  it('serves the toolsets asked for, and toolset_enable adds one with tools/list_changed', async () => {
+    const client = await connect(['--sim', '--toolsets', 'measure', '--exclude-tools', 'voltage_sweep']);
+    try {
+      let changed = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', async () => {
+        changed++;
+      });
+      const before = (await client.listTools()).tools.map((t) => t.name);
+      expect(before).toEqual(['toolset_enable', 'voltage_measure', 'current_measure', 'resistance_measure']);
+      const refused = await client.callTool({ name: 'power_get', arguments: {} }).then(
+        () => undefined,
+        (error: unknown) => error as { code?: number; message?: string },
+      );
+      expect(refused).toMatchObject({ code: -32602, message: expect.stringMatching(/toolset power/) });
+      await client.callTool({ name: 'toolset_enable', arguments: { toolset: 'power' } });
+      await expect.poll(() => changed, { timeout: 5000 }).toBe(1);
+      const after = (await client.listTools()).tools.map((t) => t.name);
+      expect(after).toEqual(expect.arrayContaining(['power_get', 'dac_set', 'wavegen_configure']));
+      expect(after).not.toContain('voltage_sweep');
+      const get = await client.callTool({ name: 'power_get', arguments: {} });
+      expect(get.isError).toBeUndefined();
+    } finally {
+      await client.close();
+    }
   });
 });
 

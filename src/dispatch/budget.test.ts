@@ -1,0 +1,66 @@
+/**
+ * What tools/list costs a model, checked on every run (sizes, not times; bench/catalog.ts prints
+ * the same figures with tokens). An MCP client sends the whole list to the model in every
+ * conversation, so a tool that grows its description or schema past these budgets fails here.
+ */
+import { describe, expect, it } from 'vitest';
+import { CAPABILITIES, type Capability } from '../contract/index.js';
+import type { ListMode } from '../federation/index.js';
+import { catalog } from '../tools/index.js';
+import { createDispatcher } from './dispatcher.js';
+import { listTools } from './listTools.js';
+
+/** Bytes of JSON, as the list goes over the wire. */
+const BUDGET = {
+  full: 24_500,
+  names: 6_000,
+  discovery: 1_500,
+  tool: 1_000,
+  /** state_set takes a whole board state (supplies, nets, GPIO, overlays) in one complete schema. */
+  state_set: 2_100,
+} as const;
+
+const operator = { granted: new Set<Capability>(CAPABILITIES) };
+const dispatcher = createDispatcher({ tools: catalog });
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+const list = (mode: ListMode) => listTools(dispatcher, { caller: operator, mode });
+
+describe('tools/list budget (one board, every tool, the operator)', () => {
+  it.each(['full', 'names', 'discovery'] as const)('%s mode fits its budget', (mode) => {
+    const answer = list(mode);
+    expect(bytes(answer), `${mode}: ${answer.tools.length} tools`).toBeLessThanOrEqual(BUDGET[mode]);
+  });
+
+  it('lists every tool in full with its complete input schema', () => {
+    const listed = list('full').tools;
+    expect(listed.map((tool) => tool.name)).toEqual(catalog.map((tool) => tool.name));
+    for (const tool of listed) expect(tool.inputSchema.type, tool.name).toBe('object');
+  });
+
+  it('keeps every tool within its budget', () => {
+    const over = list('full')
+      .tools.map((tool) => ({ name: tool.name, bytes: bytes(tool) }))
+      .filter((tool) => tool.bytes > (tool.name === 'state_set' ? BUDGET.state_set : BUDGET.tool));
+    expect(over).toEqual([]);
+  });
+
+  it('keeps ranges and units in the schema, where a client can enforce them', () => {
+    const schema = (name: string) => list('full').tools.find((tool) => tool.name === name)?.inputSchema;
+    expect(schema('dac_set')?.properties).toMatchObject({ volts: { minimum: -8, maximum: 8 } });
+    expect(schema('pwm_start')?.properties).toMatchObject({
+      duty_cycle: { minimum: 0, maximum: 1 },
+      frequency_hz: { minimum: 0.01 },
+    });
+    expect(schema('resistance_measure')?.properties).toMatchObject({
+      test_volts: { minimum: 0.2, maximum: 5 },
+    });
+    expect(schema('gpio_config')?.properties).toMatchObject({ pin: { minimum: 1, maximum: 10 } });
+    const text = JSON.stringify(list('full'));
+    expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    // The warnings that prevent damage stay in the descriptions.
+    const description = (name: string) => list('full').tools.find((tool) => tool.name === name)?.description;
+    expect(description('dac_set')).toMatch(/probe/);
+    expect(description('connect')).toMatch(/[Ss]horts/);
+    expect(description('gpio_config')).toMatch(/refused/i);
+  });
+});
