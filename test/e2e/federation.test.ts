@@ -6,12 +6,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, resolveConfig } from '../../src/cli/config.js';
 import { ANONYMOUS, buildServed, type Served } from '../../src/cli/serve.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
+import { rpcError } from '../support/rpcError.js';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -39,15 +40,6 @@ async function connect(
   await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
   clients.push(client);
   return { client, changes: () => changes };
-}
-
-async function rpcError(promise: Promise<unknown>): Promise<ProtocolError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProtocolError);
-  return error as ProtocolError;
 }
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {

@@ -1,7 +1,7 @@
-import { ProtocolError } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANONYMOUS } from '../../src/cli/serve.js';
 import { startHttpServer } from '../../src/http/app.js';
+import { rpcError } from '../support/rpcError.js';
 import { openSession } from './httpReplies.js';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
@@ -29,15 +29,6 @@ const post = (body: string, headers: Record<string, string> = {}) =>
     },
     body,
   });
-
-async function rpcError(promise: Promise<unknown>): Promise<ProtocolError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProtocolError);
-  return error as ProtocolError;
-}
 
 describe('MCP over HTTP', () => {
   it('lists the catalog with input schemas and annotations; python_exec only with exec', async () => {

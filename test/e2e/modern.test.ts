@@ -6,25 +6,17 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { Client, ProtocolError } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { rpcError } from '../support/rpcError.js';
 import { send } from './httpReplies.js';
 import { type HttpFixture, MODERN, startHttpFixture } from './serverFixture.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
-
-async function rpcError(promise: Promise<unknown>): Promise<ProtocolError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProtocolError);
-  return error as ProtocolError;
-}
 
 /** The person at the client: answers every question with `action`, and counts them. */
 function answering(client: Client, action: 'accept' | 'decline'): { asked: string[] } {
