@@ -1,15 +1,23 @@
-/** serialLink on real pseudo-terminals made by socat: bytes, ownership and disconnects. */
+/**
+ * serialLink on real pseudo-terminals: two ptys, each made by the pty bridge (socat or python3,
+ * src/sim/ptyBridge.ts) and joined through a TCP relay here, so bytes written to one come out of
+ * the other. Bytes, ownership and disconnects.
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
+import { ptyBridge } from '../sim/ptyBridge.js';
 import type { DeviceError } from './errors.js';
 import type { DeviceLink } from './link.js';
 import { serialLink } from './serialLink.js';
 
 let dir: string;
-let socat: ChildProcess;
+let bridges: ChildProcess[];
+let relay: Server;
 let children: ChildProcess[];
 let links: DeviceLink[];
 
@@ -29,24 +37,43 @@ function link(path: string): DeviceLink {
   return made;
 }
 
+/** Two ptys, `a` and `b`, joined: a relay pairs the bridges' two TCP connections. */
+async function joinedPtys(): Promise<void> {
+  const bridge = ptyBridge();
+  if ('missing' in bridge) throw new Error(bridge.missing);
+  const sockets: Socket[] = [];
+  relay = createServer((socket) => {
+    sockets.push(socket);
+    const [first, second] = sockets;
+    if (first && second) {
+      first.pipe(second);
+      second.pipe(first);
+    }
+  });
+  await new Promise<void>((listening) => relay.listen(0, '127.0.0.1', listening));
+  const { port } = relay.address() as AddressInfo;
+  bridges = ['a', 'b'].map((name) =>
+    spawn(bridge.command, bridge.args(join(dir, name), port), { stdio: 'ignore' }),
+  );
+  children.push(...bridges);
+  await waitFor(() => existsSync(join(dir, 'a')) && existsSync(join(dir, 'b')), 'the ptys');
+}
+
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'jl-serial-'));
   children = [];
   links = [];
-  socat = spawn('socat', [`pty,raw,echo=0,link=${join(dir, 'a')}`, `pty,raw,echo=0,link=${join(dir, 'b')}`], {
-    stdio: 'ignore',
-  });
-  children.push(socat);
-  await waitFor(() => existsSync(join(dir, 'a')) && existsSync(join(dir, 'b')), 'socat ptys');
+  await joinedPtys();
 });
 
 afterEach(async () => {
   for (const made of links) await made.close();
   for (const child of children) if (child.exitCode === null) child.kill();
+  await new Promise((closed) => relay.close(closed));
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('serialLink', () => {
+describe.skipIf(PTY_MISSING !== undefined)('serialLink', () => {
   it('carries bytes both ways', async () => {
     const a = link(join(dir, 'a'));
     const b = link(join(dir, 'b'));
@@ -104,7 +131,7 @@ describe('serialLink', () => {
     await a.open();
     const lost: DeviceError[] = [];
     a.onClose((reason) => lost.push(reason));
-    socat.kill();
+    for (const bridge of bridges) bridge.kill();
     await delay(100);
     // A pty may report its hangup only on the next write (a USB port reports it on read too).
     if (a.isOpen) a.write(Buffer.from('anyone there?'));
