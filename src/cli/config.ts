@@ -7,6 +7,7 @@ import {
 import { checkToolsetNames } from '../dispatch/selection.js';
 import { type ListMode, parseListMode } from '../federation/index.js';
 import { defaultSocketPath } from '../socket/socketPath.js';
+import { DEFAULT_HTTP_PORT } from './defaults.js';
 
 /**
  * One typed Config (STYLE.md §11): defaults, then `JUMPERLESS_MCP_*` environment variables, then
@@ -140,7 +141,7 @@ export interface Flags {
   readOnly?: boolean;
 }
 
-export const DEFAULT_HTTP_PORT = 8931;
+export { DEFAULT_HTTP_PORT };
 
 export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {

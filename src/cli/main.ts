@@ -4,10 +4,8 @@
  * the virtual board; `start` for a person at a terminal; `sim` for the virtual board alone.
  */
 import { Command } from 'commander';
-import { boardOrSim } from './board.js';
-import { clientConfigs } from './clientConfigs.js';
-import { DEFAULT_HTTP_PORT, type Flags, parsePort, resolveConfig } from './config.js';
-import { runHttp, runStdio } from './serve.js';
+import type { Flags } from './config.js';
+import { DEFAULT_HTTP_PORT } from './defaults.js';
 import { tokensCommand } from './tokensCommand.js';
 
 /** What `--device` takes (serve holds real boards only; the virtual board is never shared). */
@@ -51,6 +49,10 @@ const program = new Command()
   .option('--grant-capability <cap...>', 'the most any caller may get (stdio, HTTP, socket); default all')
   .option('--socket [path]', 'also serve the native socket (mode 0600; default in the runtime dir)')
   .action(async (flags: Flags) => {
+    // The server's modules load here, not at the top, so that --help, --version and the one-shot
+    // commands start without them.
+    const { resolveConfig } = await import('./config.js');
+    const { runHttp, runStdio } = await import('./serve.js');
     const config = resolveConfig(flags);
     if (config.http) {
       const { http } = await runHttp(config);
@@ -68,6 +70,10 @@ program
   )
   .option('--port <port>', `TCP port (default ${DEFAULT_HTTP_PORT}, or a free one when that is busy)`)
   .action(async (options: { port?: string }) => {
+    const { parsePort, resolveConfig } = await import('./config.js');
+    const { runHttp } = await import('./serve.js');
+    const { boardOrSim } = await import('./board.js');
+    const { clientConfigs } = await import('./clientConfigs.js');
     const base = resolveConfig({}, process.env);
     const port = options.port === undefined ? DEFAULT_HTTP_PORT : parsePort(options.port, '--port');
     const device = process.env.JUMPERLESS_MCP_DEVICE ? base.device : await boardOrSim();
