@@ -11,7 +11,6 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   BrokerInternalError,
   BrokerLookupError,
@@ -24,10 +23,11 @@ import {
 } from '../../src/auth/index.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { type App, buildApp } from '../../src/cli/serve.js';
-import { createDispatcher, defineTool } from '../../src/dispatch/index.js';
+import { createDispatcher } from '../../src/dispatch/index.js';
 import { type HttpAuthOptions, type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { slowReadTool } from '../support/slowTool.js';
 import { bearer, INIT, openSession, type Reply, send } from './httpReplies.js';
 
 const HOUR = 3_600_000;
@@ -283,21 +283,7 @@ describe('past the gates (HTTP 200)', () => {
     const gate = new Promise<void>((done) => {
       release = done;
     });
-    const slow = defineTool({
-      name: 'slow_read',
-      title: 'Slow read',
-      description: 'Waits for the test.',
-      group: 'test',
-      kind: 'read',
-      capability: 'jumperless.read',
-      maxConcurrent: 1,
-      input: z.object({}),
-      output: z.object({ done: z.boolean() }),
-      handle: async () => {
-        await gate;
-        return { done: true };
-      },
-    });
+    const slow = slowReadTool(() => gate);
     const dispatcher = createDispatcher({ tools: [slow] });
     const server = await startHttpServer({
       port: 0,

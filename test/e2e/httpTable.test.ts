@@ -6,14 +6,14 @@
  */
 import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { BrokerLookupError, MemoryTokenBroker, mintToken } from '../../src/auth/index.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { type App, buildApp } from '../../src/cli/serve.js';
-import { createDispatcher, defineTool } from '../../src/dispatch/index.js';
+import { createDispatcher } from '../../src/dispatch/index.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { slowReadTool } from '../support/slowTool.js';
 import { bearer, openSession, type Reply, send } from './httpReplies.js';
 import { MODERN } from './serverFixture.js';
 
@@ -41,23 +41,12 @@ let slow: RunningHttpServer;
 let release: () => void = () => {};
 const dispatcher = createDispatcher({
   tools: [
-    defineTool({
-      name: 'slow_read',
-      title: 'Slow read',
-      description: 'Waits for the test.',
-      group: 'test',
-      kind: 'read',
-      capability: 'jumperless.read',
-      maxConcurrent: 1,
-      input: z.object({}),
-      output: z.object({ done: z.boolean() }),
-      handle: async () => {
-        await new Promise<void>((done) => {
+    slowReadTool(
+      () =>
+        new Promise<void>((done) => {
           release = done;
-        });
-        return { done: true };
-      },
-    }),
+        }),
+    ),
   ],
 });
 

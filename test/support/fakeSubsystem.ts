@@ -1,8 +1,8 @@
-import { renderResult } from '../../src/contract/index.js';
 /**
  * Test support: a subsystem held in memory whose tools are plain functions, with switches to make
  * its connection fail or drop, for the aggregator's and the registry's tests.
  */
+import { renderResult } from '../../src/contract/index.js';
 import type {
   InvokeContext,
   Subsystem,
