@@ -327,22 +327,17 @@ function prefixPrompt(name: string, prompt: Prompt): Prompt {
   };
 }
 
-/** Waits for `work`, or rejects with the signal's reason as soon as it fires. */
+/** Waits for `work` to settle (a failure counts), or rejects with the signal's reason once it fires. */
 function untilSignal(work: Promise<void>, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
+    const settled = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      },
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      },
-    );
+    work.then(settled, settled);
   });
 }
 

@@ -5,10 +5,10 @@
  * (MaxListenersExceededWarning). Here each request gets a signal of its own, tied to the
  * transport's by a listener that goes as soon as the reply has been read.
  */
-export function fetchPerRequestSignal(base: typeof fetch = fetch): typeof fetch {
+export function fetchPerRequestSignal(): typeof fetch {
   return async (input, init) => {
     const outer = init?.signal;
-    if (!outer) return base(input, init);
+    if (!outer) return fetch(input, init);
     const inner = new AbortController();
     const forward = () => inner.abort(outer.reason);
     const release = () => outer.removeEventListener('abort', forward);
@@ -16,7 +16,7 @@ export function fetchPerRequestSignal(base: typeof fetch = fetch): typeof fetch 
     else outer.addEventListener('abort', forward, { once: true });
     let response: Response;
     try {
-      response = await base(input, { ...init, signal: inner.signal });
+      response = await fetch(input, { ...init, signal: inner.signal });
     } catch (error) {
       release();
       throw error;

@@ -82,7 +82,11 @@ export class JumperlessSubsystem implements Subsystem {
     if (options.ring !== undefined) checkSubsystemName(options.ring, 'ring id');
     this.name = options.name;
     this.ring = options.ring;
-    const board = deferredBoard(options.device, () => this.board());
+    const board = deferredBoard(
+      options.device,
+      () => this.board(),
+      () => this.opened?.client,
+    );
     this.catalog = bindCatalog(options.tools, { board, safety: options.safety });
     this.boardResources = boardResourcesFor(board);
   }
@@ -190,26 +194,28 @@ export class JumperlessSubsystem implements Subsystem {
   }
 }
 
-/** A BoardClient that reaches the board only once it is open (the catalog is bound before that). */
-function deferredBoard(device: string, board: () => Promise<BoardClient>): BoardClient {
+/**
+ * A BoardClient that reaches the board only once it is open (the catalog is bound before that);
+ * its id and the bridges it has seen are the open board's as soon as there is one.
+ */
+function deferredBoard(
+  device: string,
+  board: () => Promise<BoardClient>,
+  opened: () => BoardClient | undefined,
+): BoardClient {
   const noneSeen = new Map<string, unknown>();
-  let last: BoardClient | undefined;
-  const open = async () => {
-    last = await board();
-    return last;
-  };
   return {
-    call: async (expression, options) => (await open()).call(expression, options),
-    script: async (code, options) => (await open()).script(code, options),
-    exec: async (code, options) => (await open()).exec(code, options),
-    firmwareFunctions: async (options) => (await open()).firmwareFunctions(options),
-    lease: async (options) => (await open()).lease(options),
-    health: async () => (await open()).health(),
+    call: async (expression, options) => (await board()).call(expression, options),
+    script: async (code, options) => (await board()).script(code, options),
+    exec: async (code, options) => (await board()).exec(code, options),
+    firmwareFunctions: async (options) => (await board()).firmwareFunctions(options),
+    lease: async (options) => (await board()).lease(options),
+    health: async () => (await board()).health(),
     get id() {
-      return last?.id ?? device;
+      return opened()?.id ?? device;
     },
     get seen() {
-      return last?.seen ?? noneSeen;
+      return opened()?.seen ?? noneSeen;
     },
   };
 }

@@ -56,7 +56,7 @@ export interface Subsystem {
   connect(): Promise<void>;
   /** Releases everything; `connect` may follow. Never rejects. */
   disconnect(): Promise<void>;
-  /** The catalog as last learnt (empty before the first connect). */
+  /** The catalog as last learnt: a remote child's is empty before its first connect, a local one's static. */
   tools(): readonly ToolDescriptor[];
   /** Resources it offers, each bound to it (a board's state, picture...); none by default. */
   resources?(): readonly Resource[];

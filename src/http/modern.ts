@@ -1,8 +1,8 @@
 /**
  * MCP 2026-07-28 over HTTP: stateless, so any replica can answer any request. The SDK's handler
  * (`createMcpHandler`, 2025 traffic refused: our sessions serve it) checks the envelope and the
- * `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers against the body, makes a server for
- * the one request, and answers in plain JSON unless the call streams (progress, a log line):
+ * `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers against the body, takes a server for
+ * the request (reused from a small pool once the SDK has closed it), and answers in plain JSON unless the call streams (progress, a log line):
  * then SSE. `subscriptions/listen` streams are the SDK's too; this process publishes the board's
  * and the catalog's changes to them once, whatever the number of requests.
  */

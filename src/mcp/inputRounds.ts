@@ -27,7 +27,7 @@ export type StateCodec = RequestStateCodec<RoundState>;
  * Signs and checks `requestState`. Replicas behind one load balancer need the same key (a retry
  * may reach another replica); one process makes its own when none is given.
  */
-export function roundStateCodec(key?: Uint8Array): StateCodec {
+function roundStateCodec(key?: Uint8Array): StateCodec {
   return createRequestStateCodec<RoundState>({ key: key ?? randomBytes(32), ttlSeconds: 15 * 60 });
 }
 
@@ -43,16 +43,13 @@ export function sharedRoundStateCodec(): StateCodec {
   return shared;
 }
 
-/** A question as it goes into `inputRequests` (an elicitation or a sampling request). */
-type Question = InputRequest;
-
 /** How long a stopped run may take to clean up (ask_user restores the OLED) before we answer. */
 const CLEANUP_MS = 5000;
 
 export class InputRounds {
   private readonly answers: Record<string, unknown>;
   private asked = 0;
-  private pending: { key: string; question: Question } | undefined;
+  private pending: { key: string; question: InputRequest } | undefined;
   private wake: (() => void) | undefined;
   private readonly stopped = new Promise<void>((resolve) => {
     this.wake = resolve;
@@ -67,7 +64,7 @@ export class InputRounds {
   }
 
   /** The answer to the next question, or (unanswered) a promise that never settles: the run stops. */
-  ask(question: Question): Promise<Record<string, unknown>> {
+  ask(question: InputRequest): Promise<Record<string, unknown>> {
     const key = `q${this.asked++}`;
     const answer = this.answers[key];
     if (answer !== undefined && typeof answer === 'object' && answer !== null) {
@@ -98,7 +95,7 @@ export class InputRounds {
       if (first) return first.value;
       stop.abort(new Error('waiting for the client to answer'));
       await Promise.race([running.catch(() => undefined), delay(CLEANUP_MS)]);
-      const { key, question } = this.pending as { key: string; question: Question };
+      const { key, question } = this.pending as { key: string; question: InputRequest };
       return inputRequired({
         inputRequests: { [key]: question },
         requestState: await this.codec.mint({ answers: this.answers }),

@@ -1,8 +1,8 @@
 /**
  * The MCP server factory: the SDK's low-level `Server` with every request handed to dispatch
  * (DESIGN.md §4 "Protocol"), so every era and transport behaves the same. One server per legacy
- * connection (2025-11-25 / 2025-06-18: `initialize`, a session) or per stdio connection; per
- * request for 2026-07-28 over HTTP. The dispatcher (registry, board, audit) is shared.
+ * connection (2025-11-25 / 2025-06-18: `initialize`, a session) or per stdio connection; for
+ * 2026-07-28 over HTTP a server answers one request at a time, from a small pool (http/modern.ts). The dispatcher (registry, board, audit) is shared.
  *
  * The eras differ in four places, each decided per request from the negotiated version: a
  * question to the person at the client (a server request, or an `input_required` result:
@@ -32,7 +32,7 @@ import {
   matchTemplate,
   runTool,
 } from '../dispatch/index.js';
-import { InputRounds, type RoundState, type StateCodec, sharedRoundStateCodec } from './inputRounds.js';
+import { InputRounds, type RoundState, sharedRoundStateCodec } from './inputRounds.js';
 import { RESOURCE_NOT_FOUND, RESOURCE_NOT_FOUND_MESSAGE } from './legacyCodes.js';
 
 export const SERVER_INFO = { name: 'jumperless-mcp', version: '0.1.0' } as const;
@@ -53,12 +53,10 @@ export interface ServerOptions {
    */
   listMode?: ListMode;
   /**
-   * A server for one HTTP request (2026-07-28): it follows no board or catalog changes (the HTTP
+   * A server for 2026-07-28 HTTP requests, one at a time: it follows no board or catalog changes (the HTTP
    * layer publishes those once, for every `subscriptions/listen` stream: followChanges).
    */
   perRequest?: boolean;
-  /** Signs the state a question carries across rounds. Default: the process's (inputRounds.ts). */
-  rounds?: StateCodec;
 }
 
 export interface McpServerHandle {
@@ -107,7 +105,7 @@ export const INSTRUCTIONS =
 
 export function createMcpServer(options: ServerOptions): McpServerHandle {
   const { dispatcher } = options;
-  const codec = options.rounds ?? sharedRoundStateCodec();
+  const codec = sharedRoundStateCodec();
   const server = new Server(SERVER_INFO, {
     capabilities: {
       // A bench's catalog changes as children come and go (then we send tools/list_changed).
@@ -204,10 +202,10 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
         sample: async (params) =>
           rounds
             ? rounds.ask(inputRequired.createMessage(params as never))
-            : ((await extra.mcpReq.send({ method: 'sampling/createMessage', params })) as Record<
-                string,
-                unknown
-              >),
+            : ((await extra.mcpReq.send(
+                { method: 'sampling/createMessage', params },
+                { signal: extra.mcpReq.signal },
+              )) as Record<string, unknown>),
       };
       const call = (signal: AbortSignal) =>
         runTool(dispatcher, {
