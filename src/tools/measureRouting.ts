@@ -100,13 +100,13 @@ export async function assertNoWave(
   if (use.supply === output) {
     throw new ToolError(
       'busy',
-      `The waveform generator is running on ${name}; stop it first (wavegen_stop).`,
+      `The waveform generator is running on ${name}; stop it first (wavegen_configure with running: false).`,
     );
   }
   if (use.routing) {
     throw new ToolError(
       'busy',
-      `The waveform generator is running (on ${name}): the firmware pauses routing updates while it runs, so the measurement's temporary bridges may not be made. Stop it first (wavegen_stop), or route an ADC to the node yourself.`,
+      `The waveform generator is running (on ${name}): the firmware pauses routing updates while it runs, so the measurement's temporary bridges may not be made. Stop it first (wavegen_configure with running: false), or route an ADC to the node yourself.`,
     );
   }
 }

@@ -129,6 +129,13 @@ describe('wavegen tools', () => {
     expect(await dac1Volts()).toBeCloseTo(0, 1);
   });
 
+  it('stops before it moves: a stop with a new output never starts the wave there', async () => {
+    await h.run(wavegenConfigure, { output: 'DAC1', amplitude_vpp: 1, offset_volts: 1, running: true });
+    const { result } = await h.run(wavegenConfigure, { output: 'BOTTOM_RAIL', running: false });
+    expect(result).toMatchObject({ output: 'BOTTOM_RAIL', running: false, restarted: false });
+    expect(result).toHaveProperty('setpoint_volts');
+  });
+
   it('configures and starts in one call, and a stop alone leaves the settings', async () => {
     const started = await h.run(wavegenConfigure, {
       output: 'DAC1',

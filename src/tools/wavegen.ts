@@ -232,10 +232,16 @@ export const wavegenConfigure = defineDeviceTool({
   handle: async (args, { board, safety }) => {
     const { running, ...settings } = args;
     const configures = Object.values(settings).some((value) => value !== undefined) || running === undefined;
+    if (running === false) {
+      // Stopped first, so that a new output never carries the wave, not even for a moment.
+      const stopped = await stopWave(board);
+      if (!configures) return { ...stopped, restarted: false };
+      const configured = await configureWave(settings, board, safety);
+      return { ...configured, setpoint_volts: stopped.setpoint_volts, restarted: false };
+    }
     const configured = configures ? await configureWave(settings, board, safety) : undefined;
     const restarted = configured?.restarted ?? false;
     if (running === true && !configured?.running) return { ...(await startWave(board, safety)), restarted };
-    if (running === false) return { ...(await stopWave(board)), restarted };
     return configured ?? { ...shape(await readStatus(board)), restarted, warnings: [] };
   },
 });
