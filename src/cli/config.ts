@@ -141,8 +141,6 @@ export interface Flags {
   readOnly?: boolean;
 }
 
-export { DEFAULT_HTTP_PORT };
-
 export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     ...DEFAULT_CONFIG,

@@ -88,17 +88,16 @@ async function list(cli: CliApp, path: string, options: FsOptions, io: Io): Prom
 }
 
 /**
- * Reads a whole board file, a part per call. Progress counts bytes of the whole file: its size
- * is known from a listing (`size`) or from the first part's answer; before that, bytes alone.
+ * Reads a whole board file, a part per call. Progress counts bytes of the whole file once the
+ * first part's answer gives its size; before that, bytes alone.
  */
 async function readWhole(
   cli: CliApp,
   path: string,
   onBytes?: (done: number, total?: number) => void,
-  size?: number,
 ): Promise<Buffer> {
   const parts: Buffer[] = [];
-  let total = size;
+  let total: number | undefined;
   for (let offset = 0; ; ) {
     const part = await cli.call(
       'file_read',

@@ -237,7 +237,7 @@ program
   .command('tools')
   .description('the tool catalog as a table: name, capability, what it does (no board needed)')
   .option('--json', 'print the catalog as JSON')
-  .option('--all', 'also the hidden tools (callable by name, e.g. python_exec)')
+  .option('--all', 'also any tools hidden from tools/list (callable by name)')
   .action(async (options: { json?: boolean; all?: boolean }) => {
     const { runTools } = await import('./toolsCommand.js');
     process.exitCode = runTools(options, process.stdout);

@@ -1,7 +1,7 @@
 /**
  * The CLI's way to a tool: the same app a server builds (src/cli/app.ts), the same runTool as MCP
  * (argument check, gate, deadline, audit), with the person at the terminal as the operator (like
- * stdio, within --grant-capability / JUMPERLESS_MCP_GRANT). The board is worked through its owner
+ * stdio, within JUMPERLESS_MCP_GRANT, the server's --grant-capability). The board is worked through its owner
  * process when one runs (openServedBoard).
  */
 import { CAPABILITIES, type Capability, RpcError, type ToolResult } from '../contract/index.js';

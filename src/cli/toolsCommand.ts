@@ -4,6 +4,7 @@
  */
 
 import { createDispatcher } from '../dispatch/index.js';
+import { firstSentence } from '../federation/search.js';
 import { catalog } from '../tools/index.js';
 
 export interface ToolsOptions {
@@ -56,9 +57,4 @@ export function runTools(options: ToolsOptions, out: NodeJS.WritableStream & { c
     `${rows.length} tools${options.all ? '; * hidden from tools/list, callable by name' : ' (--all adds the hidden ones)'}. Run one: jumperless-mcp call <tool> --args '{...}'\n`,
   );
   return 0;
-}
-
-function firstSentence(text: string): string {
-  const match = /^(.*?[.!?])(\s|$)/.exec(text);
-  return match?.[1] ?? text;
 }

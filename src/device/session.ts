@@ -123,7 +123,7 @@ export class DeviceSession {
 
   /**
    * Opens the link, enters raw mode and primes the helper. Optional: the first job connects
-   * lazily. Rejects with `not_found`, `busy`, `disconnected` or `protocol`.
+   * lazily. Rejects with `not_found`, `busy`, `disconnected`, `no_repl` or `protocol`.
    */
   connect(): Promise<void> {
     return this.connection.connect();

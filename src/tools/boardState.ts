@@ -139,14 +139,6 @@ export function assertCanDrive(state: StateDocument, pin: number, action: string
   );
 }
 
-/** Groups of nodes that share a net (canonical names, sorted), for comparing states. */
-export function connectivity(state: StateDocument): string[][] {
-  return state.nets
-    .map((net) => net.nodes.map((n) => canonicalNode(n) ?? n.toUpperCase()).sort())
-    .filter((nodes) => nodes.length > 1)
-    .sort((a, b) => (a.join(',') < b.join(',') ? -1 : 1));
-}
-
 /** The source a supply node stands for: the three grounds are one, every other supply its own. */
 export function supplySource(name: string): string | undefined {
   const key = canonicalNode(name) ?? name.toUpperCase();
