@@ -4,7 +4,7 @@
  */
 
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { CAPABILITIES, type Capability } from '../contract/index.js';
+import { CAPABILITIES, type Capability, capabilitiesIn } from '../contract/index.js';
 import type { Caller } from '../dispatch/index.js';
 import type { RunningHttpServer } from '../http/app.js';
 import { serveStdio } from '../mcp/stdio.js';
@@ -33,7 +33,7 @@ export async function runStdio(config: Config): Promise<void> {
     await app.close();
     throw error;
   });
-  const granted = grantedOf(config.grant);
+  const granted = capabilitiesIn(config.grant);
   await serveStdio(() => app.createServer(() => ({ id: 'stdio', granted })), {
     shutdown: async () => {
       await socket?.close();
@@ -102,9 +102,4 @@ export async function runHttp(
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
   return { app, http, socket };
-}
-
-function grantedOf(names: readonly string[]): ReadonlySet<Capability> {
-  const known = new Set<string>(CAPABILITIES);
-  return new Set(names.filter((name): name is Capability => known.has(name)));
 }

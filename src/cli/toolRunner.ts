@@ -4,7 +4,7 @@
  * stdio, within JUMPERLESS_MCP_GRANT, the server's --grant-capability). The board is worked through its owner
  * process when one runs (openServedBoard).
  */
-import { CAPABILITIES, type Capability, RpcError, type ToolResult } from '../contract/index.js';
+import { capabilitiesIn, RpcError, type ToolResult } from '../contract/index.js';
 import { runTool } from '../dispatch/index.js';
 import { type App, buildApp } from './app.js';
 import { resolveConfig } from './config.js';
@@ -43,8 +43,7 @@ export async function openCliApp(device: string, env: NodeJS.ProcessEnv = proces
     ...resolveConfig({ device }, { ...env, JUMPERLESS_MCP_CONFIG: '' }),
     federation: undefined,
   };
-  const known = new Set<string>(CAPABILITIES);
-  const granted = new Set(config.grant.filter((name): name is Capability => known.has(name)));
+  const granted = capabilitiesIn(config.grant);
   const app = await buildApp(config);
   const result: CliApp['result'] = (name, args, onProgress) =>
     runTool(app.dispatcher, {

@@ -13,3 +13,8 @@ export type Capability = (typeof CAPABILITIES)[number];
 export function isCapability(name: string): name is Capability {
   return (CAPABILITIES as readonly string[]).includes(name);
 }
+
+/** The capabilities among `names` (an operator's list may name others; they grant nothing). */
+export function capabilitiesIn(names: readonly string[]): ReadonlySet<Capability> {
+  return new Set(names.filter(isCapability));
+}

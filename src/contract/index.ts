@@ -1,5 +1,5 @@
 /** The contracts every layer shares (issue 11 item 4): capabilities, results, errors, schemas, tools. */
-export { CAPABILITIES, type Capability, isCapability } from './capabilities.js';
+export { CAPABILITIES, type Capability, capabilitiesIn, isCapability } from './capabilities.js';
 export type {
   LogLevel,
   Prompt,

@@ -107,6 +107,16 @@ export function schemasOf(
   precomputed: PrecomputedSchemas | undefined,
 ): { input: JsonSchemaObject; output: JsonSchemaObject } {
   const known = precomputed?.[tool.name];
-  if (known && known.group === tool.group && known.description === tool.description) return known;
+  // A file older than the tool (built by tsc alone) must not be served: the same fields at least.
+  const sameFields = (schema: JsonSchemaObject) =>
+    Object.keys(schema.properties ?? {}).join() === Object.keys(tool.input.shape).join();
+  if (
+    known &&
+    known.group === tool.group &&
+    known.description === tool.description &&
+    sameFields(known.input)
+  ) {
+    return known;
+  }
   return { input: jsonSchemaOf(tool.input, 'input'), output: jsonSchemaOf(tool.output, 'output') };
 }
