@@ -43,9 +43,9 @@ function bare(): Promise<number> {
 }
 
 /** Spawn to the `tools/list` answer (sent right after `initialize`'s, as a client does). */
-function toList(args: string[]): Promise<number> {
+function toList(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: ENV, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'ignore'] });
   child.stdin.write(`${JSON.stringify(INIT)}\n`);
   return new Promise((done, fail) => {
     let text = '';
@@ -76,7 +76,16 @@ const median = (samples: number[]) =>
 const built = existsSync(DIST) && statSync(DIST).mtimeMs > statSync(resolve(ROOT, 'src/cli/main.ts')).mtimeMs;
 const commands: Array<[string, () => Promise<number>]> = [
   ['node -e 0', bare],
-  ...(built ? [['dist --sim', () => toList([DIST, '--sim'])] as [string, () => Promise<number>]] : []),
+  ...(built
+    ? ([
+        ['dist --sim', () => toList([DIST, '--sim'])],
+        // What the server itself takes to answer, without the build's recorded first answers.
+        [
+          'dist, recorded off',
+          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }),
+        ],
+      ] as Array<[string, () => Promise<number>]>)
+    : []),
   ...OTHERS.map(([name, main]): [string, () => Promise<number>] => [
     `${name} --sim`,
     () => toList([main, '--sim']),
@@ -95,7 +104,8 @@ for (const [name] of commands) {
   const m = median(all);
   const range = `${Math.min(...all).toFixed(0)}-${Math.max(...all).toFixed(0)}`;
   console.log(
-    `  ${name.padEnd(16)} ${m.toFixed(1).padStart(7)} ms  ${(m / base).toFixed(2)}x  (${range} ms)`,
+    `  ${name.padEnd(18)} ${m.toFixed(1).padStart(7)} ms  ${(m / base).toFixed(2)}x  (${range} ms)`,
   );
+  if (process.env.COLD_START_SAMPLES) console.log(`    ${all.map((ms) => ms.toFixed(0)).join(' ')}`);
 }
 if (!built) console.log('  dist: not built or stale (npm run build)');

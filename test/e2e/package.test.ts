@@ -194,6 +194,19 @@ describe('the packed tarball', () => {
   });
 });
 
+describe('the installed first answers', () => {
+  it("are the installed server's own answers (the build recorded them)", async () => {
+    const file = join(prefix, 'node_modules', 'jumperless-mcp', 'dist', 'mcp', 'firstAnswers.json');
+    const packed = JSON.parse(readFileSync(file, 'utf8'));
+    const { recordFirstAnswers } = await import('../../src/mcp/recordFirstAnswers.js');
+    const served = await recordFirstAnswers({ command: bin, args: ['--sim'], cwd: work, env: env() }, [
+      '2025-11-25',
+    ]);
+    expect(packed.toolsList).toEqual(served.toolsList);
+    expect(packed.initialize['2025-11-25']).toEqual(served.initialize['2025-11-25']);
+  }, 60_000);
+});
+
 describe('the installed CLI against the virtual board', () => {
   it('exec over TCP: the output, exit 1 with the traceback on a Python error, 2 without code', async () => {
     const ok = await run(['exec', '--device', ports.tcpRepl, 'print(6 * 7)']);
