@@ -117,8 +117,8 @@ export class McpChild implements Subsystem {
       // A child does not say which of our calls asks: put the question only when one call could
       // have, so nobody answers for another caller's call (the child then waits for its board).
       const askers = this.calls.filter((call) => call.client !== undefined);
-      const asker = askers.length === 1 ? askers[0]?.client : undefined;
-      if (!asker) {
+      const asker = askers.length === 1 ? askers[0] : undefined;
+      if (!asker?.client) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidRequest,
           askers.length === 0
@@ -126,7 +126,13 @@ export class McpChild implements Subsystem {
             : 'several calls wait on this child; its question cannot be put to one person',
         );
       }
-      return (await asker.elicit(request.params as Record<string, unknown>)) as never;
+      // Our call may end while the person has not answered (a 2026-07-28 client answers our
+      // call's input_required in a later request): then the child's question ends with it, or the
+      // child call would wait on it for ever.
+      return (await untilAborted(
+        asker.client.elicit(request.params as Record<string, unknown>),
+        asker.signal,
+      )) as never;
     });
     client.onclose = () => {
       if (this.client !== client) return;
@@ -353,4 +359,14 @@ function messageOf(error: unknown): string {
   }
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${text}${cause}`.slice(0, 500);
+}
+
+/** `work`, or its rejection with the signal's reason once the signal aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }

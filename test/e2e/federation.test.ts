@@ -13,7 +13,7 @@ import { DEFAULT_CONFIG, resolveConfig } from '../../src/cli/config.js';
 import { ANONYMOUS, buildServed, type Served } from '../../src/cli/serve.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { rpcError } from '../support/rpcError.js';
-import { type HttpFixture, startHttpFixture } from './serverFixture.js';
+import { type HttpFixture, MODERN, startHttpFixture } from './serverFixture.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const FIXTURE = join(ROOT, 'test/fixtures/mcpChild/server.ts');
@@ -156,6 +156,45 @@ describe('a federation over HTTP', () => {
     const board = remote.app.board?.session;
     expect(board?.health().jobs.done).toBeGreaterThan(0);
   });
+
+  it.each([
+    ['a 2025 client', false],
+    ['a 2026-07-28 client', true],
+  ])(
+    "puts a 2026-07-28 child's question (ask_user) to the person at %s, and passes the answer back",
+    async (_who, modern) => {
+      const asking = new Client(
+        { name: 'federation-e2e', version: '0' },
+        {
+          capabilities: { elicitation: {} },
+          ...(modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
+        },
+      );
+      await asking.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+      clients.push(asking);
+      const questions: string[] = [];
+      asking.setRequestHandler('elicitation/create', async (request) => {
+        questions.push(String(request.params.message));
+        return { action: questions.length === 1 ? 'accept' : 'decline' };
+      });
+      const yes = await asking.callTool({
+        name: 'remote_ask_user',
+        arguments: { instruction: 'Is the far LED lit?', timeout_seconds: 20 },
+      });
+      expect(yes.structuredContent).toMatchObject({ answer: 'confirmed', answered_by: 'client' });
+      const no = await asking.callTool({
+        name: 'remote_ask_user',
+        arguments: { instruction: 'Any smoke?', timeout_seconds: 20 },
+      });
+      expect(no.structuredContent).toMatchObject({ answer: 'declined', answered_by: 'client' });
+      expect(questions).toEqual([
+        expect.stringContaining('Is the far LED lit?'),
+        expect.stringContaining('Any smoke?'),
+      ]);
+      // The federation reached that child in 2026-07-28 (stateless): it holds no 2025 session there.
+      expect(remote.http.sessions.size).toBe(0);
+    },
+  );
 
   it('answers names not in the table as unknown tools (-32602), and keeps the pipeline gates', async () => {
     const { client } = await connect();
