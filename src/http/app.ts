@@ -163,6 +163,23 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       return undefined;
     }
     if (method === 'POST' && claimsModernEra(body)) {
+      const { bearer } = who.caller;
+      if (isListen(body) && bearer !== undefined && auth.broker) {
+        // A 2026-07-28 listen stream lives as long as a 2025 GET stream: its token must stay valid too.
+        const stop = watchStream(res, {
+          broker: auth.broker,
+          token: bearer,
+          ...(who.caller.expiresAt ? { expiresAt: who.caller.expiresAt } : {}),
+          ...(auth.recheckMs ? { recheckMs: auth.recheckMs } : {}),
+          // The SDK writes the stream: end it under the SDK, whose late writes then go nowhere.
+          end: () => {
+            res.on('error', () => {});
+            res.end();
+          },
+          log,
+        });
+        res.once('close', stop);
+      }
       await modern.serve(req, res, body);
       return undefined;
     }
@@ -243,3 +260,8 @@ export async function startHttpServer(
     },
   };
 }
+
+const isListen = (body: unknown): boolean =>
+  typeof body === 'object' &&
+  body !== null &&
+  (body as { method?: unknown }).method === 'subscriptions/listen';

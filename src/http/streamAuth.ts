@@ -1,6 +1,7 @@
 /**
- * Long-lived SSE streams keep their bearer honest (dispatch notes §4 "Long-lived streams"): the
- * token is checked again at its expiry and at least every `recheckMs` (60 s by default). When it
+ * Long-lived SSE streams (a 2025 session's GET stream, a 2026-07-28 subscriptions/listen) keep
+ * their bearer honest (dispatch notes §4 "Long-lived streams"): the token is checked again at its
+ * expiry and at least every `recheckMs` (60 s by default). When it
  * is expired, revoked or unknown, the stream gets one `auth_lost` event saying why and is closed;
  * the client reconnects with a fresh token and meets the ordinary gate. A token store that is
  * briefly unreadable is tolerated for one period, then counts as lost too. Calls already running

@@ -474,6 +474,42 @@ describe('long-lived SSE streams re-check their bearer', () => {
     expect(JSON.parse(events.at(-1)?.data ?? '{}')).toMatchObject({ reason: 'expired' });
   });
 
+  it('a 2026-07-28 subscriptions/listen stream: revoked while open, one auth_lost event, then it ends', async () => {
+    const token = mintToken();
+    broker.add(token, { callerId: 'token:listen', capabilities: ['jumperless.read'] });
+    const res = await fetch(open.url, {
+      method: 'POST',
+      headers: {
+        ...bearer(token),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'subscriptions/listen',
+        params: {
+          notifications: { toolsListChanged: true },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    broker.revoke(token, 'listening no more');
+    const events = await readStream(res);
+    expect(events[0]?.data).toMatch(/subscriptions\/acknowledged/);
+    const last = events.at(-1);
+    expect(last?.event).toBe('auth_lost');
+    expect(JSON.parse(last?.data ?? '{}')).toMatchObject({ reason: 'revoked', status: 401 });
+    expect(last?.data).toMatch(/listening no more/);
+  });
+
   it('a valid token keeps its stream open through many checks', async () => {
     const { session, res } = await openStream(READER);
     const reader = res.body?.getReader();
