@@ -6,13 +6,14 @@
  * primes the helper into RAM at every connect and reset, which is exact for its own version and
  * needs no flash (a file there may be from another version, or edited on the board).
  */
+
+import { PACKAGE_VERSION } from '../contract/version.js';
 import { HELPER_SOURCE, HELPER_VERSION } from '../device/helper.js';
 import { READ_MAX_BYTES } from '../tools/files.js';
 import { type ProgressStream, progressOn } from './progress.js';
 import { type CliApp, CliToolError, openCliApp, reportFailure } from './toolRunner.js';
 
 export const LIBRARY_PATH = '/python_scripts/lib/jumperless_mcp.py';
-const PACKAGE_VERSION = '0.1.0';
 
 /** The module's text: a header saying what wrote it and the helper version, then the helper. */
 export function librarySource(): string {

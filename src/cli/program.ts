@@ -3,6 +3,7 @@
  * the virtual board; `start` for a person at a terminal; `sim` for the virtual board alone.
  */
 import { Command } from 'commander';
+import { PACKAGE_VERSION } from '../contract/version.js';
 import type { FirstAnswering } from '../mcp/firstAnswers.js';
 import type { Flags } from './config.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
@@ -14,7 +15,7 @@ const DEVICE_HELP = 'board: serial path, auto, auto:<usb-location>, tcp://host:p
 const program = new Command()
   .name('jumperless-mcp')
   .description('MCP server for the Jumperless V5 breadboard, with a virtual board for trying it without one')
-  .version('0.1.0')
+  .version(PACKAGE_VERSION)
   .enablePositionalOptions()
   .option('--device <url>', `${DEVICE_HELP}, sim, sim:<parts.json>`)
   .option('--sim [parts.json]', 'use the virtual board (optionally with parts on it)')

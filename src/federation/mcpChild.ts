@@ -27,6 +27,7 @@ import {
   RpcError,
   TOOL_CAPABILITY_META,
 } from '../contract/index.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../contract/version.js';
 import { ToolError } from '../tools/tool.js';
 import { unavailable } from './errors.js';
 import { fetchPerRequestSignal } from './httpFetch.js';
@@ -82,7 +83,7 @@ export interface McpChildOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
-const CLIENT_INFO = { name: 'jumperless-mcp-federation', version: '0.1.0' };
+const CLIENT_INFO = { name: `${PACKAGE_NAME}-federation`, version: PACKAGE_VERSION };
 
 export class McpChild implements Subsystem {
   readonly name: string;

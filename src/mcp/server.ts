@@ -23,6 +23,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { type Capability, type ClientBridge, DISPATCH, JSONRPC, RpcError } from '../contract/index.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../contract/version.js';
 import {
   type Caller,
   type Dispatcher,
@@ -35,7 +36,7 @@ import {
 import { InputRounds, type RoundState, sharedRoundStateCodec } from './inputRounds.js';
 import { RESOURCE_NOT_FOUND, RESOURCE_NOT_FOUND_MESSAGE } from './legacyCodes.js';
 
-export const SERVER_INFO = { name: 'jumperless-mcp', version: '0.1.0' } as const;
+export const SERVER_INFO = { name: PACKAGE_NAME, version: PACKAGE_VERSION } as const;
 
 const READ: Capability = 'jumperless.read';
 
