@@ -1,9 +1,9 @@
 /**
  * `jumperless-mcp doctor [--device D] [--json] [--no-probe]`: what stands between this machine and
  * a working board, each finding with its fix: the board on USB and the port chosen, permissions,
- * a program holding the port, ModemManager and the udev rule, then (unless --no-probe) whether
- * the REPL answers and which tool groups its firmware is too old for; last, the optional pty
- * helpers. Exit 1 when something fails.
+ * a program holding the port, ModemManager and the udev rule, the optional pty helpers, then
+ * (unless --no-probe) whether the REPL answers and which tool groups its firmware is too old for.
+ * Exit 1 when something fails.
  */
 import { type DoctorRoots, type Finding, type Identity, machineFindings } from './doctor.js';
 import { probeFirmware } from './firmwareProbeCommand.js';
