@@ -33,12 +33,15 @@ export interface App {
   close(): Promise<void>;
 }
 
-export async function buildApp(config: Config): Promise<App> {
+/** `announceBoard: false`: say nothing of holding the board or working through its owner (one-shot commands). */
+export async function buildApp(config: Config, options: { announceBoard?: boolean } = {}): Promise<App> {
   const safety = safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts });
   if (!config.federation) refuseMissingDevice(config.device);
   let single: ServedBoard | undefined;
   const openBoard = async (device: string) => {
-    const board = await openServedBoard(device, `jumperless-mcp ${process.argv[2] ?? 'server'}`);
+    const board = await openServedBoard(device, `jumperless-mcp ${process.argv[2] ?? 'server'}`, {
+      announce: options.announceBoard !== false,
+    });
     if (!config.federation) single = board;
     return board;
   };

@@ -87,7 +87,11 @@ export interface ServedBoard {
  * the others on a socket named after the board (src/share). A virtual board lives in its
  * process and is never shared.
  */
-export async function openServedBoard(device: string, client: string): Promise<ServedBoard> {
+export async function openServedBoard(
+  device: string,
+  client: string,
+  options: { announce?: boolean } = {},
+): Promise<ServedBoard> {
   const identity = await identityOf(device);
   if (identity === undefined) {
     const board = await openBoard(device);
@@ -105,14 +109,24 @@ export async function openServedBoard(device: string, client: string): Promise<S
   }
   // Loaded only for a real board, with the board socket it is shared over.
   const { SharedBoard } = await import('../share/shared.js');
+  const path = boardSocketPath(identity);
+  const log = (line: string) => process.stderr.write(`jumperless-mcp: ${line}\n`);
   const shared = new SharedBoard({
     id: identity,
-    path: boardSocketPath(identity),
+    path,
     device,
     client,
     openLocal: () => openBoard(device),
-    log: (line) => process.stderr.write(`jumperless-mcp: ${line}\n`),
+    log,
   });
+  // A server says whether it holds the board or works through its owner; a one-shot command need not.
+  if (options.announce !== false) {
+    shared.onEvent((event) => {
+      if (event.type === 'owner')
+        log(`holding ${device}; other jumperless-mcp processes work through ${path}`);
+      if (event.type === 'client') log(`${device} is held by process ${event.ownerPid}; working through it`);
+    });
+  }
   // Claim the port (or find its owner) now, so the other processes find this one serving it.
   void shared.ready().catch((error: unknown) => {
     process.stderr.write(

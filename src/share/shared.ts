@@ -164,14 +164,8 @@ export class SharedBoard implements BoardClient {
         if (event.type !== 'recovery') this.seen.clear();
         this.emit(event);
       });
-      this.options.log?.(
-        `holding ${this.options.device}; other jumperless-mcp processes work through ${this.options.path}`,
-      );
       this.emit({ type: 'owner', device: this.options.device });
     } else {
-      this.options.log?.(
-        `${this.options.device} is held by process ${mode.remote.owner.pid}; working through it`,
-      );
       this.emit({ type: 'client', ownerPid: mode.remote.owner.pid });
     }
     return mode;

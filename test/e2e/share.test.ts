@@ -223,6 +223,18 @@ describe.skipIf(PTY_MISSING)('jumperless-mcp serve --daemon', () => {
       expect((await health(server)).sharing?.owner.pid).toBe(pid);
       // A second --daemon finds the first and leaves it be.
       expect((await daemon()).stdout).toMatch(/already served/);
+      // A one-shot command works through the owner and prints only its own output.
+      const exec = await promisify(execFile)(
+        process.execPath,
+        [...CLI, 'exec', '--device', pty, 'print(6 * 7)'],
+        {
+          cwd: ROOT,
+          env,
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      expect(exec).toMatchObject({ stdout: '42\n', stderr: '' });
     } finally {
       process.kill(pid, 'SIGTERM');
     }
