@@ -11,7 +11,7 @@ import { parseDeviceUrl } from '../device/deviceUrl.js';
 import { createDispatcher, type Dispatcher, fileAuditSink, type ServerExtras } from '../dispatch/index.js';
 import type { Subsystem } from '../federation/index.js';
 import { wireFormat } from '../federation/wireNames.js';
-import { createMcpServer, INSTRUCTIONS, type McpServerHandle } from '../mcp/server.js';
+import type { McpServerHandle } from '../mcp/server.js';
 import { safetyPolicy } from '../tools/safety.js';
 import { openServedBoard, type ServedBoard } from './board.js';
 import { boardSubsystem } from './boardSubsystem.js';
@@ -33,8 +33,14 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** `announceBoard: false`: say nothing of holding the board or working through its owner (one-shot commands). */
-export async function buildApp(config: Config, options: { announceBoard?: boolean } = {}): Promise<App> {
+export interface AppOptions {
+  /** false: say nothing of holding the board or working through its owner (one-shot commands). */
+  announceBoard?: boolean;
+  /** false: an app that serves no MCP (one-shot commands run tools only), so the SDK is not loaded. */
+  mcp?: boolean;
+}
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const safety = safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts });
   if (!config.federation) refuseMissingDevice(config.device);
   let single: ServedBoard | undefined;
@@ -50,6 +56,7 @@ export async function buildApp(config: Config, options: { announceBoard?: boolea
     ? (await import('./bench.js')).loadBench(config.federation, safety, openBoard)
     : undefined;
   const fixtures = config.conformanceFixtures ? await import('../mcp/conformance.js') : undefined;
+  const mcp = options.mcp === false ? undefined : await import('../mcp/server.js');
   const root: Subsystem = bench ? bench.root : boardSubsystem('jumperless', config.device, safety, openBoard);
   const audit = config.audit ? fileAuditSink(config.audit) : undefined;
   const own: ServerExtras = {
@@ -104,14 +111,16 @@ export async function buildApp(config: Config, options: { announceBoard?: boolea
     get board() {
       return single;
     },
-    createServer: (caller, options) =>
-      createMcpServer({
+    createServer: (caller, options) => {
+      if (!mcp) throw new Error('this app was built to run tools, not to serve MCP');
+      return mcp.createMcpServer({
         ...options,
         dispatcher,
         caller: (extra) => caller(extra.sessionId, extra.http?.authInfo),
-        instructions: bench ? bench.instructions : INSTRUCTIONS,
+        instructions: bench ? bench.instructions : mcp.INSTRUCTIONS,
         ...(listMode ? { listMode } : {}),
-      }),
+      });
+    },
     ready: () => connecting,
     close,
   };

@@ -44,7 +44,7 @@ export async function openCliApp(device: string, env: NodeJS.ProcessEnv = proces
     federation: undefined,
   };
   const granted = capabilitiesIn(config.grant);
-  const app = await buildApp(config, { announceBoard: false });
+  const app = await buildApp(config, { announceBoard: false, mcp: false });
   const result: CliApp['result'] = (name, args, onProgress) =>
     runTool(app.dispatcher, {
       name,
