@@ -2,20 +2,18 @@
  * `jumperless-mcp detect`: the Jumperless boards on USB, each with its four ports and what each
  * one is, and the one the server opens (CDC2, the MicroPython REPL). Read-only: nothing is opened.
  */
-import { type DiscoveryOptions, type JumperlessPort, listJumperlessPorts } from '../device/discovery.js';
-
-const ROLE_TEXT: Record<NonNullable<JumperlessPort['role']>, string> = {
-  main: 'CDC0, the menu and the main REPL a person types into',
-  uart: 'CDC1, the UART bridge to the breadboard',
-  repl: 'CDC2, the MicroPython raw REPL: the one jumperless-mcp opens',
-  backchannel: 'CDC3, the read-only status backchannel',
-};
+import {
+  type DiscoveryOptions,
+  listJumperlessPorts,
+  PORT_ROLES,
+  type PortRole,
+} from '../device/discovery.js';
 
 export interface DetectedBoard {
   location: string;
   /** The port jumperless-mcp opens (`--device auto` finds the same), when the OS names interfaces. */
   repl: string | undefined;
-  ports: Array<{ path: string; interface?: number; role?: string; name?: string }>;
+  ports: Array<{ path: string; interface?: number; role?: PortRole; name?: string }>;
 }
 
 export async function detectBoards(options: DiscoveryOptions = {}): Promise<DetectedBoard[]> {
@@ -55,7 +53,7 @@ export async function runDetect(
     out.write(`Jumperless V5 at USB ${board.location}\n`);
     for (const port of board.ports) {
       const role = port.role
-        ? ROLE_TEXT[port.role as keyof typeof ROLE_TEXT]
+        ? `${PORT_ROLES[port.role].cdc}, ${PORT_ROLES[port.role].purpose}`
         : 'an interface the board does not name';
       out.write(`  ${port.path.padEnd(28)} ${role}\n`);
     }

@@ -7,7 +7,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parseDeviceUrl } from '../device/deviceUrl.js';
-import { type JumperlessPort, listJumperlessPorts, REPL_INTERFACE } from '../device/discovery.js';
+import { listJumperlessPorts, PORT_ROLES, REPL_INTERFACE } from '../device/discovery.js';
 import { findPortHolders } from '../device/portHolders.js';
 import { ptyBridge } from '../sim/ptyBridge.js';
 
@@ -71,13 +71,6 @@ export const UDEV_RULE =
   'SUBSYSTEMS=="usb", ATTRS{idVendor}=="1d50", ATTRS{idProduct}=="acab", MODE="0660", GROUP="dialout", TAG+="uaccess", ENV{ID_MM_DEVICE_IGNORE}="1"';
 const UDEV_INSTALL = `echo '${UDEV_RULE}' | sudo tee ${UDEV_RULE_PATH} && sudo udevadm control --reload-rules && sudo udevadm trigger`;
 
-const ROLE_NAME: Record<NonNullable<JumperlessPort['role']>, string> = {
-  main: 'CDC0, the menu port',
-  uart: 'CDC1, the UART bridge',
-  repl: 'CDC2, the MicroPython REPL',
-  backchannel: 'CDC3, the status backchannel',
-};
-
 /** Everything doctor can tell without opening the port. */
 export async function machineFindings(
   options: MachineOptions,
@@ -123,7 +116,7 @@ export async function machineFindings(
       findings.push({
         check: 'wrong_port',
         severity: 'fail',
-        message: `${url.path} is ${chosen.role ? ROLE_NAME[chosen.role] : `interface ${chosen.interfaceNumber ?? '?'}`} of the board at USB ${chosen.location}, not its REPL (interface ${REPL_INTERFACE}, CDC2)`,
+        message: `${url.path} is ${chosen.role ? `${PORT_ROLES[chosen.role].cdc}, ${PORT_ROLES[chosen.role].short}` : `interface ${chosen.interfaceNumber ?? '?'}`} of the board at USB ${chosen.location}, not its REPL (interface ${REPL_INTERFACE}, CDC2)`,
         fix: repl ? `use --device ${repl.path} (or --device auto:${chosen.location})` : 'use --device auto',
       });
     } else if (chosen) {

@@ -18,6 +18,18 @@ export const REPL_INTERFACE = 4;
 export type PortRole = 'main' | 'uart' | 'repl' | 'backchannel';
 const ROLE_BY_INTERFACE: Record<number, PortRole> = { 0: 'main', 2: 'uart', 4: 'repl', 6: 'backchannel' };
 
+/** What each of the board's four ports is: its CDC name, in a few words, and what it is for. */
+export const PORT_ROLES: Record<PortRole, { cdc: string; short: string; purpose: string }> = {
+  main: { cdc: 'CDC0', short: 'the menu port', purpose: 'the menu and the main REPL a person types into' },
+  uart: { cdc: 'CDC1', short: 'the UART bridge', purpose: 'the UART bridge to the breadboard' },
+  repl: {
+    cdc: 'CDC2',
+    short: 'the MicroPython REPL',
+    purpose: 'the MicroPython raw REPL: the one jumperless-mcp opens',
+  },
+  backchannel: { cdc: 'CDC3', short: 'the status backchannel', purpose: 'the read-only status backchannel' },
+};
+
 export interface JumperlessPort {
   /** What to open, e.g. `/dev/ttyACM2`, `/dev/cu.usbmodemJLV5port5`, `COM7`. */
   path: string;
