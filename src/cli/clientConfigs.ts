@@ -13,23 +13,23 @@ export function stdioCommand(): { command: string; args: string[] } {
   return { command: process.execPath, args };
 }
 
+const CLIENT_NAMES: Record<Client, string> = {
+  claude: 'Claude Code',
+  'claude-desktop': 'Claude Desktop',
+  cursor: 'Cursor',
+  vscode: 'VS Code',
+};
+
+/** Every client's snippet for a running HTTP server, and the stdio one for when it is not running. */
 export function clientConfigs(url: string): string {
-  const json = (value: unknown) => JSON.stringify(value, null, 2);
+  const blocks = CLIENTS.map((client) => {
+    const { where, text } = clientSnippet(client, { http: url });
+    return `${CLIENT_NAMES[client]}: ${where}\n${indent(text)}\n`;
+  });
   return [
-    'Claude Code:',
-    `  claude mcp add --transport http jumperless ${url}`,
-    '',
-    'Claude Desktop (claude_desktop_config.json; it speaks stdio, so bridge with mcp-remote):',
-    indent(json({ mcpServers: { jumperless: { command: 'npx', args: ['-y', 'mcp-remote', url] } } })),
-    '',
-    'Cursor (~/.cursor/mcp.json):',
-    indent(json({ mcpServers: { jumperless: { url } } })),
-    '',
-    'VS Code (.vscode/mcp.json):',
-    indent(json({ servers: { jumperless: { type: 'http', url } } })),
-    '',
+    ...blocks,
     'Without this server running, any client can start its own over stdio instead (this machine):',
-    indent(json({ mcpServers: { jumperless: stdioCommand() } })),
+    indent(clientSnippet('claude-desktop', { stdio: stdioCommand() }).text),
     '  (add "--sim" to the args for the virtual board)',
   ].join('\n');
 }
