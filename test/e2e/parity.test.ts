@@ -6,7 +6,7 @@
  * arguments, a tool failure, nested arguments, a hidden tool; then the same again behind a
  * federation, where tool names carry the child's prefix.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +18,7 @@ import { buildServed, type Served } from '../../src/cli/serve.js';
 import { CAPABILITIES } from '../../src/contract/index.js';
 import { runTool } from '../../src/dispatch/index.js';
 import { SocketClient } from '../../src/socket/index.js';
+import { serveHttpCli } from '../support/cliHttp.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
@@ -77,23 +78,7 @@ const federated: Case[] = [
 ];
 
 /** A CLI child serving HTTP and the socket, with the URL it printed. */
-async function startServing(args: string[], socket: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...CLI, ...args, '--http', '127.0.0.1:0', '--socket', socket], {
-    cwd: ROOT,
-    env: ENV,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise<string>((done, fail) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const match = /serving (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (match?.[1]) done(match[1]);
-    });
-    child.once('exit', (code) => fail(new Error(`the CLI exited (${code}): ${stderr}`)));
-  });
-  return { child, url };
-}
+const startServing = (args: string[], socket: string) => serveHttpCli([...args, '--socket', socket], ENV);
 
 async function stdioClient(args: string[]): Promise<Client> {
   const client = new Client({ name: 'parity-stdio', version: '0' });

@@ -4,16 +4,17 @@
  * to MCP 2026-07-28 needs no session, so its calls land on both replicas and see one state; when a
  * replica dies between calls, every later call is served by the other.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttpCli } from '../support/cliHttp.js';
 import { type Balancer, NGINX_MISSING, startBalancer } from '../support/nginx.js';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
+const _ROOT = resolve(import.meta.dirname, '..', '..');
 const MODERN = '2026-07-28';
 const dir = mkdtempSync(join(tmpdir(), 'scale-out-'));
 const processes: ChildProcess[] = [];
@@ -22,28 +23,13 @@ const STATE_KEY = randomBytes(32).toString('hex');
 
 /** Starts `jumperless-mcp ARGS --http 127.0.0.1:0` and resolves with the URL it serves. */
 async function serve(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', ...args, '--http', '127.0.0.1:0'],
-    {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, JUMPERLESS_MCP_STATE_KEY: STATE_KEY },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  processes.push(child);
-  let stderr = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const served = /serving (http:\/\/\S+)/.exec(stderr);
-      if (served?.[1]) resolveUrl(served[1]);
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`jumperless-mcp ${args.join(' ')} exited ${code}: ${stderr}`)),
-    );
+  const served = await serveHttpCli(args, {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    JUMPERLESS_MCP_STATE_KEY: STATE_KEY,
   });
-  return { url, child };
+  processes.push(served.child);
+  return served;
 }
 
 const upstreamOf = (url: string) => new URL(url).host;

@@ -18,7 +18,9 @@ export function findNginx(): string | undefined {
   return dirs.map((dir) => join(dir, 'nginx')).find((path) => existsSync(path));
 }
 
-export const NGINX_MISSING: string | undefined = findNginx()
+const NGINX = findNginx();
+
+export const NGINX_MISSING: string | undefined = NGINX
   ? undefined
   : 'nginx is not installed (apt-get install nginx; CI installs it)';
 
@@ -46,7 +48,7 @@ async function freePort(): Promise<number> {
  * replayed, since a tool call is not idempotent.
  */
 export async function startBalancer(upstreams: readonly string[]): Promise<Balancer> {
-  const nginx = findNginx();
+  const nginx = NGINX;
   if (!nginx) throw new Error(NGINX_MISSING);
   const prefix = await mkdtemp(join(tmpdir(), 'jl-nginx-'));
   const port = await freePort();
