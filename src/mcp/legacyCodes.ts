@@ -1,18 +1,23 @@
 /**
  * MCP 2025-11-25 answers an unknown resource URI with -32002 (and so did we); the v2 SDK sends
  * -32602 on every era, the 2026-07-28 code. A 2025-era connection's transport gets the 2025 code
- * back, so its clients see what they always saw.
+ * back, so its clients see what they always saw. Which -32602 is a missing resource is the SDK's
+ * own convention (ResourceNotFoundError): the one whose data is `{ uri }` and nothing else.
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 
 /** Resource not found (MCP 2025-11-25 resources). */
 export const RESOURCE_NOT_FOUND = -32002;
-/** How the server's not-found error begins: the mark this wrapper looks for. */
-export const RESOURCE_NOT_FOUND_MESSAGE = 'Resource not found: ';
+
+function isResourceNotFound(error: { code: number; data?: unknown }): boolean {
+  const { data } = error;
+  if (error.code !== -32602 || typeof data !== 'object' || data === null) return false;
+  const keys = Object.keys(data);
+  return keys.length === 1 && keys[0] === 'uri' && typeof (data as { uri: unknown }).uri === 'string';
+}
 
 function withLegacyCode(message: JSONRPCMessage): JSONRPCMessage {
-  if (!('error' in message) || message.error.code !== -32602) return message;
-  if (!message.error.message.startsWith(RESOURCE_NOT_FOUND_MESSAGE)) return message;
+  if (!('error' in message) || !isResourceNotFound(message.error)) return message;
   return { ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND } };
 }
 

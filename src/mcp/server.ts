@@ -34,7 +34,7 @@ import {
   runTool,
 } from '../dispatch/index.js';
 import { InputRounds, type RoundState, sharedRoundStateCodec } from './inputRounds.js';
-import { RESOURCE_NOT_FOUND, RESOURCE_NOT_FOUND_MESSAGE } from './legacyCodes.js';
+import { RESOURCE_NOT_FOUND } from './legacyCodes.js';
 
 export const SERVER_INFO = { name: PACKAGE_NAME, version: PACKAGE_VERSION } as const;
 
@@ -306,7 +306,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
           retryable: failure.retryable,
         });
       }
-      throw new RpcError(RESOURCE_NOT_FOUND, `${RESOURCE_NOT_FOUND_MESSAGE}${uri}`, { uri });
+      throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     }),
   );
 
