@@ -19,6 +19,7 @@ export {
   type ToolFailure,
   type ToolResult,
 } from './content.js';
+export { isModernProtocol, isRecord, MODERN_PROTOCOL } from './json.js';
 export type { JsonSchemaObject } from './jsonSchema.js';
 export { DISPATCH, JSONRPC, RpcError } from './rpc.js';
 export {

@@ -10,10 +10,11 @@
  * once it has loaded; it answers the same two requests again and those replies are dropped, after
  * a comparison. A build whose recorded list differs from its server's (a dist rebuilt by tsc
  * alone) is corrected at once: the client is told `notifications/tools/list_changed` and lists
- * again. Imports only node builtins: this runs before anything else is loaded.
+ * again. Imports only node builtins and a JSON test: this runs before anything else is loaded.
  */
 import { readFileSync } from 'node:fs';
 import { PassThrough, type Readable, Writable } from 'node:stream';
+import { isRecord } from '../contract/json.js';
 
 /** What the build recorded: whole JSON-RPC responses, as the server wrote them. */
 export interface FirstAnswers {
@@ -234,8 +235,4 @@ function listsAll(params: unknown): boolean {
 
 function isImplementation(value: unknown): boolean {
   return isRecord(value) && typeof value.name === 'string' && typeof value.version === 'string';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -3,7 +3,7 @@
  * a `params` that is not an object (the SDK drops the message, and the client waits out its
  * timeout), and `tools/call` arguments that are not an object (-32603 with a raw schema dump).
  */
-import { JSONRPC } from '../contract/index.js';
+import { isRecord, JSONRPC } from '../contract/index.js';
 
 export interface EarlyError {
   jsonrpc: '2.0';
@@ -11,12 +11,9 @@ export interface EarlyError {
   error: { code: number; message: string };
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The error to answer `message` with before it reaches the SDK, or undefined to let it through. */
 export function precheck(message: unknown): EarlyError | undefined {
-  if (!isPlainObject(message) || typeof message.method !== 'string') return undefined;
+  if (!isRecord(message) || typeof message.method !== 'string') return undefined;
   const { id } = message;
   // Notifications get no answer, whatever is wrong with them.
   if (typeof id !== 'string' && typeof id !== 'number') return undefined;
@@ -25,12 +22,12 @@ export function precheck(message: unknown): EarlyError | undefined {
     id,
     error: { code: JSONRPC.invalidParams, message: text },
   });
-  if ('params' in message && !isPlainObject(message.params)) {
+  if ('params' in message && !isRecord(message.params)) {
     return refuse(`Invalid params: the params of ${message.method} must be an object`);
   }
   const params = message.params as Record<string, unknown> | undefined;
   if (message.method === 'tools/call' && params && 'arguments' in params) {
-    if (!isPlainObject(params.arguments)) {
+    if (!isRecord(params.arguments)) {
       return refuse(
         `Invalid arguments for tool ${String(params.name)}: arguments must be an object of named values`,
       );

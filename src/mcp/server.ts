@@ -22,7 +22,14 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { type Capability, type ClientBridge, DISPATCH, JSONRPC, RpcError } from '../contract/index.js';
+import {
+  type Capability,
+  type ClientBridge,
+  DISPATCH,
+  isModernProtocol,
+  JSONRPC,
+  RpcError,
+} from '../contract/index.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../contract/version.js';
 import {
   type Caller,
@@ -72,8 +79,7 @@ export interface McpServerHandle {
 }
 
 /** 2026-07-28 and later: no initialize, per-request `_meta`, questions as `input_required`. */
-export const isModern = (version: string | undefined): boolean =>
-  version !== undefined && version >= '2026-07-28';
+export const isModern = isModernProtocol;
 
 /**
  * How long a 2026-07-28 client may keep a list (the SDK adds them to list results of that era
