@@ -31,6 +31,7 @@ const INIT = {
 };
 const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const CALL = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'power_get', arguments: {} } };
 
 /** Spawn to exit. */
 function bare(): Promise<number> {
@@ -42,8 +43,11 @@ function bare(): Promise<number> {
   });
 }
 
-/** Spawn to the `tools/list` answer (sent right after `initialize`'s, as a client does). */
-function toList(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<number> {
+/**
+ * Spawn to the `tools/list` answer (sent right after `initialize`'s, as a client does), or with
+ * `call`, on to the answer of a `power_get` sent right after the list's: when the board is usable.
+ */
+function toList(args: string[], env: NodeJS.ProcessEnv = ENV, call = false): Promise<number> {
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'ignore'] });
   child.stdin.write(`${JSON.stringify(INIT)}\n`);
@@ -51,8 +55,16 @@ function toList(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<number> {
     let text = '';
     let listed = false;
     let asked = false;
+    let finished = false;
+    const finish = () => {
+      finished = true;
+      const ms = performance.now() - started;
+      child.stdin.end();
+      child.kill('SIGTERM');
+      done(ms);
+    };
     child.once('error', fail);
-    child.once('exit', () => (listed ? undefined : fail(new Error(`exited before tools/list: ${text}`))));
+    child.once('exit', () => (finished ? undefined : fail(new Error(`exited before answering: ${text}`))));
     child.stdout.on('data', (chunk: Buffer) => {
       text += chunk.toString();
       if (!asked && text.includes('"id":1')) {
@@ -61,11 +73,10 @@ function toList(args: string[], env: NodeJS.ProcessEnv = ENV): Promise<number> {
       }
       if (!listed && /"id":2[,}]/.test(text) && text.includes('"tools"')) {
         listed = true;
-        const ms = performance.now() - started;
-        child.stdin.end();
-        child.kill('SIGTERM');
-        done(ms);
+        if (!call) return finish();
+        child.stdin.write(`${JSON.stringify(CALL)}\n`);
       }
+      if (listed && call && !finished && /"id":3[,}]/.test(text)) finish();
     });
   });
 }
@@ -84,6 +95,12 @@ const commands: Array<[string, () => Promise<number>]> = [
           'dist, recorded off',
           () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }),
         ],
+        // And on to the first board call: the server loaded and the virtual board booted.
+        ['dist, first call', () => toList([DIST, '--sim'], ENV, true)],
+        [
+          'dist, off, first call',
+          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, true),
+        ],
       ] as Array<[string, () => Promise<number>]>)
     : []),
   ...OTHERS.map(([name, main]): [string, () => Promise<number>] => [
@@ -98,13 +115,15 @@ for (let i = 0; i < RUNS; i++) {
   for (const [name, run] of commands) samples.get(name)?.push(await run());
 }
 const base = median(samples.get('node -e 0') ?? []);
-console.log(`cold start to the first tools/list answer, median of ${RUNS} (interleaved)`);
+console.log(
+  `cold start to the first tools/list answer (first call: to power_get's), median of ${RUNS} (interleaved)`,
+);
 for (const [name] of commands) {
   const all = samples.get(name) ?? [];
   const m = median(all);
   const range = `${Math.min(...all).toFixed(0)}-${Math.max(...all).toFixed(0)}`;
   console.log(
-    `  ${name.padEnd(18)} ${m.toFixed(1).padStart(7)} ms  ${(m / base).toFixed(2)}x  (${range} ms)`,
+    `  ${name.padEnd(22)} ${m.toFixed(1).padStart(7)} ms  ${(m / base).toFixed(2)}x  (${range} ms)`,
   );
   if (process.env.COLD_START_SAMPLES) console.log(`    ${all.map((ms) => ms.toFixed(0)).join(' ')}`);
 }
