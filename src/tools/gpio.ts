@@ -222,6 +222,20 @@ export const gpioConfig = defineDeviceTool({
   kind: 'physical',
   capability: 'jumperless.io',
   requires: DRIVE_REQUIRES,
+  // Reading the pin back (gpio_info) may restore a bus keeper: every call reads and may set the pull;
+  // only a direction needs gpio_set_dir, and only an output gpio_set.
+  requiresFor: ({ direction, level }) => {
+    const target = direction ?? (level === undefined ? undefined : 'OUTPUT');
+    return [
+      'get_state',
+      'gpio_get',
+      'gpio_get_dir',
+      'gpio_get_pull',
+      'gpio_set_pull',
+      ...(target === undefined ? [] : ['gpio_set_dir']),
+      ...(target === 'OUTPUT' ? ['gpio_set'] : []),
+    ];
+  },
   input: configInput,
   output: pinResult.extend({ level: z.enum(LEVELS).optional() }),
   handle: async ({ pin, direction, level, pull }, { board }) => {

@@ -269,6 +269,7 @@ export const overlayClear = defineDeviceTool({
   kind: 'write',
   capability: 'jumperless.io',
   requires: ['overlay_clear', 'overlay_clear_all', ...REQUIRES],
+  requiresFor: ({ name }) => [name === undefined ? 'overlay_clear_all' : 'overlay_clear', ...REQUIRES],
   input: z.object({ name: clearNameArg.optional() }),
   output: z.object({ cleared: z.boolean(), remaining: remainingField }),
   handle: async ({ name }, { board }) => {
