@@ -26,7 +26,6 @@ import {
   type RouteState,
   readBridges,
   readSnapshot,
-  routeOf,
   SNAPSHOT_REQUIRES,
   snapshotPython,
 } from './snapshot.js';
@@ -69,8 +68,6 @@ def conn_clear(keep_power):
         for b in power:
             connect(b[0], b[1], b[2])
     return [_jlt.snap_bridges(), power if keep_power else []]
-def conn_check(a, b):
-    return [bool(is_connected(a, b))] + _jlt.bridge_route(a, b)
 def conn_net_name(i, name):
     set_net_name(i, name)
     return get_net_name(i)
@@ -545,7 +542,7 @@ export const netCheck = defineDeviceTool({
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['is_connected', 'get_path_between', ...SNAPSHOT_REQUIRES],
+  requires: [...SNAPSHOT_REQUIRES],
   input: z.object({ a: nodeArg, b: nodeValue }),
   output: z.object({
     a: z.string(),
@@ -568,20 +565,20 @@ export const netCheck = defineDeviceTool({
   handle: async ({ a, b }, { board }) => {
     const x = routableNode(a);
     const y = routableNode(b);
-    let bridged = false;
-    let route: z.infer<typeof routeArg> | undefined;
-    let bridgeNet: number | null = null;
-    if (x.id !== y.id) {
-      const [direct, net, placed] = z
-        .tuple([z.boolean(), z.number(), z.number()])
-        .parse(await board.call(py`_jlt.conn_check(${x.id}, ${y.id})`));
-      bridged = direct;
-      if (direct) {
-        route = routeOf(x.id, y.id, net, placed);
-        bridgeNet = net >= 1 ? net : null;
-      }
-    }
+    // One snapshot answers both questions: its bridge list is what is_connected checks (the exact
+    // pair, either way round, spec §6.1), with the route each bridge got.
     const snapshot = await readSnapshot(board);
+    const direct =
+      x.id === y.id
+        ? undefined
+        : snapshot.bridges.find(
+            (bridge) =>
+              (bridge.node1 === x.id && bridge.node2 === y.id) ||
+              (bridge.node1 === y.id && bridge.node2 === x.id),
+          );
+    const bridged = direct !== undefined;
+    const route = direct?.route;
+    const bridgeNet = direct?.net ?? null;
     const nx = netOf(snapshot, x.id);
     const ny = netOf(snapshot, y.id);
     const same = x.id === y.id || (nx !== undefined && nx.index === ny?.index);
