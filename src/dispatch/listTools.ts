@@ -35,7 +35,7 @@ export type ListedTool = Pick<ToolDefinition, 'name' | 'description' | 'inputSch
 
 /**
  * A definition as a list sends it: no title (for people; the name says it), annotations without
- * MCP's defaults; the output schema only when
+ * MCP's defaults (none when every hint is the default); the output schema only when
  * the operator asked. Models never see output schemas (the model APIs' tool definitions hold a name,
  * a description and an input schema), yet they were a third of the bytes: results still carry
  * `structuredContent`, and a client that wants the schema turns them back on.
@@ -47,10 +47,12 @@ export function listedDefinition(
 ): ListedTool {
   const { outputSchema, annotations, title: _title, ...rest } = definition;
   const strict = capability === 'jumperless.exec' || capability === 'jumperless.admin';
+  const hints = listedAnnotations(annotations);
   return {
     ...rest,
     ...(outputSchemas && outputSchema ? { outputSchema } : {}),
-    annotations: listedAnnotations(annotations),
+    // No hint differs from MCP's defaults: no annotations says the same as an empty object.
+    ...(Object.keys(hints).length > 0 ? { annotations: hints } : {}),
     ...(strict ? { _meta: { [TOOL_CAPABILITY_META]: capability } } : {}),
   };
 }

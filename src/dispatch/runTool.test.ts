@@ -281,6 +281,38 @@ describe('runTool', () => {
     expect(failure.message).toMatch(/wavegen_start/);
   });
 
+  it('asks the firmware only for what this call needs when a tool says so per call', async () => {
+    const runs: boolean[] = [];
+    const branches = deviceTool({
+      name: 'branches',
+      input: z.object({ level: z.boolean() }),
+      requires: ['gpio_set_pull', 'gpio_set'],
+      requiresFor: ({ level }: { level: boolean }) =>
+        level ? ['gpio_set_pull', 'gpio_set'] : ['gpio_set_pull'],
+      handle: async ({ level }: { level: boolean }) => {
+        runs.push(level);
+        return {};
+      },
+    });
+    const dispatcher = createDispatcher({ tools: [branches], board: board(['gpio_set_pull']) });
+    const pullOnly = await runTool(dispatcher, {
+      name: 'branches',
+      arguments: { level: false },
+      caller: everyone,
+    });
+    expect(pullOnly.isError).toBeFalsy();
+    const withLevel = await runTool(dispatcher, {
+      name: 'branches',
+      arguments: { level: true },
+      caller: everyone,
+    });
+    expect(JSON.parse((withLevel.content[0] as { text: string }).text)).toMatchObject({
+      code: 'unsupported_firmware',
+      missing: ['gpio_set'],
+    });
+    expect(runs).toEqual([false]);
+  });
+
   it('maps a ToolError to an isError result with code, message, retryable and details', async () => {
     const fails = tool({
       name: 'fails',

@@ -12,6 +12,7 @@ import { BUFFER_IN, DAC0, DAC1 } from '../board/nodes.js';
 import type { PythonPart } from './boardClient.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
+import { nodePair, nodeValue } from './shapes.js';
 import {
   type BoardSnapshot,
   type BridgeView,
@@ -25,7 +26,6 @@ import {
   type RouteState,
   readBridges,
   readSnapshot,
-  routeOf,
   SNAPSHOT_REQUIRES,
   snapshotPython,
 } from './snapshot.js';
@@ -68,8 +68,6 @@ def conn_clear(keep_power):
         for b in power:
             connect(b[0], b[1], b[2])
     return [_jlt.snap_bridges(), power if keep_power else []]
-def conn_check(a, b):
-    return [bool(is_connected(a, b))] + _jlt.bridge_route(a, b)
 def conn_net_name(i, name):
     set_net_name(i, name)
     return get_net_name(i)
@@ -81,8 +79,6 @@ def conn_net_color(i, c):
 
 /** The board-side parts the connection tools call: the snapshot's bridge and path readers, and their own. */
 export const python: readonly PythonPart[] = [snapshotPython, connectionsPython];
-
-const pairArg = z.array(nodeArg).length(2).describe('e.g. ["TOP_RAIL", 10]');
 
 const routeArg = z
   .enum(ROUTE_STATES)
@@ -216,13 +212,13 @@ export const connect = defineDeviceTool({
   name: 'connect',
   title: 'Connect nodes',
   description:
-    'Bridge pairs of nodes through the crossbar. Shorts (supplies to GND or each other, GPIO onto a supply) are refused. crossbar_full or unrouted: stored but not connected.',
+    'Bridge pairs of nodes. Shorts (supplies to GND or each other, GPIO onto a supply) are refused. crossbar_full or unrouted: stored, not connected.',
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
   requires: ['connect', ...SNAPSHOT_REQUIRES],
   input: z.object({
-    pairs: z.array(pairArg).min(1).max(MAX_BRIDGES).describe('Pairs to bridge, applied in order'),
+    pairs: z.array(nodePair).min(1).max(MAX_BRIDGES).describe('Applied in order, e.g. [["TOP_RAIL",10]]'),
   }),
   output: z.object({
     results: z.array(pairResult),
@@ -377,14 +373,14 @@ export const disconnect = defineDeviceTool({
   name: 'disconnect',
   title: 'Disconnect nodes',
   description:
-    "Remove exact bridges and/or every bridge touching nodes. Removing BUFFER_IN-DAC0 cuts the probe's power.",
+    "Remove exact bridges (pairs) and/or every bridge touching nodes. Removing BUFFER_IN-DAC0 cuts the probe's power.",
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
   requires: ['disconnect', ...SNAPSHOT_REQUIRES],
   input: z.object({
-    pairs: z.array(pairArg).max(MAX_BRIDGES).default([]).describe('Exact bridges'),
-    nodes: z.array(nodeArg).max(MAX_BRIDGES).default([]).describe('Every bridge touching these'),
+    pairs: z.array(nodePair).max(MAX_BRIDGES).default([]),
+    nodes: z.array(nodeValue).max(MAX_BRIDGES).default([]),
   }),
   output: z.object({
     removed: z.array(bridgeOut),
@@ -442,7 +438,7 @@ export const nodesClear = defineDeviceTool({
   capability: 'jumperless.wire',
   requires: ['nodes_clear', 'connect', ...SNAPSHOT_REQUIRES],
   input: z.object({
-    keep_probe_power: z.boolean().default(true).describe('Put BUFFER_IN-DAC0 back'),
+    keep_probe_power: z.boolean().default(true),
   }),
   output: z.object({
     removed: z.number(),
@@ -542,12 +538,12 @@ export const netCheck = defineDeviceTool({
   name: 'net_check',
   title: 'How two nodes are joined',
   description:
-    'Whether two nodes are bridged directly (and routed) and whether they share a net. Wires outside the crossbar are invisible to the board.',
+    'Whether two nodes are bridged directly (and routed) and share a net. Wires outside the crossbar are invisible to the board.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['is_connected', 'get_path_between', ...SNAPSHOT_REQUIRES],
-  input: z.object({ a: nodeArg, b: nodeArg }),
+  requires: [...SNAPSHOT_REQUIRES],
+  input: z.object({ a: nodeArg, b: nodeValue }),
   output: z.object({
     a: z.string(),
     b: z.string(),
@@ -569,20 +565,20 @@ export const netCheck = defineDeviceTool({
   handle: async ({ a, b }, { board }) => {
     const x = routableNode(a);
     const y = routableNode(b);
-    let bridged = false;
-    let route: z.infer<typeof routeArg> | undefined;
-    let bridgeNet: number | null = null;
-    if (x.id !== y.id) {
-      const [direct, net, placed] = z
-        .tuple([z.boolean(), z.number(), z.number()])
-        .parse(await board.call(py`_jlt.conn_check(${x.id}, ${y.id})`));
-      bridged = direct;
-      if (direct) {
-        route = routeOf(x.id, y.id, net, placed);
-        bridgeNet = net >= 1 ? net : null;
-      }
-    }
+    // One snapshot answers both questions: its bridge list is what is_connected checks (the exact
+    // pair, either way round, spec §6.1), with the route each bridge got.
     const snapshot = await readSnapshot(board);
+    const direct =
+      x.id === y.id
+        ? undefined
+        : snapshot.bridges.find(
+            (bridge) =>
+              (bridge.node1 === x.id && bridge.node2 === y.id) ||
+              (bridge.node1 === y.id && bridge.node2 === x.id),
+          );
+    const bridged = direct !== undefined;
+    const route = direct?.route;
+    const bridgeNet = direct?.net ?? null;
     const nx = netOf(snapshot, x.id);
     const ny = netOf(snapshot, y.id);
     const same = x.id === y.id || (nx !== undefined && nx.index === ny?.index);
@@ -602,8 +598,8 @@ export const netCheck = defineDeviceTool({
 });
 
 const netTarget = {
-  net: z.number().int().min(1).max(59).optional().describe('Net index (see nets_list)'),
-  node: nodeArg.optional().describe('A node of the net'),
+  net: z.number().int().min(1).max(59).optional(),
+  node: nodeValue.optional(),
 };
 
 async function targetNet(
@@ -665,7 +661,7 @@ export const netSet = defineDeviceTool({
   name: 'net_set',
   title: 'Name or colour a net',
   description:
-    'Name and/or colour a net, picked by a member node or index (renumbers). Empty name restores "Net N"; #rrggbb is exact, names (red, green, blue, cyan, white...) are dimmed.',
+    'Name and/or colour the net of a node (or index: nets_list; they renumber). Empty name restores "Net N". color: #rrggbb, or a name (red, cyan...) dimmed.',
   group: 'connections',
   kind: 'write',
   capability: 'jumperless.wire',
@@ -685,7 +681,7 @@ export const netSet = defineDeviceTool({
         .max(NET_NAME_MAX)
         .refine(validNetName, 'printable ASCII without \\ or ", no space at either end')
         .optional(),
-      color: z.string().min(1).max(16).optional().describe('Colour name or #rrggbb'),
+      color: z.string().min(1).max(16).optional(),
     })
     .refine((args) => args.name !== undefined || args.color !== undefined, { message: 'give name or color' }),
   output: z.object({

@@ -39,19 +39,14 @@ export const pythonExec = defineDeviceTool({
   name: 'python_exec',
   title: 'Run MicroPython on the board',
   description:
-    'Run MicroPython on the board; returns stdout, stderr and any exception. The escape hatch for what no tool does: it can drive supplies, rewire, delete files. Globals last until a soft reset.',
+    'Run MicroPython on the board, for what no tool does: it can drive supplies, rewire, delete files. Globals last until a soft reset.',
   group: 'exec',
   kind: 'destructive',
   capability: 'jumperless.exec',
   timeoutMs: (MAX_TIMEOUT_S + 10) * 1000,
   input: z.object({
-    code: z.string().min(1).max(CODE_MAX_CHARS).describe('MicroPython source'),
-    timeout_seconds: z
-      .number()
-      .min(0.1)
-      .max(MAX_TIMEOUT_S)
-      .default(10)
-      .describe('Interrupted (Ctrl-C) after this'),
+    code: z.string().min(1).max(CODE_MAX_CHARS),
+    timeout_seconds: z.number().min(0.1).max(MAX_TIMEOUT_S).default(10).describe('Then Ctrl-C'),
   }),
   output: z.object({
     ok: z.boolean(),

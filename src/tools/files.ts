@@ -146,7 +146,8 @@ export function checkPath(path: string): string {
   return trimmed;
 }
 
-const pathField = z.string().max(PATH_MAX).describe('e.g. /python_scripts/a.py');
+/** Absolute, e.g. /python_scripts/a.py: the descriptions show the form, so the field needs no words. */
+const pathField = z.string().max(PATH_MAX);
 
 const notFound = (path: string): ToolError => new ToolError('not_found', `No file or directory at ${path}.`);
 
@@ -160,7 +161,7 @@ export const fileList = defineDeviceTool({
   name: 'file_list',
   title: 'List a board directory',
   description:
-    'List a flash directory with sizes and free space (dot-files never; truncated means entries are missing).',
+    'List a flash directory, e.g. /python_scripts, with sizes and free space (dot-files never; truncated: entries missing).',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
@@ -209,7 +210,7 @@ export const fileRead = defineDeviceTool({
   name: 'file_read',
   title: 'Read a board file',
   description:
-    'Read a flash file: text, or base64 when binary; up to 32768 bytes a call from offset_bytes (truncated says there is more).',
+    'Read a flash file: text, or base64 if binary; max_bytes a call from offset_bytes (truncated: more left).',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',
@@ -280,20 +281,17 @@ export const fileWrite = defineDeviceTool({
   name: 'file_write',
   title: 'Write a board file',
   description:
-    "Write text or base64 to a flash file (existing ones need overwrite or append). /config.txt and /slots/*.yaml change the board's behaviour.",
+    'Write text or base64 to a flash file, e.g. /python_scripts/a.py (existing: overwrite or append). /config.txt and /slots/*.yaml steer the board.',
   group: 'files',
   kind: 'write',
   capability: 'jumperless.files',
   timeoutMs: 120_000,
   input: z.object({
     path: pathField,
-    content: z
-      .string()
-      .max(WRITE_MAX_BYTES * 2)
-      .describe('Text, or base64'),
+    content: z.string().max(WRITE_MAX_BYTES * 2),
     encoding: z.enum(['utf-8', 'base64']).default('utf-8'),
-    overwrite: z.boolean().default(false).describe('Replace an existing file'),
-    append: z.boolean().default(false).describe('Add to an existing file'),
+    overwrite: z.boolean().default(false),
+    append: z.boolean().default(false),
   }),
   output: z.object({
     path: z.string(),

@@ -206,3 +206,23 @@ describe('gpio tools', () => {
     }
   });
 });
+
+describe('what gpio_config asks of the firmware', () => {
+  const needs = (args: Record<string, unknown>) =>
+    gpioConfig.requiresFor?.(gpioConfig.input.parse(args)) ?? [];
+
+  it('asks a pull for no setter of level or direction, an input for no level, an output for both', () => {
+    expect(needs({ pin: 1, pull: 'PULLUP' })).not.toEqual(expect.arrayContaining(['gpio_set']));
+    expect(needs({ pin: 1, pull: 'PULLUP' })).not.toContain('gpio_set_dir');
+    expect(needs({ pin: 1, direction: 'INPUT' })).toContain('gpio_set_dir');
+    expect(needs({ pin: 1, direction: 'INPUT' })).not.toContain('gpio_set');
+    expect(needs({ pin: 1, level: 'HIGH' })).toEqual(expect.arrayContaining(['gpio_set', 'gpio_set_dir']));
+    for (const args of [
+      { pin: 1, pull: 'NO_PULL' },
+      { pin: 9, direction: 'OUTPUT', level: 'LOW' },
+    ]) {
+      // Never more than the tool declares (selftest and the firmware report read `requires`).
+      for (const name of needs(args)) expect(gpioConfig.requires).toContain(name);
+    }
+  });
+});

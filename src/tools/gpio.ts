@@ -169,8 +169,7 @@ const netName = (state: StateDocument, pin: number): string | null =>
 export const gpioGet = defineDeviceTool({
   name: 'gpio_get',
   title: 'Read a GPIO pin',
-  description:
-    'Read a GPIO pin: level (HIGH, LOW, FLOATING), direction, pull, net. Pins 9-10 (UART) read UNKNOWN.',
+  description: "A pin's level (HIGH, LOW, FLOATING), direction, pull and net; 9-10 (UART) read UNKNOWN.",
   group: 'gpio',
   kind: 'read',
   capability: 'jumperless.read',
@@ -203,7 +202,7 @@ const configInput = z
   .object({
     pin: pinField,
     direction: z.enum(DIRECTIONS).optional(),
-    level: z.enum(LEVELS).optional().describe('HIGH 3.3 V, LOW 0 V (default)'),
+    level: z.enum(LEVELS).optional(),
     pull: z.enum(PULLS).optional(),
   })
   .refine((a) => a.direction !== undefined || a.level !== undefined || a.pull !== undefined, {
@@ -218,11 +217,25 @@ export const gpioConfig = defineDeviceTool({
   name: 'gpio_config',
   title: 'Configure a GPIO pin',
   description:
-    "Set a GPIO pin's direction, level and/or pull (a level alone makes it an output). Driving is refused during PWM, on UART pins, and onto a net with a supply, GND or another driver.",
+    "Set a pin's direction, level (HIGH 3.3 V, LOW 0 V) and/or pull; a level alone makes an output. Driving is refused in PWM, on UART pins, onto nets with a supply, GND or driver.",
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
   requires: DRIVE_REQUIRES,
+  // Reading the pin back (gpio_info) may restore a bus keeper: every call reads and may set the pull;
+  // only a direction needs gpio_set_dir, and only an output gpio_set.
+  requiresFor: ({ direction, level }) => {
+    const target = direction ?? (level === undefined ? undefined : 'OUTPUT');
+    return [
+      'get_state',
+      'gpio_get',
+      'gpio_get_dir',
+      'gpio_get_pull',
+      'gpio_set_pull',
+      ...(target === undefined ? [] : ['gpio_set_dir']),
+      ...(target === 'OUTPUT' ? ['gpio_set'] : []),
+    ];
+  },
   input: configInput,
   output: pinResult.extend({ level: z.enum(LEVELS).optional() }),
   handle: async ({ pin, direction, level, pull }, { board }) => {
@@ -265,7 +278,7 @@ export const pwmStart = defineDeviceTool({
   name: 'pwm_start',
   title: 'Start PWM on a GPIO pin',
   description:
-    'Square wave (3.3 V) on GPIO_1..8; below 10 Hz a timer drives it. Pins 1/2, 3/4, 5/6, 7/8 share a frequency (share_slice to retune the partner). Refused onto a driven net.',
+    '3.3 V square wave on GPIO_1..8 (below 10 Hz a timer drives it). Pins 1/2, 3/4, 5/6, 7/8 share a frequency: share_slice retunes the partner too. Refused onto a driven net.',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
@@ -273,8 +286,8 @@ export const pwmStart = defineDeviceTool({
   input: z.object({
     pin: pwmPinField,
     frequency_hz: z.number().min(PWM_FREQ_HZ.min).max(PWM_FREQ_HZ.max),
-    duty_cycle: z.number().min(PWM_DUTY.min).max(PWM_DUTY.max).default(0.5).describe('0..1, fraction high'),
-    share_slice: z.boolean().default(false).describe("Retune the partner pin's PWM too"),
+    duty_cycle: z.number().min(PWM_DUTY.min).max(PWM_DUTY.max).default(0.5).describe('Fraction high'),
+    share_slice: z.boolean().default(false),
   }),
   output: pinResult.extend({
     frequency_hz: z.number(),

@@ -277,3 +277,15 @@ describe('hostile strings', () => {
     expect(await h.python('get_num_bridges()')).toBe(1);
   });
 });
+
+describe('what overlay_clear asks of the firmware', () => {
+  it('needs overlay_clear for one name and overlay_clear_all for every overlay, not both', () => {
+    const one = overlayClear.requiresFor?.({ name: 'a' }) ?? [];
+    const all = overlayClear.requiresFor?.({}) ?? [];
+    expect(one).toContain('overlay_clear');
+    expect(one).not.toContain('overlay_clear_all');
+    expect(all).toContain('overlay_clear_all');
+    expect(all).not.toContain('overlay_clear');
+    for (const name of [...one, ...all]) expect(overlayClear.requires).toContain(name);
+  });
+});

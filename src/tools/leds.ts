@@ -17,6 +17,7 @@ import { OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
 import { type StateDocumentOverlay, stateOverlaySchema } from '../board/stateDocument.js';
 import type { PythonPart } from './boardClient.js';
 import { py } from './py.js';
+import { hexColor } from './shapes.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
 export const python: readonly PythonPart[] = [
@@ -109,10 +110,7 @@ export function rowCells(row: number): Array<{ yRow: number; xCol: number }> {
   return Array.from({ length: 5 }, (_, i) => ({ yRow: (top ? 1 : 6) + i, xCol }));
 }
 
-const colorArg = z
-  .string()
-  .regex(/^#[0-9a-fA-F]{6}$/, 'a colour is #rrggbb')
-  .describe('#rrggbb; #000000 transparent');
+const colorArg = hexColor;
 const toInt = (color: string): number => Number.parseInt(color.slice(1), 16);
 const toHex = (rgb: string): string => `#${rgb.toLowerCase().padStart(6, '0')}`;
 
@@ -129,8 +127,7 @@ const nameArg = z
   .string()
   .min(1)
   .max(31)
-  .refine((name) => OVERLAY_NAME.test(name), 'letters, digits, space, _ . - (1-31, not starting with _)')
-  .describe('Replaces one of that name');
+  .refine((name) => OVERLAY_NAME.test(name), 'letters, digits, space, _ . - (1-31, not starting with _)');
 
 /** A name to clear: any existing one the board can match (at most 31 bytes), without `"` or `\\`. */
 const clearNameArg = z
@@ -141,11 +138,13 @@ const clearNameArg = z
     (n) => !/["\\]/.test(n),
     'no quote or backslash: such names corrupt the board state (overlay_clear without a name removes every overlay)',
   )
-  .refine((n) => Buffer.byteLength(n) <= 31, 'at most 31 bytes: the board never matches a longer name')
-  .describe('Overlay name, e.g. _DIRECT_PIXELS_ for the single LEDs');
+  .refine((n) => Buffer.byteLength(n) <= 31, 'at most 31 bytes: the board never matches a longer name');
 
-const xCol = z.number().int().min(1).max(OVERLAY_COLS).describe('Row, or row - 30');
-const yRow = z.number().int().min(1).max(OVERLAY_ROWS).describe('1-5 top, 6-10 bottom');
+/** Canvas coordinates; overlay_set says what they are on the board, the others refer to it. */
+const canvasCol = z.number().int().min(1).max(OVERLAY_COLS);
+const canvasRow = z.number().int().min(1).max(OVERLAY_ROWS);
+const xCol = canvasCol.describe('Row, or row - 30');
+const yRow = canvasRow.describe('1-5 top half, 6-10 bottom');
 
 const overlayOut = z.object({
   name: z.string(),
@@ -211,7 +210,7 @@ export const overlaySet = defineDeviceTool({
   name: 'overlay_set',
   title: 'Paint an LED overlay',
   description:
-    'Paint a named rectangle of LEDs: 30 columns (rows 1-30 or 31-60) by 10 canvas rows (1-5 top half, 6-10 bottom). One colour fills, or width*height row by row. 8 overlays at most.',
+    'Paint a named LED rectangle (same name replaces; 8 at most). One colour fills, or width*height row by row; #000000 is transparent.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -264,11 +263,13 @@ const remainingField = z
 export const overlayClear = defineDeviceTool({
   name: 'overlay_clear',
   title: 'Remove LED overlays',
-  description: 'Remove the overlay of that name, or every overlay without one; the LEDs show the nets again.',
+  description:
+    'Remove the overlay of that name (_DIRECT_PIXELS_: the single LEDs), or every overlay without one; the LEDs show the nets again.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
   requires: ['overlay_clear', 'overlay_clear_all', ...REQUIRES],
+  requiresFor: ({ name }) => [name === undefined ? 'overlay_clear_all' : 'overlay_clear', ...REQUIRES],
   input: z.object({ name: clearNameArg.optional() }),
   output: z.object({ cleared: z.boolean(), remaining: remainingField }),
   handle: async ({ name }, { board }) => {
@@ -307,14 +308,14 @@ export const overlaySetPixels = defineDeviceTool({
   name: 'overlay_set_pixels',
   title: 'Set single LEDs',
   description:
-    'Set single LEDs on the 30x10 canvas (#000000 clears); they share the overlay _DIRECT_PIXELS_.',
+    'Set single LEDs (x_col, y_row as in overlay_set; #000000 clears), all in the overlay _DIRECT_PIXELS_.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
   requires: ['overlay_set_pixel', ...REQUIRES],
   input: z.object({
     pixels: z
-      .array(z.object({ x_col: xCol, y_row: yRow, color: colorArg }))
+      .array(z.object({ x_col: canvasCol, y_row: canvasRow, color: colorArg }))
       .min(1)
       .max(OVERLAY_ROWS * OVERLAY_COLS),
   }),
@@ -347,7 +348,7 @@ export const rowsHighlight = defineDeviceTool({
   name: 'rows_highlight',
   title: 'Highlight breadboard rows',
   description:
-    'Light whole rows in one colour, e.g. where a part goes; replaces the highlight of that name, no rows removes it.',
+    'Light whole rows in one colour, e.g. where a part goes; same name replaces, no rows removes it.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',

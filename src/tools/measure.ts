@@ -75,7 +75,7 @@ export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
   description:
-    'Volts at a node (-8.9..+8.9 V) through an ADC routed for the read; an undriven node reads about 0 V. Refused while the wave generator runs unless the node is on an ADC.',
+    'Volts at a node (-8.9..+8.9 V) via an ADC routed for the read; an undriven node reads about 0 V. Refused while the wave runs, unless the node is on an ADC.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
@@ -90,8 +90,8 @@ export const voltageMeasure = defineDeviceTool({
   ],
   input: z.object({
     node: nodeArg,
-    samples: z.number().int().min(1).max(64).default(4).describe('Readings averaged'),
-    settle_ms: z.number().int().min(0).max(1000).default(SETTLE_MS).describe('Wait after routing, ms'),
+    samples: z.number().int().min(1).max(64).default(4),
+    settle_ms: z.number().int().min(0).max(1000).default(SETTLE_MS),
   }),
   output: z.object({
     node: z.string(),
@@ -146,7 +146,7 @@ export const currentMeasure = defineDeviceTool({
   capability: 'jumperless.read',
   requires: ['ina_get_current', 'ina_get_bus_voltage', 'ina_get_power', ...SNAPSHOT_REQUIRES],
   input: z.object({
-    samples: z.number().int().min(1).max(64).default(4).describe('Readings averaged'),
+    samples: z.number().int().min(1).max(64).default(4),
   }),
   output: z.object({
     current_amps: z.number(),

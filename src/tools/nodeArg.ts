@@ -3,16 +3,15 @@
  * anything is sent. The firmware does not validate integers and drops unknown ones silently (§6.1),
  * so only ids the model knows and `connect` accepts get through.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
+import { nodeArg } from './shapes.js';
 import { nodeLabel } from './snapshot.js';
 import { ToolError } from './tool.js';
 
-export const NODE_HELP = 'row 1-60 or a name (GND, TOP_RAIL, DAC1, ADC0, ISENSE_PLUS, GPIO_1, D13, A0...)';
+export { nodeArg };
 
-export const nodeArg = z
-  .union([z.number().int(), z.string().min(1).max(32)])
-  .describe('Row 1-60 or name: GND, TOP_RAIL, DAC1, GPIO_1, D13...');
+export const NODE_HELP = 'row 1-60 or a name (GND, TOP_RAIL, DAC1, ADC0, ISENSE_PLUS, GPIO_1, D13, A0...)';
 
 export type NodeArg = z.infer<typeof nodeArg>;
 

@@ -118,17 +118,14 @@ export const oledPrint = defineDeviceTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
   description:
-    'Show text on the OLED. Size 2 fits 2 lines of 10 characters, 1 four of 21, 0 scrolls; default picks. Fails with no_display when none is on.',
+    'Show text on the OLED (\\n breaks lines). size 2 fits 2 lines of 10 characters, 1 four of 21; 0 scrolls; default picks. Fails with no_display when none is on.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',
   requires: ['oled_print', 'oled_get_framebuffer', 'oled_get_framebuffer_size'],
   input: z.object({
-    text: z.string().max(OLED_TEXT_MAX).describe('Shown literally; \\n breaks lines'),
-    size: z
-      .union([z.literal(0), z.literal(1), z.literal(2)])
-      .optional()
-      .describe('0 scrolls, 1 normal, 2 large'),
+    text: z.string().max(OLED_TEXT_MAX),
+    size: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
   }),
   output: z.object({ characters: z.number(), size: z.number(), lit_pixels: z.number() }),
   handle: async ({ text, size }, { board }) => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { PythonPart } from './boardClient.js';
 import { py } from './py.js';
 import { checkVolts } from './safety.js';
+import { voltsArg } from './shapes.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
 export const SUPPLIES = ['DAC0', 'DAC1', 'TOP_RAIL', 'BOTTOM_RAIL'] as const;
@@ -53,14 +54,14 @@ export const dacSet = defineDeviceTool({
   name: 'dac_set',
   title: 'Set a supply voltage',
   description:
-    'Set DAC0, DAC1, TOP_RAIL or BOTTOM_RAIL: everything on its net gets it. Reads back the setpoint, not the output. DAC0 also powers the probe, which misbehaves outside about 2.8-3.9 V.',
+    'Set a supply; everything on its net gets it. Reads back the setpoint, not the output. DAC0 also powers the probe, which misbehaves outside about 2.8-3.9 V.',
   group: 'power',
   kind: 'physical',
   capability: 'jumperless.power',
   requires: ['dac_set', 'dac_get', 'wavegen_is_running', 'wavegen_get_output'],
   input: z.object({
-    channel: z.enum(SUPPLIES).describe('Which supply'),
-    volts: z.number().min(-8).max(8),
+    channel: z.enum(SUPPLIES),
+    volts: voltsArg,
   }),
   output: z.object({
     channel: z.enum(SUPPLIES),

@@ -17,9 +17,10 @@ import {
   SUPPLY_MEASURE_REQUIRES,
   touches,
 } from './measureRouting.js';
-import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
+import { type NodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
 import { checkVolts } from './safety.js';
+import { nodeValue } from './shapes.js';
 import { nodeLabel, readSnapshot } from './snapshot.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
@@ -135,16 +136,16 @@ export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
   title: 'Measure resistance between two nodes',
   description:
-    'Ohms between two otherwise unconnected nodes, with an error bound (+-5% 10 ohm-5 kohm, up to +-25% beyond). Borrows DAC1 (at most 40 mA), ISENSE and two ADCs. Refused while the wave generator runs.',
+    'Ohms between two otherwise unbridged nodes. Drives DAC1 (40 mA max); refused while a wave runs.',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
   timeoutMs: 20_000,
   requires: SUPPLY_MEASURE_REQUIRES,
   input: z.object({
-    a: nodeArg.describe('One end (nothing else bridged to it)'),
-    b: nodeArg.describe('The other end'),
-    test_volts: z.number().min(0.2).max(5).default(3.3).describe('Drive voltage on DAC1, 0.2-5 V'),
+    a: nodeValue,
+    b: nodeValue,
+    test_volts: z.number().min(0.2).max(5).default(3.3),
     method: z.enum(RESISTANCE_METHODS).default('auto'),
     samples: z.number().int().min(1).max(32).default(4),
   }),

@@ -84,7 +84,7 @@ export const slotSwitch = defineDeviceTool({
   name: 'slot_switch',
   title: 'Switch slot',
   description:
-    "Switch to slot 0-7 as the board's menu does: save the active slot first (unless discard_changes), then load the new one. Refused on shorts or beyond the voltage limits.",
+    "Switch to slot 0-7 as the board's menu does: save the active slot first (unless discard_changes), then load it. Refused on shorts or beyond the voltage limits.",
   group: 'slots',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -92,7 +92,7 @@ export const slotSwitch = defineDeviceTool({
   timeoutMs: 60_000,
   input: z.object({
     slot: slotField,
-    discard_changes: z.boolean().default(false).describe("Drop the active slot's unsaved changes"),
+    discard_changes: z.boolean().default(false),
   }),
   output: loadOutput,
   handle: async ({ slot, discard_changes }, { board, safety }) => {

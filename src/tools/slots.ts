@@ -74,7 +74,7 @@ export const slotSave = defineDeviceTool({
   capability: 'jumperless.wire',
   requires: ['nodes_save', ...RAM_REQUIRES],
   timeoutMs: 20_000,
-  input: z.object({ slot: slotField.optional().describe('Default the active one') }),
+  input: z.object({ slot: slotField.optional() }),
   output: z.object({
     slot: z.number().describe('The active slot after saving'),
     previous_slot: z.number(),

@@ -57,7 +57,7 @@ export const stateSnapshot = defineDeviceTool({
   kind: 'read',
   capability: 'jumperless.read',
   requires: RAM_REQUIRES,
-  input: z.object({ label: z.string().max(100).default('').describe('Free text to recognise it by') }),
+  input: z.object({ label: z.string().max(100).default('') }),
   output: z.object({
     snapshot_id: z.number(),
     label: z.string(),

@@ -14,10 +14,11 @@ import {
   round,
   SUPPLY_MEASURE_REQUIRES,
 } from './measureRouting.js';
-import { nodeArg, routableNode } from './nodeArg.js';
+import { routableNode } from './nodeArg.js';
 import { plotPng } from './plot.js';
 import { py } from './py.js';
 import { checkVolts } from './safety.js';
+import { nodeValue, voltsArg } from './shapes.js';
 import { readSnapshot } from './snapshot.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
@@ -25,7 +26,7 @@ import { defineDeviceTool, ToolError } from './tool.js';
 export const sweepPython: PythonPart = {
   name: 'sweep',
   source: `
-def meas_point(ch, v, settle, adc, n, cur):
+def meas_point(ch, v, settle, adc, n):
     import time as _t
     dac_set(ch, v, False)
     _t.sleep_ms(settle)
@@ -33,8 +34,7 @@ def meas_point(ch, v, settle, adc, n, cur):
     i = None
     if adc >= 0:
         a = sum([adc_get(adc) for k in range(n)]) / n
-    if cur:
-        i = sum([ina_get_current(0) for k in range(n)]) / n
+    i = sum([ina_get_current(0) for k in range(n)]) / n
     return [a, i]
 `,
 };
@@ -60,19 +60,20 @@ export const voltageSweep = defineDeviceTool({
   name: 'voltage_sweep',
   title: 'Sweep a supply and measure (I-V curve)',
   description:
-    "Step DAC1 or a rail from start_volts to stop_volts, reading a node's volts and/or the ISENSE current at each point; returns points and a plot, then restores the setpoint.",
+    "I-V sweep: step a supply, reading ISENSE current (and a node's volts) per point; returns a plot; restores the setpoint.",
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
   timeoutMs: 120_000,
   requires: SUPPLY_MEASURE_REQUIRES,
   input: z.object({
-    supply: z.enum(SWEEP_SUPPLIES).describe('Not DAC0: it powers the probe'),
-    start_volts: z.number().min(-8).max(8),
-    stop_volts: z.number().min(-8).max(8),
+    // Not DAC0: it powers the probe.
+    supply: z.enum(SWEEP_SUPPLIES),
+    start_volts: voltsArg,
+    stop_volts: voltsArg,
     points: z.number().int().min(2).max(101).default(11),
-    node: nodeArg.optional().describe('Node to read'),
-    measure_current: z.boolean().default(true).describe('Read the ISENSE current'),
+    // The current is always read: a few INA reads a point, and an I-V curve wants it.
+    node: nodeValue.optional(),
     settle_ms: z.number().int().min(0).max(1000).default(SWEEP_SETTLE_MS),
     samples: z.number().int().min(1).max(16).default(2),
   }),
@@ -92,9 +93,6 @@ export const voltageSweep = defineDeviceTool({
     checkVolts(safety, args.start_volts, args.supply);
     checkVolts(safety, args.stop_volts, args.supply);
     const node = args.node === undefined ? undefined : routableNode(args.node);
-    if (!node && !args.measure_current) {
-      throw new ToolError('invalid_arguments', 'Nothing to measure: give a node, or set measure_current.');
-    }
     const snapshot = await readSnapshot(board);
     const channel = SWEEP_CHANNEL[args.supply];
     const before = snapshot.state.power[POWER_KEY[args.supply]];
@@ -123,7 +121,7 @@ export const voltageSweep = defineDeviceTool({
           const [nodeVolts, amps] = z.tuple([z.number().nullable(), z.number().nullable()]).parse(
             await board
               .call(
-                py`_jlt.meas_point(${channel}, ${volts}, ${args.settle_ms}, ${adc ? adc.adc - ADC0 : -1}, ${args.samples}, ${args.measure_current})`,
+                py`_jlt.meas_point(${channel}, ${volts}, ${args.settle_ms}, ${adc ? adc.adc - ADC0 : -1}, ${args.samples})`,
               )
               .catch((error: unknown) => {
                 throw signal.aborted ? stopped() : error;

@@ -155,7 +155,7 @@ export const contextToggle = defineDeviceTool({
   kind: 'write',
   capability: 'jumperless.admin',
   requires: ['context_get', 'context_toggle'],
-  input: z.object({ context: z.enum(CONTEXTS).optional().describe('Omitted: flip') }),
+  input: z.object({ context: z.enum(CONTEXTS).optional() }),
   output: z.object({ context: z.enum(CONTEXTS), previous: z.enum(CONTEXTS) }),
   handle: async ({ context }, { board }) => {
     const previous = z.enum(CONTEXTS).parse(await board.call('_jlt.sys_context(False)'));
@@ -220,7 +220,7 @@ export const corePause = defineDeviceTool({
   name: 'core_pause',
   title: 'Pause or resume core 2',
   description:
-    'Pause core 2 (LED refresh) for timing-critical Python, or resume: true. Wiring still changes while paused; the firmware resumes by itself when it rebuilds all wiring.',
+    'Pause core 2 (LED refresh) for timing-critical Python, or resume: true. Wiring still changes; the firmware resumes by itself when it rebuilds all wiring.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.admin',
@@ -264,8 +264,7 @@ async function moveHistory(board: BoardClient, step: -1 | 1): Promise<z.infer<ty
 export const firmwareUndo = defineDeviceTool({
   name: 'firmware_undo',
   title: 'Undo or redo a wiring change',
-  description:
-    "Undo the firmware's last wiring change (not supplies), or redo one; changed is false when there is none.",
+  description: "Undo the firmware's last wiring change (not supplies), or redo one.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.wire',

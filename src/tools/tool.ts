@@ -71,6 +71,8 @@ export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject
   extends ToolShape<I, O> {
   /** `jumperless` module functions the tool needs (set by defineDeviceTool; read by selftest). */
   requires?: readonly string[];
+  /** The functions one call needs, when less than `requires` (see DeviceToolSpec). */
+  requiresFor?(args: z.infer<I>): readonly string[];
   /** Runs one call with validated arguments; `env` is what the catalog was bound to. */
   handle(args: z.infer<I>, context: HandlerContext, env: ToolEnv): Promise<z.infer<O>>;
 }
@@ -92,6 +94,12 @@ export interface DeviceToolSpec<I extends z.ZodObject, O extends z.ZodObject> ex
   atomic?: boolean;
   /** `jumperless` module functions the tool needs; when the firmware lacks one, it says so. */
   requires?: readonly string[];
+  /**
+   * The part of `requires` one call needs, for a tool whose branches use different functions (a
+   * GPIO pull alone sets no level): a call is refused only for what it would use. `requires` stays
+   * the union, for selftest and the firmware report.
+   */
+  requiresFor?(args: z.infer<I>): readonly string[];
   handle(args: z.infer<I>, context: ToolContext): Promise<z.infer<O>>;
 }
 
@@ -116,7 +124,7 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
         atomic: atomic !== false,
       });
       try {
-        await checkFirmware(spec, held.board);
+        await checkFirmware(spec.name, spec.requiresFor ? spec.requiresFor(args) : spec.requires, held.board);
         return await handle(args, {
           ...context,
           board: held.board,
@@ -131,14 +139,14 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
   };
 }
 
-async function checkFirmware(tool: { name: string; requires?: readonly string[] }, board: BoardClient) {
-  if (!tool.requires || tool.requires.length === 0) return;
+async function checkFirmware(tool: string, requires: readonly string[] | undefined, board: BoardClient) {
+  if (!requires || requires.length === 0) return;
   const available = await board.firmwareFunctions();
-  const missing = tool.requires.filter((name) => !available.has(name));
+  const missing = requires.filter((name) => !available.has(name));
   if (missing.length > 0) {
     throw new ToolError(
       'unsupported_firmware',
-      `This board's firmware has no ${missing.join(', ')}, which ${tool.name} needs. Update the Jumperless firmware (5.7 or later) and try again.`,
+      `This board's firmware has no ${missing.join(', ')}, which ${tool} needs. Update the Jumperless firmware (5.7 or later) and try again.`,
       { details: { missing } },
     );
   }

@@ -100,8 +100,7 @@ const CHUNK_SLACK_MS = 5000;
 /** About 25 % brightness, as the docs advise for overlays (spec §6.12). */
 const HIGHLIGHT = 0x3f2a00;
 
-const timeoutField = (seconds: number) =>
-  z.number().min(0.1).max(MAX_WAIT_S).default(seconds).describe(`Seconds to wait, 0.1..${MAX_WAIT_S}`);
+const timeoutField = (seconds: number) => z.number().min(0.1).max(MAX_WAIT_S).default(seconds);
 
 interface PollResult<T> {
   value: T | undefined;
@@ -271,7 +270,7 @@ export const askUser = defineDeviceTool({
   name: 'ask_user',
   title: 'Ask the person at the board',
   description:
-    'Ask the person to do something: lights rows, shows the instruction on the OLED, waits for the connect (yes) or remove (no) button. Restores LEDs and OLED.',
+    'Ask the person to act: lights rows, shows instruction on the OLED, waits for connect (yes) or remove (no); restores both.',
   group: 'user',
   kind: 'write',
   capability: 'jumperless.io',
@@ -287,8 +286,8 @@ export const askUser = defineDeviceTool({
   atomic: false,
   timeoutMs: WAIT_TOOL_TIMEOUT_MS,
   input: z.object({
-    instruction: z.string().min(1).max(200).describe('Shown literally; about 80 characters fit'),
-    rows: z.array(z.number().int().min(1).max(60)).max(60).default([]).describe('Rows to light'),
+    instruction: z.string().min(1).max(200).describe('80 characters fit'),
+    rows: z.array(z.number().int().min(1).max(60)).max(60).default([]),
     timeout_seconds: timeoutField(120),
   }),
   output: z.object({

@@ -1,10 +1,11 @@
 /** The waveform generator on one supply output (spec §6.8). */
 import { z } from 'zod';
-import { DAC_SAFE, WAVEGEN_AMPLITUDE_VPP, WAVEGEN_FREQ_HZ } from '../board/limits.js';
+import { WAVEGEN_AMPLITUDE_VPP, WAVEGEN_FREQ_HZ } from '../board/limits.js';
 import type { PythonPart } from './boardClient.js';
 import { SUPPLIES } from './power.js';
 import { py } from './py.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
+import { voltsArg } from './shapes.js';
 import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
 
 /**
@@ -152,12 +153,12 @@ function runWarnings(r: Raw): string[] {
 }
 
 const configInput = z.object({
-  output: z.enum(SUPPLIES).optional().describe('Supply it replaces'),
+  output: z.enum(SUPPLIES).optional(),
   waveform: z.enum(WAVEFORMS).optional(),
   frequency_hz: z.number().min(WAVEGEN_FREQ_HZ.min).max(WAVEGEN_FREQ_HZ.max).optional(),
   amplitude_vpp: z.number().min(WAVEGEN_AMPLITUDE_VPP.min).max(WAVEGEN_AMPLITUDE_VPP.max).optional(),
-  offset_volts: z.number().min(DAC_SAFE.min).max(DAC_SAFE.max).optional().describe('Centre, volts'),
-  running: z.boolean().optional().describe('true starts the wave, false stops it'),
+  offset_volts: voltsArg.optional(),
+  running: z.boolean().optional(),
 });
 type ConfigInput = z.infer<typeof configInput>;
 type Board = ToolContext['board'];
@@ -218,7 +219,7 @@ export const wavegenConfigure = defineDeviceTool({
   name: 'wavegen_configure',
   title: 'Set, start or stop the wave generator',
   description:
-    'Set the wave generator (omitted settings are kept) and start or stop it with running. offset +- amplitude/2 must stay within the voltage limits. While it runs its supply leaves its setpoint and routing and LEDs stall.',
+    'Set/start/stop the wave (unset fields kept); offset +- amplitude/2 in limits. Running, it takes output.',
   group: 'wavegen',
   kind: 'physical',
   capability: 'jumperless.power',

@@ -117,21 +117,20 @@ export function translateWokwi(text: string): WokwiTranslation {
 export const wokwiImport = defineDeviceTool({
   name: 'wokwi_import',
   title: 'Import a Wokwi diagram',
-  description:
-    'Route the wires of a Wokwi diagram.json (parts and supplies are not set). Refused on shorts. Snapshots first.',
+  description: 'Route the wires of a Wokwi diagram.json (parts and supplies are not set). Refused on shorts.',
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
   requires: ['set_state', 'connect', ...RAM_REQUIRES],
   input: z.object({
-    diagram: z.string().max(WOKWI_MAX_CHARS).describe('The diagram.json text'),
+    diagram: z.string().max(WOKWI_MAX_CHARS),
     clear_first: z.boolean().default(true).describe('Replace all present connections'),
   }),
   output: appliedOutput.extend({
     wires: z.number(),
     skipped: z.array(z.object({ pin: z.string(), reason: z.string() })),
   }),
-  handle: async ({ diagram, clear_first }, { board, safety }) => {
+  handle: async ({ diagram, clear_first }, { board }) => {
     const translation = translateWokwi(diagram);
     if (translation.nets.length === 0) {
       throw new ToolError(
@@ -142,13 +141,7 @@ export const wokwiImport = defineDeviceTool({
         },
       );
     }
-    const applied = await applyState(
-      board,
-      { nets: translation.nets.map((nodes) => ({ nodes })) },
-      clear_first,
-      safety,
-      'before wokwi_import',
-    );
+    const applied = await applyState(board, { nets: translation.nets }, clear_first, 'before wokwi_import');
     return { ...summary(applied), wires: translation.wires, skipped: translation.skipped };
   },
 });

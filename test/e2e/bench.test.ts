@@ -58,7 +58,6 @@ describe('at the bench, through MCP', () => {
           stop_volts: 4,
           points: 5,
           node: 25,
-          measure_current: false,
         },
       },
       { onprogress: (p) => progress.push(p.progress) },

@@ -154,14 +154,15 @@ describe('tools that are right on the firmware, through MCP', () => {
     await call('file_delete', { path: '/big.bin' });
   });
 
-  it('state_set names its nets, although set_state ignores names', async () => {
+  it('state_set wires a net in one set_state, and net_set names it', async () => {
     const applied = await call<{
       applied: boolean;
       differences: string[];
       nets: Array<{ name: string; nodes: string[] }>;
-    }>('state_set', { state: { nets: [{ nodes: ['30', '31'], name: 'signal' }] } });
+    }>('state_set', { nets: [[30, '31']] });
     expect(applied).toMatchObject({ applied: true, differences: [] });
-    expect(applied.nets).toContainEqual({ name: 'signal', nodes: ['30', '31'] });
+    expect(applied.nets.map((n) => n.nodes)).toContainEqual(['30', '31']);
+    await call('net_set', { node: 30, name: 'signal' });
     const nets = await call<{ nets: Array<{ name: string; nodes: string[] }> }>('nets_list');
     expect(nets.nets.find((n) => n.nodes.includes('30'))?.name).toBe('signal');
     // The probe-power bridge survives clear_first.
