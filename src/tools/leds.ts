@@ -143,8 +143,6 @@ const clearNameArg = z
 /** Canvas coordinates; overlay_set says what they are on the board, the others refer to it. */
 const canvasCol = z.number().int().min(1).max(OVERLAY_COLS);
 const canvasRow = z.number().int().min(1).max(OVERLAY_ROWS);
-const xCol = canvasCol.describe('Row, or row - 30');
-const yRow = canvasRow.describe('1-5 top half, 6-10 bottom');
 
 const overlayOut = z.object({
   name: z.string(),
@@ -209,39 +207,29 @@ const verifiedField = z
 export const overlaySet = defineDeviceTool({
   name: 'overlay_set',
   title: 'Paint an LED overlay',
-  description:
-    'Paint a named LED rectangle (same name replaces; 8 at most). One colour fills, or width*height row by row; #000000 is transparent.',
+  description: 'Fill a named LED rectangle (same name replaces).',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
   requires: ['overlay_set', ...REQUIRES],
   input: z.object({
     name: nameArg,
-    x_col: xCol,
-    y_row: yRow,
+    x_col: canvasCol,
+    y_row: canvasRow,
     width: z.number().int().min(1).max(OVERLAY_COLS),
     height: z.number().int().min(1).max(OVERLAY_ROWS),
-    colors: z
-      .array(colorArg)
-      .min(1)
-      .max(OVERLAY_ROWS * OVERLAY_COLS),
+    // One colour: a bitmap is single LEDs (overlay_set_pixels); two ways in one schema would not fit a model's budget.
+    color: colorArg,
   }),
   output: overlayOut.extend({ index: z.number(), verified: verifiedField }),
-  handle: async ({ name, x_col, y_row, width, height, colors }, { board }) => {
+  handle: async ({ name, x_col, y_row, width, height, color }, { board }) => {
     if (x_col + width - 1 > OVERLAY_COLS || y_row + height - 1 > OVERLAY_ROWS) {
       throw new ToolError(
         'out_of_canvas',
         `A ${width}x${height} overlay at column ${x_col}, row ${y_row} goes past the 30x10 canvas.`,
       );
     }
-    const cells = width * height;
-    if (colors.length !== 1 && colors.length !== cells) {
-      throw new ToolError(
-        'invalid_arguments',
-        `Give 1 colour or ${cells} (width*height); got ${colors.length}.`,
-      );
-    }
-    const list = colors.length === 1 ? Array<string>(cells).fill(colors[0] as string) : colors;
+    const list = Array<string>(width * height).fill(color);
     const { index, verified } = await putOverlay(board, {
       name,
       x: x_col,
@@ -308,7 +296,7 @@ export const overlaySetPixels = defineDeviceTool({
   name: 'overlay_set_pixels',
   title: 'Set single LEDs',
   description:
-    'Set single LEDs (x_col, y_row as in overlay_set; #000000 clears), all in the overlay _DIRECT_PIXELS_.',
+    'Set single LEDs, in overlay _DIRECT_PIXELS_: x_col is the row (31-60: minus 30), y_row 1-5 top, 6-10 bottom.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',

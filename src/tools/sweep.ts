@@ -39,8 +39,13 @@ def meas_point(ch, v, settle, adc, n):
 `,
 };
 
-/** Settling after each step (spec §8.8: 20 ms per DAC step). */
+/**
+ * Settling after each step (spec §8.8: 20 ms per DAC step) and reads averaged per point: fixed,
+ * so the tool fits a model's budget; a circuit that settles slower is stepped with dac_set and
+ * voltage_measure (which take both).
+ */
 const SWEEP_SETTLE_MS = 20;
+const SWEEP_SAMPLES = 2;
 
 const SWEEP_SUPPLIES = ['DAC1', 'TOP_RAIL', 'BOTTOM_RAIL'] as const;
 const SWEEP_CHANNEL: Record<(typeof SWEEP_SUPPLIES)[number], number> = {
@@ -60,7 +65,7 @@ export const voltageSweep = defineDeviceTool({
   name: 'voltage_sweep',
   title: 'Sweep a supply and measure (I-V curve)',
   description:
-    "I-V sweep: step a supply, reading ISENSE current (and a node's volts) per point; returns a plot; restores the setpoint.",
+    "I-V sweep: step a supply, reading ISENSE amps (and a node's volts) each 20 ms step; plots; restores it.",
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -74,8 +79,6 @@ export const voltageSweep = defineDeviceTool({
     points: z.number().int().min(2).max(101).default(11),
     // The current is always read: a few INA reads a point, and an I-V curve wants it.
     node: nodeValue.optional(),
-    settle_ms: z.number().int().min(0).max(1000).default(SWEEP_SETTLE_MS),
-    samples: z.number().int().min(1).max(16).default(2),
   }),
   output: z.object({
     supply: z.enum(SWEEP_SUPPLIES),
@@ -121,7 +124,7 @@ export const voltageSweep = defineDeviceTool({
           const [nodeVolts, amps] = z.tuple([z.number().nullable(), z.number().nullable()]).parse(
             await board
               .call(
-                py`_jlt.meas_point(${channel}, ${volts}, ${args.settle_ms}, ${adc ? adc.adc - ADC0 : -1}, ${args.samples})`,
+                py`_jlt.meas_point(${channel}, ${volts}, ${SWEEP_SETTLE_MS}, ${adc ? adc.adc - ADC0 : -1}, ${SWEEP_SAMPLES})`,
               )
               .catch((error: unknown) => {
                 throw signal.aborted ? stopped() : error;

@@ -100,14 +100,13 @@ describe('tools that are right on the firmware, through MCP', () => {
 
   it('sets, lists and clears overlays past the 4095 characters overlay_serialize() keeps', async () => {
     await call('overlay_clear');
-    const full = (shade: string) => Array.from({ length: 300 }, () => shade);
     await call('overlay_set', {
       name: 'first',
       x_col: 1,
       y_row: 1,
       width: 30,
       height: 10,
-      colors: full('#101010'),
+      color: '#101010',
     });
     await call('overlay_set', {
       name: 'second',
@@ -115,7 +114,7 @@ describe('tools that are right on the firmware, through MCP', () => {
       y_row: 1,
       width: 30,
       height: 10,
-      colors: full('#202020'),
+      color: '#202020',
     });
     const serialized = await python('print(len(overlay_serialize()))');
     expect(serialized.stdout).toBe('4095\n');
