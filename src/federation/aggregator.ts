@@ -143,7 +143,7 @@ export class FederationAggregator implements Subsystem {
   /** Every child's resources, each URI with the child's name as its first segment (`jumperless://a/board/state`). */
   resources(): readonly Resource[] {
     return this.slots.flatMap((slot) =>
-      (slot.child.resources?.() ?? []).map((resource) => ({
+      this.prefixedOnce(slot.child.resources?.(), (resource) => ({
         ...resource,
         uri: prefixUri(slot.child.name, resource.uri),
       })),
@@ -152,7 +152,7 @@ export class FederationAggregator implements Subsystem {
 
   templates(): readonly ResourceTemplate[] {
     return this.slots.flatMap((slot) =>
-      (slot.child.templates?.() ?? []).map((template) => ({
+      this.prefixedOnce(slot.child.templates?.(), (template) => ({
         ...template,
         uriTemplate: prefixUri(slot.child.name, template.uriTemplate),
       })),
@@ -162,8 +162,24 @@ export class FederationAggregator implements Subsystem {
   /** Every child's prompts, named `<child>.<prompt>`, each saying which device it is for. */
   prompts(): readonly Prompt[] {
     return this.slots.flatMap((slot) =>
-      (slot.child.prompts?.() ?? []).map((prompt) => prefixPrompt(slot.child.name, prompt)),
+      this.prefixedOnce(slot.child.prompts?.(), (prompt) => prefixPrompt(slot.child.name, prompt)),
     );
+  }
+
+  /** A child's list prefixed once per list it hands out (a read or list asks on every request). */
+  private readonly prefixedLists = new WeakMap<readonly object[], readonly object[]>();
+
+  private prefixedOnce<T extends object>(
+    items: readonly T[] | undefined,
+    prefix: (item: T) => T,
+  ): readonly T[] {
+    if (!items) return [];
+    let prefixed = this.prefixedLists.get(items) as readonly T[] | undefined;
+    if (!prefixed) {
+      prefixed = items.map(prefix);
+      this.prefixedLists.set(items, prefixed);
+    }
+    return prefixed;
   }
 
   async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
