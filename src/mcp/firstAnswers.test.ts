@@ -1,6 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type FirstAnswers, servesRecordedCatalog, startAnswering } from './firstAnswers.js';
+import { answerFirst, type FirstAnswers, servesRecordedCatalog, startAnswering } from './firstAnswers.js';
 
 const RECORDED: FirstAnswers = {
   initialize: {
@@ -169,5 +172,21 @@ describe('which processes answer first', () => {
     expect(servesRecordedCatalog(['--sim'], { JUMPERLESS_MCP_DEVICE: 'sim' })).toBe(true);
     expect(servesRecordedCatalog(['--sim'], { JUMPERLESS_MCP_TOOLSETS: 'power' })).toBe(false);
     expect(servesRecordedCatalog(['--sim'], { JUMPERLESS_MCP_GRANT: 'jumperless.read' })).toBe(false);
+  });
+});
+
+describe('a serial device that is not there', () => {
+  it('is left to the server, which says so before anything is answered', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'first-')), 'answers.json');
+    writeFileSync(file, JSON.stringify(RECORDED));
+    const env = { JUMPERLESS_MCP_FIRST_ANSWERS: file };
+    const streams = () => ({ input: new PassThrough(), output: new PassThrough() });
+    expect(answerFirst(['--device', '/dev/no-such-board'], env, streams())).toBeUndefined();
+    expect(answerFirst(['--device=/dev/no-such-board'], env, streams())).toBeUndefined();
+    expect(
+      answerFirst([], { ...env, JUMPERLESS_MCP_DEVICE: '/dev/no-such-board' }, streams()),
+    ).toBeUndefined();
+    expect(answerFirst(['--device', tmpdir()], env, streams())).toBeDefined();
+    expect(answerFirst(['--sim'], env, streams())).toBeDefined();
   });
 });

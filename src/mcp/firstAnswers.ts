@@ -12,7 +12,7 @@
  * alone) is corrected at once: the client is told `notifications/tools/list_changed` and lists
  * again. Imports only node builtins and a JSON test: this runs before anything else is loaded.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import { isRecord } from '../contract/json.js';
 
@@ -85,9 +85,24 @@ export function answerFirst(
   streams: { input: Readable; output: Writable } = { input: process.stdin, output: process.stdout },
 ): FirstAnswering | undefined {
   const choice = env.JUMPERLESS_MCP_FIRST_ANSWERS;
-  if (choice === 'off' || !servesRecordedCatalog(args, env)) return undefined;
+  if (choice === 'off' || !servesRecordedCatalog(args, env) || namesMissingDevice(args, env))
+    return undefined;
   const answers = readAnswers(choice ? choice : new URL(FIRST_ANSWERS_FILE, import.meta.url));
   return answers ? startAnswering(answers, streams.input, streams.output) : undefined;
+}
+
+/**
+ * A serial path that does not exist stops the server at once with one line (cli/app.ts): a client
+ * must see that, not an answered initialize and then a closed pipe.
+ */
+function namesMissingDevice(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  let device = env.JUMPERLESS_MCP_DEVICE;
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at] as string;
+    if (arg === '--device') device = args[at + 1];
+    else if (arg.startsWith('--device=')) device = arg.slice('--device='.length);
+  }
+  return device?.startsWith('/') === true && !existsSync(device);
 }
 
 function readAnswers(file: string | URL): FirstAnswers | undefined {
