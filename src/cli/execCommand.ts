@@ -36,7 +36,7 @@ export async function runExec(
     (options.file !== undefined
       ? readFileSync(options.file, 'utf8')
       : await readAll(io.stdin ?? process.stdin));
-  const board = await openServedBoard(options.device, 'jumperless-mcp exec');
+  const board = await openServedBoard(options.device, 'jumperless-mcp exec', { announce: false });
   try {
     const result = await board.client.exec(text, { timeoutMs: seconds * 1000, owner: 'cli:exec' });
     io.stdout.write(result.stdout);
