@@ -167,6 +167,18 @@ describe('the fast lane on a 2025 HTTP session', () => {
     expect(events(fast.text)).toEqual(events(sdk.text));
   });
 
+  it('streams the progress of a call that asks for it, as the SDK streams it', async () => {
+    const before = fastLaneStats.calls;
+    const params = { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'p' } };
+    const fast = await operator.call(310, params);
+    expect(fastLaneStats.calls - before).toBe(1);
+    const sdk = await operator.call(310, { ...params, _meta: { progressToken: 'p', 'x-not-plain': true } });
+    expect(fastLaneStats.calls - before).toBe(1);
+    expect(fast.type).toBe('text/event-stream');
+    expect(events(fast.text)).toHaveLength(4);
+    expect(events(fast.text)).toEqual(events(sdk.text));
+  });
+
   it('leaves to the SDK what it would refuse or read differently', async () => {
     const before = fastLaneStats.calls;
     const plain = { name: 'test_simple_text', arguments: {} };

@@ -123,7 +123,22 @@ describe('the fast lane over stdio', () => {
     expect(
       plainCall({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'a', arguments: {} } }),
     ).toBeDefined();
+    expect(
+      plainCall({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'a', _meta: { progressToken: 'p' } },
+      }),
+    ).toBeDefined();
     for (const message of [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'a', _meta: { progressToken: 'p', x: 1 } },
+      },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a', _meta: { progressToken: 1.5 } } },
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a', _meta: {} } },
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a', arguments: [] } },
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 1 } },
@@ -181,6 +196,33 @@ describe('the fast lane over stdio', () => {
     await operator.request(301, 'tools/call', { name: 'test_tool_with_logging', arguments: {}, _meta: {} });
     expect(fast).toHaveLength(3);
     expect(fast).toEqual(logsOf(from));
+  });
+
+  it('sends progress for a call that asks for it, as the SDK does', async () => {
+    const progressOf = (from: number) =>
+      operator.seen
+        .slice(from)
+        .filter((m) => m.method === 'notifications/progress')
+        .map((m) => JSON.stringify(m));
+    let from = operator.seen.length;
+    const before = fastLaneStats.calls;
+    const fast = await operator.request(310, 'tools/call', {
+      name: 'test_tool_with_progress',
+      arguments: {},
+      _meta: { progressToken: 'p' },
+    });
+    expect(fastLaneStats.calls - before).toBe(1);
+    const fastProgress = progressOf(from);
+    from = operator.seen.length;
+    const sdk = await operator.request(311, 'tools/call', {
+      name: 'test_tool_with_progress',
+      arguments: {},
+      _meta: { progressToken: 'p', 'x-not-plain': true },
+    });
+    expect(fastLaneStats.calls - before).toBe(1);
+    expect(fastProgress).toHaveLength(3);
+    expect(fastProgress).toEqual(progressOf(from));
+    expect(fast.replace('"id":310', '"id":0')).toBe(sdk.replace('"id":311', '"id":0'));
   });
 
   it('puts a question to the client and hears its answer', async () => {

@@ -2,7 +2,7 @@
  * A plain `tools/call` on an established 2025-era connection, answered without the SDK's
  * per-request machinery (issue 12): that machinery (message schemas, the transport's stream
  * bookkeeping, its Web Request/Response round trip on HTTP) costs more than a board-free call.
- * "Plain" means nothing of the request needs the SDK to read it: no `_meta` (so no progress token),
+ * "Plain" means nothing of the request needs the SDK to read it: no `_meta` beyond a progress token,
  * no extra params. The call itself runs the same handler as the SDK path, and its answer goes
  * through the SDK's own codec and error shaping (sdkSeams.ts), so the bytes are the same; what the
  * call sends meanwhile (a log line, a question for the client) goes through the SDK's server,
@@ -16,11 +16,19 @@ export interface PlainCall {
   jsonrpc: '2.0';
   id: string | number;
   method: 'tools/call';
-  params: { name: string; arguments?: Record<string, unknown> };
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken: string | number } };
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A `_meta` that asks for progress and nothing else (what SDK clients send with onprogress). */
+function isProgressOnly(meta: unknown): boolean {
+  if (!isPlainObject(meta)) return false;
+  const keys = Object.keys(meta);
+  const token = meta.progressToken;
+  return keys.length === 1 && (typeof token === 'string' || Number.isSafeInteger(token));
+}
 
 /** The message as a plain call, or undefined when the SDK must see it. */
 export function plainCall(message: unknown): PlainCall | undefined {
@@ -29,8 +37,9 @@ export function plainCall(message: unknown): PlainCall | undefined {
   const { id, params } = message;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
   if (!isPlainObject(params) || typeof params.name !== 'string') return undefined;
-  for (const key in params) if (key !== 'name' && key !== 'arguments') return undefined;
+  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
   if ('arguments' in params && !isPlainObject(params.arguments)) return undefined;
+  if ('_meta' in params && !isProgressOnly(params._meta)) return undefined;
   for (const key in message)
     if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
   return message as unknown as PlainCall;

@@ -414,24 +414,28 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   // The fast lane's request context: what the call sends meanwhile is tagged with its id, as the
   // SDK tags it (a session's transport routes it to the call's reply: http/fastReplies.ts).
-  const fastScope = (who: CallerContext, id: string | number, signal: AbortSignal): CallScope => ({
+  const fastScope = (who: CallerContext, call: PlainCall, signal: AbortSignal): CallScope => ({
     ...who,
     mcpReq: {
-      _meta: undefined,
+      _meta: call.params._meta,
       signal,
       requestState: () => undefined,
-      notify: (notification) => server.notification(notification, { relatedRequestId: id }),
+      notify: (notification) => server.notification(notification, { relatedRequestId: call.id }),
       send: ((
         request: { method: 'elicitation/create'; params: ElicitInputParams },
         sendOptions?: RequestOptions,
-      ) => server.request(request, { ...sendOptions, relatedRequestId: id })) as CallScope['mcpReq']['send'],
+      ) =>
+        server.request(request, {
+          ...sendOptions,
+          relatedRequestId: call.id,
+        })) as CallScope['mcpReq']['send'],
     },
   });
 
   const handle: McpServerHandle = {
     server,
     fast: (call, who) =>
-      answerPlainCall(server, call, (request, signal) => callTool(request, fastScope(who, call.id, signal))),
+      answerPlainCall(server, call, (request, signal) => callTool(request, fastScope(who, call, signal))),
     get inFlight() {
       return inFlight;
     },
