@@ -198,6 +198,23 @@ describe('the fast lane over stdio', () => {
     expect(fast).toEqual(logsOf(from));
   });
 
+  it('hears a log level set just before the call, as the SDK does', async () => {
+    const from = operator.seen.length;
+    operator.input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 320, method: 'logging/setLevel', params: { level: 'error' } })}\n${JSON.stringify(
+        {
+          jsonrpc: '2.0',
+          id: 321,
+          method: 'tools/call',
+          params: { name: 'test_tool_with_logging', arguments: {} },
+        },
+      )}\n`,
+    );
+    await operator.answer(321);
+    expect(operator.seen.slice(from).filter((m) => m.method === 'notifications/message')).toEqual([]);
+    await operator.request(322, 'logging/setLevel', { level: 'info' });
+  });
+
   it('sends progress for a call that asks for it, as the SDK does', async () => {
     const progressOf = (from: number) =>
       operator.seen

@@ -116,7 +116,10 @@ export function answerPlainCall(
       } as JSONRPCMessage;
     }
   };
-  return answer()
+  // A microtask later, as the SDK runs its handlers: a request read before this one (logging/
+  // setLevel, say) has been handled by then, on either lane.
+  return Promise.resolve()
+    .then(answer)
     .then((message) => (message ? transport.send(message) : undefined))
     .catch(() => {})
     .finally(() => {
