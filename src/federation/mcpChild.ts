@@ -31,6 +31,7 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../contract/version.js';
 import { ToolError } from '../tools/tool.js';
 import { unavailable } from './errors.js';
 import { fetchPerRequestSignal } from './httpFetch.js';
+import type { LeanHttp, LeanOutcome } from './leanHttp.js';
 import type {
   ContentBlock,
   InvokeContext,
@@ -80,10 +81,14 @@ export interface McpChildOptions {
   capability?: Capability;
   /** The gateway's deadline per call. Default 60 s (the child keeps its own, shorter ones). */
   timeoutMs?: number;
+  /** An HTTP child's calls, when it serves 2026-07-28, go by this lean client (leanHttp.ts). */
+  lean?: LeanHttp;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const CLIENT_INFO = { name: `${PACKAGE_NAME}-federation`, version: PACKAGE_VERSION };
+// We say we can elicit: a child's question (ask_user) is put to the person at our client.
+const CLIENT_CAPABILITIES = { elicitation: {} };
 
 export class McpChild implements Subsystem {
   readonly name: string;
@@ -106,11 +111,10 @@ export class McpChild implements Subsystem {
   async connect(): Promise<void> {
     await this.disconnect();
     const transport = this.options.transport();
-    // We say we can elicit: a child's question (ask_user) is put to the person at our client.
     // Over HTTP we ask for 2026-07-28 first (stateless calls, plain JSON replies on kept-alive
     // connections) and fall back to a 2025 session for servers that do not offer it.
     const client = new Client(CLIENT_INFO, {
-      capabilities: { elicitation: {} },
+      capabilities: CLIENT_CAPABILITIES,
       ...(transport instanceof StreamableHTTPClientTransport ? { versionNegotiation: { mode: 'auto' } } : {}),
     });
     this.pending = client;
@@ -170,6 +174,7 @@ export class McpChild implements Subsystem {
 
   async disconnect(): Promise<void> {
     const clients = [this.client, this.pending];
+    this.options.lean?.close();
     this.client = undefined;
     this.pending = undefined;
     await Promise.all(clients.map((client) => client?.close().catch(() => {})));
@@ -184,6 +189,23 @@ export class McpChild implements Subsystem {
     if (!client) throw unavailable(this.name, 'not connected');
     const timeoutMs = this.catalog.find((t) => t.name === tool)?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.calls.push(context);
+    try {
+      return (
+        (await this.leanCall(client, tool, args, context)) ??
+        (await this.sdkCall(client, tool, args, context, timeoutMs))
+      );
+    } finally {
+      this.calls.splice(this.calls.indexOf(context), 1);
+    }
+  }
+
+  private async sdkCall(
+    client: Client,
+    tool: string,
+    args: unknown,
+    context: InvokeContext,
+    timeoutMs: number,
+  ): Promise<SubsystemResult> {
     try {
       const result = await client.request(
         { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
@@ -219,9 +241,46 @@ export class McpChild implements Subsystem {
       // Anything else is the transport failing (a refused connection, a lost HTTP session).
       this.lost(client, error);
       throw unavailable(this.name, messageOf(error));
-    } finally {
-      this.calls.splice(this.calls.indexOf(context), 1);
     }
+  }
+
+  /**
+   * The call by the lean client, when this child has one and serves 2026-07-28; undefined when
+   * the SDK client must make it (no lean client, a 2025 session, or the lean client handed it back).
+   */
+  private async leanCall(
+    client: Client,
+    tool: string,
+    args: unknown,
+    context: InvokeContext,
+  ): Promise<SubsystemResult | undefined> {
+    const lean = this.options.lean;
+    const protocolVersion = client.getNegotiatedProtocolVersion();
+    if (!lean || protocolVersion === undefined || protocolVersion < '2026-07-28') return undefined;
+    let outcome: LeanOutcome;
+    try {
+      outcome = await lean.call({
+        tool,
+        args,
+        envelope: { protocolVersion, clientInfo: CLIENT_INFO, clientCapabilities: CLIENT_CAPABILITIES },
+        signal: context.signal,
+        progress: (progress, total, message) => context.progress(progress, total, message),
+      });
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      this.lost(client, error);
+      throw unavailable(this.name, messageOf(error));
+    }
+    if (outcome.kind === 'handBack') return undefined;
+    if (outcome.kind === 'error') {
+      throw new RpcError(outcome.code, outcome.message, isObject(outcome.data) ? outcome.data : undefined);
+    }
+    const { result } = outcome;
+    return {
+      content: (result.content ?? []) as ContentBlock[],
+      ...(isObject(result.structuredContent) ? { structuredContent: result.structuredContent } : {}),
+      ...(result.isError ? { isError: true as const } : {}),
+    };
   }
 
   health(): SubsystemHealth {

@@ -3,7 +3,7 @@
  * (`createMcpHandler`, 2025 traffic refused: our sessions serve it) checks the envelope and the
  * `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers against the body, takes a server for
  * the request (reused from a small pool once the SDK has closed it), and answers in plain JSON unless the call streams (progress, a log line):
- * then SSE. `subscriptions/listen` streams are the SDK's too; this process publishes the board's
+ * then SSE. A plain tools/call skips the entry for a server it has set up before (modernFast.ts). `subscriptions/listen` streams are the SDK's too; this process publishes the board's
  * and the catalog's changes to them once, whatever the number of requests.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,6 +11,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { Dispatcher } from '../dispatch/index.js';
 import { followChanges, isModern, type McpServerHandle } from '../mcp/server.js';
+import { plainModernCall, serveModernFast } from './modernFast.js';
 
 export interface ModernOptions {
   /** A server for one request. */
@@ -42,8 +43,7 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
   // A server serves one request at a time and is handed out again only once the SDK has closed
   // it after its exchange (nothing of a request survives close but the handlers registered once).
   const idle: McpServerHandle[] = [];
-  const take = (): McpServerHandle => {
-    const handle = idle.pop() ?? options.createServer();
+  const lend = (handle: McpServerHandle): McpServerHandle => {
     let returned = false;
     handle.server.onclose = () => {
       if (returned || idle.length >= POOL) return;
@@ -51,6 +51,16 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
       idle.push(handle);
     };
     return handle;
+  };
+  const take = (): McpServerHandle => lend(idle.pop() ?? options.createServer());
+  const fastInFlight = new Set<McpServerHandle>();
+  // The fast lane (modernFast.ts) takes only a server the SDK's entry has set up for 2026-07-28.
+  const takeSetUp = (): McpServerHandle | undefined => {
+    const handle = idle.at(-1);
+    if (!handle || handle.server.transport || !isModern(handle.server.getNegotiatedProtocolVersion()))
+      return undefined;
+    idle.pop();
+    return lend(handle);
   };
   const handler = createMcpHandler(() => take().server, {
     legacy: 'reject',
@@ -66,10 +76,22 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
       })
     : () => {};
   return {
-    serve: (req, res, body) => toNode(req as never, res as never, body),
+    serve: (req, res, body) => {
+      const classification = plainModernCall(req, body);
+      const handle = classification ? takeSetUp() : undefined;
+      if (classification && handle) {
+        // Tracked as the entry tracks its own, so that close() ends these calls too.
+        fastInFlight.add(handle);
+        res.once('close', () => fastInFlight.delete(handle));
+        return serveModernFast(handle, req, res, body as Record<string, unknown>, classification);
+      }
+      return toNode(req as never, res as never, body);
+    },
     async close() {
       unfollow();
       idle.length = 0;
+      await Promise.all([...fastInFlight].map((handle) => handle.server.close().catch(() => {})));
+      fastInFlight.clear();
       await handler.close();
     },
   };

@@ -12,6 +12,7 @@
  */
 import {
   type CacheHint,
+  type CallToolRequest,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type ElicitInputParams,
@@ -19,6 +20,7 @@ import {
   type ListToolsResult,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
+  type RequestOptions,
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -40,6 +42,7 @@ import {
   matchTemplate,
   runTool,
 } from '../dispatch/index.js';
+import { answerPlainCall, type PlainCall } from './fastLane.js';
 import { InputRounds, type RoundState, sharedRoundStateCodec } from './inputRounds.js';
 import { RESOURCE_NOT_FOUND } from './legacyCodes.js';
 
@@ -49,11 +52,24 @@ const READ: Capability = 'jumperless.read';
 
 export type Extra = ServerContext;
 
+/** Who sent a request, as the caller function reads it (the session, the HTTP gate's decision). */
+export type CallerContext = Pick<Extra, 'sessionId' | 'http'>;
+
+/** What the tools/call handler reads of a request's context: the SDK's, or the fast lane's. */
+export type CallScope = CallerContext & {
+  mcpReq: Pick<
+    Extra['mcpReq'],
+    '_meta' | 'envelope' | 'signal' | 'notify' | 'send' | 'requestState' | 'inputResponses'
+  >;
+};
+
+type CallParams = Pick<CallToolRequest, 'params'>;
+
 export interface ServerOptions {
   /** The core: tools, resources, prompts and what they tell. */
   dispatcher: Dispatcher;
   /** Who this connection is (stdio: the operator; HTTP: the session's caller). */
-  caller: (extra: Extra) => Caller;
+  caller: (extra: CallerContext) => Caller;
   instructions?: string;
   /**
    * What `tools/list` shows (federation/listModes.ts); undefined lets the client choose: `discovery`
@@ -69,6 +85,11 @@ export interface ServerOptions {
 
 export interface McpServerHandle {
   server: Server;
+  /**
+   * Serves a plain `tools/call` of an established 2025 connection itself (fastLane.ts), answering
+   * on the server's transport; undefined, having done nothing, when the SDK must serve it.
+   */
+  fast(call: PlainCall, who: CallerContext): Promise<void> | undefined;
   /** Requests being handled now. */
   readonly inFlight: number;
   /** Resolves when no request is being handled. */
@@ -128,7 +149,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   });
   const modern = () => isModern(server.getNegotiatedProtocolVersion());
   // 2026-07-28: each request says what its client can do (there is no initialize to remember).
-  const clientCapabilities = (extra: Extra): ClientCapabilities | undefined =>
+  const clientCapabilities = (extra: CallScope): ClientCapabilities | undefined =>
     modern()
       ? ((extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
           | ClientCapabilities
@@ -181,78 +202,78 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     ),
   );
 
-  server.setRequestHandler(
-    'tools/call',
-    track(async (request, extra) => {
-      const token = extra.mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
-      const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
-      const asks = clientCapabilities(extra);
-      // 2026-07-28: no server requests; a question becomes the call's `input_required` result.
-      const rounds = modern()
-        ? new InputRounds(codec, extra.mcpReq.requestState<RoundState>(), extra.mcpReq.inputResponses)
-        : undefined;
-      const threshold = modern() ? (envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined) : level;
-      const elicit = async (params: Record<string, unknown>) =>
+  // One tools/call handler for both lanes: the SDK's (every request it serves) and the fast lane
+  // (fastLane.ts: a plain call on an established 2025 connection), which hands it the same parts.
+  const callTool = track(async (request: CallParams, extra: CallScope) => {
+    const token = extra.mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
+    const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
+    const asks = clientCapabilities(extra);
+    // 2026-07-28: no server requests; a question becomes the call's `input_required` result.
+    const rounds = modern()
+      ? new InputRounds(codec, extra.mcpReq.requestState<RoundState>(), extra.mcpReq.inputResponses)
+      : undefined;
+    const threshold = modern() ? (envelope?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined) : level;
+    const elicit = async (params: Record<string, unknown>) =>
+      rounds
+        ? rounds.ask(inputRequired.elicit(params as unknown as ElicitInputParams))
+        : ((await extra.mcpReq.send(
+            { method: 'elicitation/create', params },
+            { signal: extra.mcpReq.signal },
+          )) as Record<string, unknown>);
+    const client: ClientBridge = {
+      log: async (logLevel, data) => {
+        // 2026-07-28: a request without a level asks for no log messages.
+        if (threshold === undefined || LEVELS.indexOf(logLevel) < LEVELS.indexOf(threshold)) return;
+        await extra.mcpReq.notify({ method: 'notifications/message', params: { level: logLevel, data } });
+      },
+      elicit,
+      sample: async (params) =>
         rounds
-          ? rounds.ask(inputRequired.elicit(params as unknown as ElicitInputParams))
+          ? rounds.ask(inputRequired.createMessage(params as never))
           : ((await extra.mcpReq.send(
-              { method: 'elicitation/create', params },
+              { method: 'sampling/createMessage', params },
               { signal: extra.mcpReq.signal },
-            )) as Record<string, unknown>);
-      const client: ClientBridge = {
-        log: async (logLevel, data) => {
-          // 2026-07-28: a request without a level asks for no log messages.
-          if (threshold === undefined || LEVELS.indexOf(logLevel) < LEVELS.indexOf(threshold)) return;
-          await extra.mcpReq.notify({ method: 'notifications/message', params: { level: logLevel, data } });
-        },
-        elicit,
-        sample: async (params) =>
-          rounds
-            ? rounds.ask(inputRequired.createMessage(params as never))
-            : ((await extra.mcpReq.send(
-                { method: 'sampling/createMessage', params },
-                { signal: extra.mcpReq.signal },
-              )) as Record<string, unknown>),
-      };
-      const call = (signal: AbortSignal) =>
-        runTool(dispatcher, {
-          name: request.params.name,
-          arguments: request.params.arguments,
-          caller: options.caller(extra),
-          signal,
-          client,
-          ...(token === undefined
-            ? {}
-            : {
-                onProgress: (progress: number, total?: number, message?: string) => {
-                  void extra.mcpReq
-                    .notify({
-                      method: 'notifications/progress',
-                      params: {
-                        progressToken: token,
-                        progress,
-                        ...(total === undefined ? {} : { total }),
-                        ...(message === undefined ? {} : { message }),
-                      },
-                    })
-                    .catch(() => {});
-                },
-              }),
-          ...(asks?.elicitation !== undefined
-            ? {
-                confirm: async (message: string) => {
-                  const answer = await elicit({
-                    message,
-                    requestedSchema: { type: 'object', properties: {} },
-                  });
-                  return answer.action as 'accept' | 'decline' | 'cancel';
-                },
-              }
-            : {}),
-        });
-      return rounds ? rounds.run(extra.mcpReq.signal, call) : call(extra.mcpReq.signal);
-    }),
-  );
+            )) as Record<string, unknown>),
+    };
+    const call = (signal: AbortSignal) =>
+      runTool(dispatcher, {
+        name: request.params.name,
+        arguments: request.params.arguments,
+        caller: options.caller(extra),
+        signal,
+        client,
+        ...(token === undefined
+          ? {}
+          : {
+              onProgress: (progress: number, total?: number, message?: string) => {
+                void extra.mcpReq
+                  .notify({
+                    method: 'notifications/progress',
+                    params: {
+                      progressToken: token,
+                      progress,
+                      ...(total === undefined ? {} : { total }),
+                      ...(message === undefined ? {} : { message }),
+                    },
+                  })
+                  .catch(() => {});
+              },
+            }),
+        ...(asks?.elicitation !== undefined
+          ? {
+              confirm: async (message: string) => {
+                const answer = await elicit({
+                  message,
+                  requestedSchema: { type: 'object', properties: {} },
+                });
+                return answer.action as 'accept' | 'decline' | 'cancel';
+              },
+            }
+          : {}),
+      });
+    return rounds ? rounds.run(extra.mcpReq.signal, call) : call(extra.mcpReq.signal);
+  });
+  server.setRequestHandler('tools/call', (request, extra) => callTool(request, extra));
 
   server.setRequestHandler(
     'resources/list',
@@ -398,8 +419,30 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
       });
   server.onclose = stopFollowing;
 
+  // The fast lane's request context: what the call sends meanwhile is tagged with its id, as the
+  // SDK tags it (a session's transport routes it to the call's reply: http/fastReplies.ts).
+  const fastScope = (who: CallerContext, call: PlainCall, signal: AbortSignal): CallScope => ({
+    ...who,
+    mcpReq: {
+      _meta: call.params._meta,
+      signal,
+      requestState: () => undefined,
+      notify: (notification) => server.notification(notification, { relatedRequestId: call.id }),
+      send: ((
+        request: { method: 'elicitation/create'; params: ElicitInputParams },
+        sendOptions?: RequestOptions,
+      ) =>
+        server.request(request, {
+          ...sendOptions,
+          relatedRequestId: call.id,
+        })) as CallScope['mcpReq']['send'],
+    },
+  });
+
   const handle: McpServerHandle = {
     server,
+    fast: (call, who) =>
+      answerPlainCall(server, call, (request, signal) => callTool(request, fastScope(who, call, signal))),
     get inFlight() {
       return inFlight;
     },

@@ -1,0 +1,186 @@
+/**
+ * The 2026-07-28 fast lane (modernFast.ts): a plain tools/call skips the SDK's HTTP entry once the
+ * entry has set up a server, and answers as the entry does, to the byte. The entry's answer to
+ * compare with is the same call with one more `_meta` key (not plain: the entry serves it).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slowReadTool } from '../../test/support/slowTool.js';
+import { CAPABILITIES, type Capability } from '../contract/index.js';
+import { createDispatcher } from '../dispatch/index.js';
+import { conformanceTools } from '../mcp/conformance.js';
+import { createMcpServer } from '../mcp/server.js';
+import { catalog } from '../tools/index.js';
+import { type RunningHttpServer, startHttpServer } from './app.js';
+import { modernFastStats } from './modernFast.js';
+
+const MODERN = '2026-07-28';
+let slowStarted: () => void = () => {};
+const dispatcher = createDispatcher({
+  tools: [
+    ...catalog,
+    slowReadTool(
+      () =>
+        new Promise<void>(() => {
+          slowStarted();
+        }),
+    ),
+  ],
+  own: { tools: conformanceTools },
+});
+
+interface Reply {
+  status: number;
+  type: string;
+  text: string;
+}
+
+const envelope = (capabilities: Record<string, unknown> = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'fast', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': capabilities,
+});
+
+async function call(
+  url: string,
+  id: number,
+  name: string,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> = envelope(),
+  signal?: AbortSignal,
+): Promise<Reply> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args, _meta: meta },
+    }),
+    ...(signal ? { signal } : {}),
+  });
+  return {
+    status: response.status,
+    type: response.headers.get('content-type') ?? '',
+    text: await response.text(),
+  };
+}
+
+const events = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => line.slice('data: '.length));
+
+const servers: RunningHttpServer[] = [];
+async function serve(granted: ReadonlySet<Capability>): Promise<string> {
+  const server = await startHttpServer({
+    port: 0,
+    log: () => {},
+    dispatcher,
+    createServer: (_, era) =>
+      createMcpServer({ dispatcher, caller: () => ({ id: 'http', granted }), perRequest: era === 'modern' }),
+  });
+  servers.push(server);
+  // The entry sets up the first server: from then on plain calls may skip it.
+  await call(server.url, 0, 'test_simple_text', {});
+  return server.url;
+}
+
+describe('the 2026-07-28 fast lane', () => {
+  let operator = '';
+  let nobody = '';
+  beforeAll(async () => {
+    operator = await serve(new Set(CAPABILITIES));
+    nobody = await serve(new Set());
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+  });
+
+  /** The fast answer and the entry's to the same call, ids aside. */
+  async function bothLanes(
+    url: string,
+    id: number,
+    name: string,
+    args: Record<string, unknown>,
+    meta = envelope(),
+  ) {
+    const before = modernFastStats.calls;
+    const fast = await call(url, id, name, args, meta);
+    expect(modernFastStats.calls - before, name).toBe(1);
+    const sdk = await call(url, id, name, args, { ...meta, 'x-not-plain': true });
+    expect(modernFastStats.calls - before, name).toBe(1);
+    return { fast, sdk };
+  }
+
+  it('answers as the entry does: results, tool failures, bad arguments, unknown tools, no board', async () => {
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['test_simple_text', {}],
+      ['test_image_content', {}],
+      ['test_multiple_content_types', {}],
+      ['test_error_handling', {}],
+      ['no_such_tool', {}],
+      ['power_get', {}],
+      ['dac_set', { channel: 'DAC9', volts: 'high' }],
+    ];
+    for (const [name, args] of cases) {
+      const { fast, sdk } = await bothLanes(operator, 10, name, args);
+      expect(fast, name).toEqual(sdk);
+      expect(fast.type, name).toBe('application/json');
+    }
+  });
+
+  it('answers a denied capability as the entry does', async () => {
+    const { fast, sdk } = await bothLanes(nobody, 20, 'test_simple_text', {});
+    expect(fast).toEqual(sdk);
+    expect(JSON.parse(fast.text).error).toMatchObject({ code: -32603, data: { code: 1001 } });
+  });
+
+  it('streams progress as the entry streams it', async () => {
+    const meta = { ...envelope(), progressToken: 'p' };
+    const { fast, sdk } = await bothLanes(operator, 30, 'test_tool_with_progress', {}, meta);
+    expect(fast.type).toBe('text/event-stream');
+    expect(events(fast.text)).toHaveLength(4);
+    expect(events(fast.text)).toEqual(events(sdk.text));
+  });
+
+  it('asks its question as the entry does, and refuses it as the entry does to a client that cannot answer', async () => {
+    const asking = await bothLanes(
+      operator,
+      40,
+      'test_elicitation',
+      { message: 'Who?' },
+      envelope({ elicitation: {} }),
+    );
+    expect(asking.fast.status).toBe(asking.sdk.status);
+    // The round's state is sealed afresh each time; the rest is the same.
+    const unsealed = (text: string) => ({ ...JSON.parse(text).result, requestState: undefined });
+    expect(unsealed(asking.fast.text)).toEqual(unsealed(asking.sdk.text));
+    expect(JSON.parse(asking.fast.text).result.resultType).toBe('input_required');
+    const refused = await bothLanes(operator, 41, 'test_elicitation', { message: 'Who?' });
+    expect(refused.fast).toEqual(refused.sdk);
+  });
+
+  it('stops the call when the client goes away', async () => {
+    const started = new Promise<void>((done) => {
+      slowStarted = done;
+    });
+    const controller = new AbortController();
+    const before = modernFastStats.calls;
+    const reply = call(operator, 50, 'slow_read', {}, envelope(), controller.signal).catch(() => undefined);
+    await started;
+    expect(modernFastStats.calls - before).toBe(1);
+    controller.abort();
+    await reply;
+    const entry = dispatcher.registry.get('slow_read');
+    while ((entry?.running ?? 0) > 0) await new Promise((wake) => setTimeout(wake, 10));
+    expect(entry?.running).toBe(0);
+  });
+});
