@@ -24,6 +24,8 @@ import {
   CAPABILITIES,
   type Capability,
   HIDDEN_TOOLS_META,
+  isModernProtocol,
+  isRecord,
   RpcError,
   TOOL_CAPABILITY_META,
 } from '../contract/index.js';
@@ -156,7 +158,7 @@ export class McpChild implements Subsystem {
     try {
       await client.connect(transport);
       // 2026-07-28 sends list changes only on a subscriptions/listen stream.
-      if ((client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28') {
+      if (isModernProtocol(client.getNegotiatedProtocolVersion())) {
         await client.listen({ toolsListChanged: true });
       }
       const catalog = await this.list(client);
@@ -236,7 +238,7 @@ export class McpChild implements Subsystem {
       }
       if (error instanceof ProtocolError) {
         const message = error.message.replace(/^MCP error -?\d+: /, '');
-        throw new RpcError(error.code, message, isObject(error.data) ? error.data : undefined);
+        throw new RpcError(error.code, message, isRecord(error.data) ? error.data : undefined);
       }
       // Anything else is the transport failing (a refused connection, a lost HTTP session).
       this.lost(client, error);
@@ -256,7 +258,7 @@ export class McpChild implements Subsystem {
   ): Promise<SubsystemResult | undefined> {
     const lean = this.options.lean;
     const protocolVersion = client.getNegotiatedProtocolVersion();
-    if (!lean || protocolVersion === undefined || protocolVersion < '2026-07-28') return undefined;
+    if (!lean || !isModernProtocol(protocolVersion)) return undefined;
     let outcome: LeanOutcome;
     try {
       outcome = await lean.call({
@@ -273,12 +275,12 @@ export class McpChild implements Subsystem {
     }
     if (outcome.kind === 'handBack') return undefined;
     if (outcome.kind === 'error') {
-      throw new RpcError(outcome.code, outcome.message, isObject(outcome.data) ? outcome.data : undefined);
+      throw new RpcError(outcome.code, outcome.message, isRecord(outcome.data) ? outcome.data : undefined);
     }
     const { result } = outcome;
     return {
       content: (result.content ?? []) as ContentBlock[],
-      ...(isObject(result.structuredContent) ? { structuredContent: result.structuredContent } : {}),
+      ...(isRecord(result.structuredContent) ? { structuredContent: result.structuredContent } : {}),
       ...(result.isError ? { isError: true as const } : {}),
     };
   }
@@ -400,10 +402,6 @@ export function httpTransport(url: string, bearer?: string): () => Transport {
       requestInit: { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} },
       fetch: fetchPerRequestSignal(),
     });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function messageOf(error: unknown): string {

@@ -8,7 +8,7 @@
  * are rendered the same way here; tool failures become ToolErrors, refusals RpcErrors.
  */
 import { z } from 'zod';
-import { CAPABILITIES, type Capability, RpcError, renderResult } from '../contract/index.js';
+import { CAPABILITIES, type Capability, isRecord, RpcError, renderResult } from '../contract/index.js';
 import { ToolError } from '../tools/tool.js';
 import { unavailable } from './errors.js';
 import type {
@@ -202,7 +202,7 @@ export class SocketChild implements Subsystem {
     const result = toolResult.safeParse(answer);
     if (result.success) {
       const value = result.data.result;
-      if (result.data.success) return renderResult(isObject(value) ? value : { value });
+      if (result.data.success) return renderResult(isRecord(value) ? value : { value });
       const failed = failure.safeParse(value);
       if (!failed.success)
         throw new ToolError(
@@ -215,7 +215,7 @@ export class SocketChild implements Subsystem {
     const error = errorFrame.safeParse(answer);
     if (!error.success) throw new RpcError(-32603, `${this.name} answered with an unexpected frame`);
     const { message, code, retryable, details } = error.data;
-    const data = isObject(details) ? details : details === undefined ? {} : { details };
+    const data = isRecord(details) ? details : details === undefined ? {} : { details };
     // Dispatch codes (1001 denied, 1002 rate limited, ...) ride on -32603; without one it was the name or the arguments.
     if (code !== undefined)
       throw new RpcError(-32603, message, { code, retryable: retryable === true, ...data });
@@ -248,10 +248,6 @@ export class SocketChild implements Subsystem {
   private emit(event: SubsystemEvent): void {
     for (const listener of this.listeners) listener(event);
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(error: unknown): string {

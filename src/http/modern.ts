@@ -9,8 +9,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import { isModernProtocol } from '../contract/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
-import { followChanges, isModern, type McpServerHandle } from '../mcp/server.js';
+import { followChanges, type McpServerHandle } from '../mcp/server.js';
 import { plainModernCall, serveModernFast } from './modernFast.js';
 
 export interface ModernOptions {
@@ -33,7 +34,7 @@ export function claimsModernEra(body: unknown): boolean {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
   const version = meta?.[PROTOCOL_VERSION_META_KEY];
-  return typeof version === 'string' && isModern(version);
+  return typeof version === 'string' && isModernProtocol(version);
 }
 
 /** Servers kept for the next requests: making one costs more than the call it serves. */
@@ -57,7 +58,7 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
   // The fast lane (modernFast.ts) takes only a server the SDK's entry has set up for 2026-07-28.
   const takeSetUp = (): McpServerHandle | undefined => {
     const handle = idle.at(-1);
-    if (!handle || handle.server.transport || !isModern(handle.server.getNegotiatedProtocolVersion()))
+    if (!handle || handle.server.transport || !isModernProtocol(handle.server.getNegotiatedProtocolVersion()))
       return undefined;
     idle.pop();
     return lend(handle);

@@ -21,9 +21,11 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
+import { isRecord, MODERN_PROTOCOL } from '../contract/index.js';
 import type { McpServerHandle } from '../mcp/server.js';
 
-const MODERN = '2026-07-28';
+/** The revision this lane speaks: exactly it (a later one may change the envelope). */
+const MODERN = MODERN_PROTOCOL;
 /** The SDK's keep-alive comment period on a per-request SSE stream. */
 const KEEP_ALIVE_MS = 15_000;
 /** The one in-handler error the SDK's per-request transport answers with an HTTP status (400). */
@@ -40,9 +42,6 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** How many calls took this lane in this process: tests read it to know which lane answered. */
 export const modernFastStats = { calls: 0 };
 
@@ -51,14 +50,14 @@ export const modernFastStats = { calls: 0 };
  * what its body says; undefined otherwise (the SDK's entry answers it, errors and all).
  */
 export function plainModernCall(req: IncomingMessage, body: unknown): MessageClassification | undefined {
-  if (!isPlainObject(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
+  if (!isRecord(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
   const { id, params } = body;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (!isPlainObject(params) || typeof params.name !== 'string') return undefined;
+  if (!isRecord(params) || typeof params.name !== 'string') return undefined;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
-  if ('arguments' in params && !isPlainObject(params.arguments)) return undefined;
+  if ('arguments' in params && !isRecord(params.arguments)) return undefined;
   const meta = params._meta;
-  if (!isPlainObject(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return undefined;
+  if (!isRecord(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return undefined;
   // The envelope and a progress token: no log level (no log stream), no retry round.
   for (const key in meta) if (!ENVELOPE_KEYS.has(key) && key !== 'progressToken') return undefined;
   const { headers } = req;

@@ -10,6 +10,7 @@
  */
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { isInputRequiredResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { isModernProtocol, isRecord } from '../contract/index.js';
 import { seamsOf } from './sdkSeams.js';
 
 export interface PlainCall {
@@ -19,12 +20,9 @@ export interface PlainCall {
   params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken: string | number } };
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A `_meta` that asks for progress and nothing else (what SDK clients send with onprogress). */
 function isProgressOnly(meta: unknown): boolean {
-  if (!isPlainObject(meta)) return false;
+  if (!isRecord(meta)) return false;
   const keys = Object.keys(meta);
   const token = meta.progressToken;
   return keys.length === 1 && (typeof token === 'string' || Number.isSafeInteger(token));
@@ -32,13 +30,12 @@ function isProgressOnly(meta: unknown): boolean {
 
 /** The message as a plain call, or undefined when the SDK must see it. */
 export function plainCall(message: unknown): PlainCall | undefined {
-  if (!isPlainObject(message) || message.method !== 'tools/call' || message.jsonrpc !== '2.0')
-    return undefined;
+  if (!isRecord(message) || message.method !== 'tools/call' || message.jsonrpc !== '2.0') return undefined;
   const { id, params } = message;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (!isPlainObject(params) || typeof params.name !== 'string') return undefined;
+  if (!isRecord(params) || typeof params.name !== 'string') return undefined;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
-  if ('arguments' in params && !isPlainObject(params.arguments)) return undefined;
+  if ('arguments' in params && !isRecord(params.arguments)) return undefined;
   if ('_meta' in params && !isProgressOnly(params._meta)) return undefined;
   for (const key in message)
     if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
@@ -61,7 +58,7 @@ export function answerPlainCall(
 ): Promise<void> | undefined {
   const version = server.getNegotiatedProtocolVersion();
   const transport = server.transport;
-  if (version === undefined || version >= '2026-07-28' || !transport) return undefined;
+  if (version === undefined || isModernProtocol(version) || !transport) return undefined;
   const seams = seamsOf(server);
   if (!seams) return undefined;
   const { codec, inFlight } = seams;

@@ -100,7 +100,6 @@ export interface McpServerHandle {
 }
 
 /** 2026-07-28 and later: no initialize, per-request `_meta`, questions as `input_required`. */
-export const isModern = isModernProtocol;
 
 /**
  * How long a 2026-07-28 client may keep a list (the SDK adds them to list results of that era
@@ -147,7 +146,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     cacheHints: CACHE_HINTS,
     requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
   });
-  const modern = () => isModern(server.getNegotiatedProtocolVersion());
+  const modern = () => isModernProtocol(server.getNegotiatedProtocolVersion());
   // 2026-07-28: each request says what its client can do (there is no initialize to remember).
   const clientCapabilities = (extra: CallScope): ClientCapabilities | undefined =>
     modern()

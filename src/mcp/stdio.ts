@@ -7,11 +7,11 @@
  */
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport, serveStdio as serveEra } from '@modelcontextprotocol/server/stdio';
+import { isModernProtocol } from '../contract/index.js';
 import { plainCall } from './fastLane.js';
 import { keepLegacyCodes } from './legacyCodes.js';
 import { parseErrorOf, precheck } from './precheck.js';
 import type { McpServerHandle } from './server.js';
-import { isModern } from './server.js';
 
 export interface StdioOptions {
   /** Releases everything else (board session, simulator); called once, before exit. */
@@ -74,7 +74,7 @@ export async function serveStdio(createServer: StdioServerFactory, options: Stdi
     {
       transport: keepLegacyCodes(
         transport,
-        () => !isModern(handles.at(-1)?.server.getNegotiatedProtocolVersion()),
+        () => !isModernProtocol(handles.at(-1)?.server.getNegotiatedProtocolVersion()),
       ),
     },
   );
