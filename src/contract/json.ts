@@ -9,5 +9,5 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export const MODERN_PROTOCOL = '2026-07-28';
 
 /** Whether a negotiated or claimed protocol version is 2026-07-28 or later (versions are dates). */
-export const isModernProtocol = (version: string | undefined): boolean =>
+export const isModernProtocol = (version: string | undefined): version is string =>
   version !== undefined && version >= MODERN_PROTOCOL;
