@@ -44,6 +44,33 @@ export async function readState(
   return { state: parseStateText(text), text };
 }
 
+/** An overlay as state_get tells it: where it is, and its colour when it has one (overlay_list has the pixels). */
+export const overlaySummarySchema = z.object({
+  name: z.string(),
+  row: z.number(),
+  col: z.number(),
+  width: z.number(),
+  height: z.number(),
+  color: z
+    .string()
+    .optional()
+    .describe('#rrggbb when the whole overlay is one colour (else see overlay_list)'),
+});
+
+/** The state with each overlay's pixel list (up to 300 colours, 2.7 KB) told as one colour or left to overlay_list. */
+export function withOverlaySummaries(state: StateDocument): Omit<StateDocument, 'overlays'> & {
+  overlays: Array<z.infer<typeof overlaySummarySchema>>;
+} {
+  return {
+    ...state,
+    overlays: state.overlays.map(({ colors, ...where }) => {
+      const [first] = colors;
+      const uniform = first !== undefined && colors.every((color) => color === first);
+      return { ...where, ...(uniform ? { color: `#${first.toLowerCase()}` } : {}) };
+    }),
+  };
+}
+
 export function parseStateText(text: string): StateDocument {
   let doc: unknown;
   try {

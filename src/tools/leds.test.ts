@@ -10,6 +10,7 @@ import {
   type parseOverlays,
   rowsHighlight,
 } from './leds.js';
+import { stateGet } from './state.js';
 import { type AnyTool, ToolError } from './tool.js';
 
 let h: ToolHarness;
@@ -114,6 +115,23 @@ describe('overlay_set', () => {
     await expect(
       h.run(overlaySet, { name: 'o8', x_col: 9, y_row: 1, width: 1, height: 1, color: '#010101' }),
     ).rejects.toMatchObject({ code: 'overlay_refused' });
+  });
+});
+
+describe('overlays in state_get', () => {
+  it('tells each overlay by place and colour, not pixel by pixel (overlay_list has the pixels)', async () => {
+    await h.run(overlaySet, { name: 'fill', x_col: 1, y_row: 1, width: 30, height: 10, color: '#0A0B0C' });
+    await h.python(
+      `overlay_set('mottled', 1, 1, 10, 30, [${Array.from({ length: 300 }, (_, i) => i).join(',')}])`,
+    );
+    const { result } = await h.run<{ overlays: unknown[] }>(stateGet);
+    expect(result.overlays).toEqual([
+      { name: 'fill', row: 1, col: 1, width: 30, height: 10, color: '#0a0b0c' },
+      { name: 'mottled', row: 1, col: 1, width: 30, height: 10 },
+    ]);
+    expect(JSON.stringify(result).length).toBeLessThan(2000);
+    const listed = (await h.run<{ overlays: Array<{ colors: string[] }> }>(overlayList)).result;
+    expect(listed.overlays.map((o) => o.colors.length)).toEqual([300, 300]);
   });
 });
 

@@ -10,6 +10,7 @@ import type { Resource } from '../contract/index.js';
 import { API_REFERENCE } from './apiReference.js';
 import { type BoardCallOptions, type BoardClient, callBoard } from './boardClient.js';
 import { renderBoardPicture } from './boardPicture.js';
+import { withOverlaySummaries } from './boardState.js';
 import { type BoardSnapshot, readSnapshot } from './snapshot.js';
 
 export type { BoardSnapshot } from './snapshot.js';
@@ -17,7 +18,7 @@ export { readSnapshot as readBoardSnapshot } from './snapshot.js';
 
 /** The state as the firmware reports it, plus every bridge with whether it is routed. */
 export function renderStateJson(snapshot: BoardSnapshot): string {
-  return JSON.stringify({ ...snapshot.state, bridges: snapshot.bridges }, null, 2);
+  return JSON.stringify({ ...withOverlaySummaries(snapshot.state), bridges: snapshot.bridges }, null, 2);
 }
 
 /** Nets with names, colours (#rrggbb), member nodes and voltages. */
@@ -95,7 +96,8 @@ export const boardResources: readonly BoardResource[] = [
     uri: 'jumperless://board/state',
     name: 'board_state',
     title: 'Board state',
-    description: 'Power setpoints, nets, GPIO, LED overlays and every bridge (with routed flags), as JSON.',
+    description:
+      'Power setpoints, nets, GPIO, LED overlays (their pixels: overlay_list) and every bridge (with routed flags), as JSON.',
     mimeType: 'application/json',
     needsBoard: true,
     changesWithBoard: true,

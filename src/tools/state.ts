@@ -6,7 +6,13 @@ import { z } from 'zod';
 import type { PythonPart } from './boardClient.js';
 import { boardImagePython } from './boardImage.js';
 import { renderBoardPicture } from './boardPicture.js';
-import { ramPython, readState, stateDocumentSchema } from './boardState.js';
+import {
+  overlaySummarySchema,
+  ramPython,
+  readState,
+  stateDocumentSchema,
+  withOverlaySummaries,
+} from './boardState.js';
 import { readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { stateSnapshot, stateUndo } from './stateUndo.js';
@@ -19,14 +25,15 @@ export const python: readonly PythonPart[] = [ramPython, boardImagePython, state
 export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
-  description: 'The board: supply setpoints, nets and nodes, GPIO pins and overlays.',
+  description:
+    'The board: supply setpoints, nets and nodes, GPIO pins and LED overlays (their pixels: overlay_list).',
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
   requires: ['get_state'],
   input: z.object({}),
-  output: stateDocumentSchema,
-  handle: async (_args, { board }) => (await readState(board)).state,
+  output: stateDocumentSchema.extend({ overlays: z.array(overlaySummarySchema) }),
+  handle: async (_args, { board }) => withOverlaySummaries((await readState(board)).state),
 });
 
 /** The picture the board_picture resource has, for clients that only call tools. */
