@@ -52,6 +52,8 @@ interface Slot {
   first: Promise<void> | undefined;
   /** The child's catalog as last prefixed (the same array again needs no new prefixing). */
   source: readonly ToolDescriptor[] | undefined;
+  /** The child's resources, templates and prompts, prefixed, by the list the child handed out. */
+  prefixed: WeakMap<readonly object[], readonly object[]>;
 }
 
 export class FederationAggregator implements Subsystem {
@@ -91,6 +93,7 @@ export class FederationAggregator implements Subsystem {
         epoch: 0,
         first: undefined,
         source: undefined,
+        prefixed: new WeakMap(),
       };
       this.byName.set(child.name, slot);
       // A child whose catalog is known before it connects (a board here) is listed from the start.
@@ -143,7 +146,7 @@ export class FederationAggregator implements Subsystem {
   /** Every child's resources, each URI with the child's name as its first segment (`jumperless://a/board/state`). */
   resources(): readonly Resource[] {
     return this.slots.flatMap((slot) =>
-      this.prefixedOnce(slot.child.resources?.(), (resource) => ({
+      this.prefixedOnce(slot, slot.child.resources?.(), (resource) => ({
         ...resource,
         uri: prefixUri(slot.child.name, resource.uri),
       })),
@@ -152,7 +155,7 @@ export class FederationAggregator implements Subsystem {
 
   templates(): readonly ResourceTemplate[] {
     return this.slots.flatMap((slot) =>
-      this.prefixedOnce(slot.child.templates?.(), (template) => ({
+      this.prefixedOnce(slot, slot.child.templates?.(), (template) => ({
         ...template,
         uriTemplate: prefixUri(slot.child.name, template.uriTemplate),
       })),
@@ -162,22 +165,24 @@ export class FederationAggregator implements Subsystem {
   /** Every child's prompts, named `<child>.<prompt>`, each saying which device it is for. */
   prompts(): readonly Prompt[] {
     return this.slots.flatMap((slot) =>
-      this.prefixedOnce(slot.child.prompts?.(), (prompt) => prefixPrompt(slot.child.name, prompt)),
+      this.prefixedOnce(slot, slot.child.prompts?.(), (prompt) => prefixPrompt(slot.child.name, prompt)),
     );
   }
 
-  /** A child's list prefixed once per list it hands out (a read or list asks on every request). */
-  private readonly prefixedLists = new WeakMap<readonly object[], readonly object[]>();
-
+  /**
+   * A child's list prefixed once per list it hands out (a read or list asks on every request); per
+   * child, since children may hand out the same list (every board has the same prompts).
+   */
   private prefixedOnce<T extends object>(
+    slot: Slot,
     items: readonly T[] | undefined,
     prefix: (item: T) => T,
   ): readonly T[] {
     if (!items) return [];
-    let prefixed = this.prefixedLists.get(items) as readonly T[] | undefined;
+    let prefixed = slot.prefixed.get(items) as readonly T[] | undefined;
     if (!prefixed) {
       prefixed = items.map(prefix);
-      this.prefixedLists.set(items, prefixed);
+      slot.prefixed.set(items, prefixed);
     }
     return prefixed;
   }
