@@ -195,6 +195,9 @@ describe('slot_switch', () => {
 
   it('saves the active slot first, or drops its differences with discard_changes (and lists them)', async () => {
     await h.python('switch_slot(6)'); // the board now differs from slot 6's file (never saved)
+    // Hold the autosave back (it would save slot 6 as soon as the REPL is idle, on a loaded machine
+    // before slot_switch looks), so that slot_switch is the one to save it.
+    h.board.inputs.clickwheelTurn(1);
     await h.python('connect(30, 31)');
     const kept = await h.run(slotSwitch, { slot: 7 });
     expect(kept.result.saved_previous).toBe(true);
