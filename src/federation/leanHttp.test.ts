@@ -4,43 +4,18 @@
  * up, questions are handed back to the SDK client, a cancel stops the call on the child.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slowReadTool } from '../../test/support/slowTool.js';
+import { laneDispatcher, laneServer } from '../../test/support/laneFixture.js';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
-import { createDispatcher } from '../dispatch/index.js';
-import { type RunningHttpServer, startHttpServer } from '../http/app.js';
-import { conformanceTools } from '../mcp/conformance.js';
-import { createMcpServer } from '../mcp/server.js';
-import { catalog } from '../tools/index.js';
+import type { RunningHttpServer } from '../http/app.js';
 import { LeanHttp } from './leanHttp.js';
 import { httpTransport, McpChild } from './mcpChild.js';
 import type { InvokeContext } from './subsystem.js';
 
-let slowStarted: () => void = () => {};
-const dispatcher = createDispatcher({
-  tools: [
-    ...catalog,
-    slowReadTool(
-      () =>
-        new Promise<void>(() => {
-          slowStarted();
-        }),
-    ),
-  ],
-  own: { tools: conformanceTools },
-});
+const { dispatcher, slow } = laneDispatcher();
 
 const servers: RunningHttpServer[] = [];
-async function serve(granted: ReadonlySet<Capability>): Promise<string> {
-  const server = await startHttpServer({
-    port: 0,
-    log: () => {},
-    dispatcher,
-    createServer: (_, era) =>
-      createMcpServer({ dispatcher, caller: () => ({ id: 'http', granted }), perRequest: era === 'modern' }),
-  });
-  servers.push(server);
-  return server.url;
-}
+const serve = async (granted: ReadonlySet<Capability>) =>
+  (await laneServer(dispatcher, granted, servers)).url;
 
 const context = (overrides: Partial<InvokeContext> = {}): InvokeContext => ({
   signal: new AbortController().signal,
@@ -144,7 +119,7 @@ describe('the lean client of a 2026-07-28 HTTP child', () => {
 
   it('stops the call on the child when the caller cancels', async () => {
     const started = new Promise<void>((done) => {
-      slowStarted = done;
+      slow.started = done;
     });
     const controller = new AbortController();
     const call = operator.leaned.invoke('slow_read', {}, context({ signal: controller.signal }));

@@ -5,30 +5,12 @@
  * over SSE), on the same session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slowReadTool } from '../../test/support/slowTool.js';
+import { laneDispatcher, laneServer, sseData } from '../../test/support/laneFixture.js';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
-import { createDispatcher } from '../dispatch/index.js';
-import { conformanceTools } from '../mcp/conformance.js';
 import { fastLaneStats } from '../mcp/fastLane.js';
-import { createMcpServer } from '../mcp/server.js';
-import { catalog } from '../tools/index.js';
-import { type RunningHttpServer, startHttpServer } from './app.js';
+import type { RunningHttpServer } from './app.js';
 
-let release: () => void = () => {};
-let slowStarted: () => void = () => {};
-const dispatcher = createDispatcher({
-  tools: [
-    ...catalog,
-    slowReadTool(
-      () =>
-        new Promise<void>((done) => {
-          release = done;
-          slowStarted();
-        }),
-    ),
-  ],
-  own: { tools: conformanceTools },
-});
+const { dispatcher, slow } = laneDispatcher();
 
 const ACCEPT = 'application/json, text/event-stream';
 
@@ -86,25 +68,8 @@ class Session {
   }
 }
 
-/** The JSON-RPC messages of an SSE body, as sent. */
-const events = (text: string) =>
-  text
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => line.slice('data: '.length));
-
 const servers: RunningHttpServer[] = [];
-async function serve(granted: ReadonlySet<Capability>): Promise<RunningHttpServer> {
-  const server = await startHttpServer({
-    port: 0,
-    log: () => {},
-    dispatcher,
-    createServer: (_, era) =>
-      createMcpServer({ dispatcher, caller: () => ({ id: 'http', granted }), perRequest: era === 'modern' }),
-  });
-  servers.push(server);
-  return server;
-}
+const serve = (granted: ReadonlySet<Capability>) => laneServer(dispatcher, granted, servers);
 
 describe('the fast lane on a 2025 HTTP session', () => {
   let operator: Session;
@@ -129,7 +94,7 @@ describe('the fast lane on a 2025 HTTP session', () => {
     expect(sdk.type).toBe('text/event-stream');
     return {
       fast: fast.text.replace(`"id":${id}`, '"id":0'),
-      sdk: (events(sdk.text).at(-1) ?? '').replace(`"id":${id + 1}`, '"id":0'),
+      sdk: (sseData(sdk.text).at(-1) ?? '').replace(`"id":${id + 1}`, '"id":0'),
     };
   }
 
@@ -163,8 +128,8 @@ describe('the fast lane on a 2025 HTTP session', () => {
     expect(fastLaneStats.calls - before).toBe(1);
     const sdk = await operator.call(300, { name: 'test_tool_with_logging', arguments: {}, _meta: {} });
     expect(fast.type).toBe('text/event-stream');
-    expect(events(fast.text)).toHaveLength(4);
-    expect(events(fast.text)).toEqual(events(sdk.text));
+    expect(sseData(fast.text)).toHaveLength(4);
+    expect(sseData(fast.text)).toEqual(sseData(sdk.text));
   });
 
   it('streams the progress of a call that asks for it, as the SDK streams it', async () => {
@@ -175,8 +140,8 @@ describe('the fast lane on a 2025 HTTP session', () => {
     const sdk = await operator.call(310, { ...params, _meta: { progressToken: 'p', 'x-not-plain': true } });
     expect(fastLaneStats.calls - before).toBe(1);
     expect(fast.type).toBe('text/event-stream');
-    expect(events(fast.text)).toHaveLength(4);
-    expect(events(fast.text)).toEqual(events(sdk.text));
+    expect(sseData(fast.text)).toHaveLength(4);
+    expect(sseData(fast.text)).toEqual(sseData(sdk.text));
   });
 
   it('leaves to the SDK what it would refuse or read differently', async () => {
@@ -211,7 +176,7 @@ describe('the fast lane on a 2025 HTTP session', () => {
     const reader = response.body?.getReader();
     let text = '';
     while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader?.read())?.value);
-    const question = JSON.parse(events(text)[0] ?? '{}') as { id: number; method: string };
+    const question = JSON.parse(sseData(text)[0] ?? '{}') as { id: number; method: string };
     expect(question.method).toBe('elicitation/create');
     const heard = await operator.post({
       jsonrpc: '2.0',
@@ -224,13 +189,13 @@ describe('the fast lane on a 2025 HTTP session', () => {
       if (!chunk || chunk.done) break;
       text += new TextDecoder().decode(chunk.value);
     }
-    const answer = JSON.parse(events(text).at(-1) ?? '{}');
+    const answer = JSON.parse(sseData(text).at(-1) ?? '{}');
     expect(answer).toMatchObject({ id: 500, result: { structuredContent: { action: 'accept' } } });
   });
 
   it('stops a call when the client cancels it, and ends its reply without an answer', async () => {
     const started = new Promise<void>((done) => {
-      slowStarted = done;
+      slow.started = done;
     });
     const before = fastLaneStats.calls;
     const reply = operator.call(600, { name: 'slow_read' });
@@ -243,7 +208,7 @@ describe('the fast lane on a 2025 HTTP session', () => {
     });
     expect(cancelled.status).toBe(202);
     const ended = await reply;
-    expect(events(ended.text)).toEqual([]);
-    release();
+    expect(sseData(ended.text)).toEqual([]);
+    slow.release();
   });
 });

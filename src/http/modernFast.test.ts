@@ -4,29 +4,13 @@
  * compare with is the same call with one more `_meta` key (not plain: the entry serves it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slowReadTool } from '../../test/support/slowTool.js';
+import { laneDispatcher, laneServer, sseData } from '../../test/support/laneFixture.js';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
-import { createDispatcher } from '../dispatch/index.js';
-import { conformanceTools } from '../mcp/conformance.js';
-import { createMcpServer } from '../mcp/server.js';
-import { catalog } from '../tools/index.js';
-import { type RunningHttpServer, startHttpServer } from './app.js';
+import type { RunningHttpServer } from './app.js';
 import { modernFastStats } from './modernFast.js';
 
 const MODERN = '2026-07-28';
-let slowStarted: () => void = () => {};
-const dispatcher = createDispatcher({
-  tools: [
-    ...catalog,
-    slowReadTool(
-      () =>
-        new Promise<void>(() => {
-          slowStarted();
-        }),
-    ),
-  ],
-  own: { tools: conformanceTools },
-});
+const { dispatcher, slow } = laneDispatcher();
 
 interface Reply {
   status: number;
@@ -72,22 +56,9 @@ async function call(
   };
 }
 
-const events = (text: string) =>
-  text
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => line.slice('data: '.length));
-
 const servers: RunningHttpServer[] = [];
 async function serve(granted: ReadonlySet<Capability>): Promise<string> {
-  const server = await startHttpServer({
-    port: 0,
-    log: () => {},
-    dispatcher,
-    createServer: (_, era) =>
-      createMcpServer({ dispatcher, caller: () => ({ id: 'http', granted }), perRequest: era === 'modern' }),
-  });
-  servers.push(server);
+  const server = await laneServer(dispatcher, granted, servers);
   // The entry sets up the first server: from then on plain calls may skip it.
   await call(server.url, 0, 'test_simple_text', {});
   return server.url;
@@ -147,8 +118,8 @@ describe('the 2026-07-28 fast lane', () => {
     const meta = { ...envelope(), progressToken: 'p' };
     const { fast, sdk } = await bothLanes(operator, 30, 'test_tool_with_progress', {}, meta);
     expect(fast.type).toBe('text/event-stream');
-    expect(events(fast.text)).toHaveLength(4);
-    expect(events(fast.text)).toEqual(events(sdk.text));
+    expect(sseData(fast.text)).toHaveLength(4);
+    expect(sseData(fast.text)).toEqual(sseData(sdk.text));
   });
 
   it('asks its question as the entry does, and refuses it as the entry does to a client that cannot answer', async () => {
@@ -170,7 +141,7 @@ describe('the 2026-07-28 fast lane', () => {
 
   it('stops the call when the client goes away', async () => {
     const started = new Promise<void>((done) => {
-      slowStarted = done;
+      slow.started = done;
     });
     const controller = new AbortController();
     const before = modernFastStats.calls;

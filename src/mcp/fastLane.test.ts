@@ -5,11 +5,8 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slowReadTool } from '../../test/support/slowTool.js';
+import { laneDispatcher } from '../../test/support/laneFixture.js';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
-import { createDispatcher, type Dispatcher } from '../dispatch/index.js';
-import { catalog } from '../tools/index.js';
-import { conformanceTools } from './conformance.js';
 import { fastLaneStats, plainCall } from './fastLane.js';
 import { seamsOf } from './sdkSeams.js';
 import { createMcpServer } from './server.js';
@@ -58,21 +55,7 @@ class Line {
   }
 }
 
-let release: () => void = () => {};
-let slowStarted: () => void = () => {};
-const dispatcher: Dispatcher = createDispatcher({
-  tools: [
-    ...catalog,
-    slowReadTool(
-      () =>
-        new Promise<void>((done) => {
-          release = done;
-          slowStarted();
-        }),
-    ),
-  ],
-  own: { tools: conformanceTools },
-});
+const { dispatcher, slow } = laneDispatcher();
 
 async function open(granted: ReadonlySet<Capability>, capabilities: Record<string, unknown> = {}) {
   const line = new Line();
@@ -267,7 +250,7 @@ describe('the fast lane over stdio', () => {
 
   it('stops a call when the client cancels it, and sends no answer', async () => {
     const started = new Promise<void>((done) => {
-      slowStarted = done;
+      slow.started = done;
     });
     const before = fastLaneStats.calls;
     operator.send({ jsonrpc: '2.0', id: 500, method: 'tools/call', params: { name: 'slow_read' } });
@@ -279,6 +262,6 @@ describe('the fast lane over stdio', () => {
     while ((entry?.running ?? 0) > 0) await new Promise((wake) => setTimeout(wake, 10));
     await operator.request(501, 'ping', {});
     expect(operator.seen.some((m) => m.id === 500)).toBe(false);
-    release();
+    slow.release();
   });
 });
