@@ -4,7 +4,7 @@
  * up, questions are handed back to the SDK client, a cancel stops the call on the child.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { laneDispatcher, laneServer } from '../../test/support/laneFixture.js';
+import { LANE_CASES, laneDispatcher, laneServer } from '../../test/support/laneFixture.js';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
 import type { RunningHttpServer } from '../http/app.js';
 import { LeanHttp } from './leanHttp.js';
@@ -58,15 +58,7 @@ describe('the lean client of a 2026-07-28 HTTP child', () => {
   });
 
   it('gives what the SDK client gives: results, tool failures, bad arguments, unknown tools, no board', async () => {
-    const cases: Array<[string, unknown]> = [
-      ['test_simple_text', {}],
-      ['test_image_content', {}],
-      ['test_multiple_content_types', {}],
-      ['test_error_handling', {}],
-      ['no_such_tool', {}],
-      ['power_get', {}],
-      ['dac_set', { channel: 'DAC9', volts: 'high' }],
-    ];
+    const cases = LANE_CASES.map((c): [string, unknown] => [c.name, c.arguments]);
     for (const [tool, args] of cases) {
       const before = operator.lean.answered;
       const lean = await outcome(operator.leaned.invoke(tool, args, context()));

@@ -5,7 +5,7 @@
  * over SSE), on the same session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { laneDispatcher, laneServer, sseData } from '../../test/support/laneFixture.js';
+import { LANE_CASES, laneDispatcher, laneServer, sseData } from '../../test/support/laneFixture.js';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
 import { fastLaneStats } from '../mcp/fastLane.js';
 import type { RunningHttpServer } from './app.js';
@@ -99,15 +99,7 @@ describe('the fast lane on a 2025 HTTP session', () => {
   }
 
   it('answers in plain JSON as the SDK does: results, tool failures, bad arguments, unknown tools, no board', async () => {
-    const cases: Array<Record<string, unknown>> = [
-      { name: 'test_simple_text', arguments: {} },
-      { name: 'test_simple_text' },
-      { name: 'test_image_content', arguments: {} },
-      { name: 'test_error_handling', arguments: {} },
-      { name: 'no_such_tool', arguments: {} },
-      { name: 'power_get', arguments: {} },
-      { name: 'dac_set', arguments: { channel: 'DAC9', volts: 'high' } },
-    ];
+    const cases: Array<Record<string, unknown>> = [...LANE_CASES, { name: 'test_simple_text' }];
     let id = 100;
     for (const params of cases) {
       const { fast, sdk } = await bothLanes(operator, id, params);

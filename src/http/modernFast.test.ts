@@ -4,7 +4,7 @@
  * compare with is the same call with one more `_meta` key (not plain: the entry serves it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { laneDispatcher, laneServer, sseData } from '../../test/support/laneFixture.js';
+import { LANE_CASES, laneDispatcher, laneServer, sseData } from '../../test/support/laneFixture.js';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
 import type { RunningHttpServer } from './app.js';
 import { modernFastStats } from './modernFast.js';
@@ -92,15 +92,7 @@ describe('the 2026-07-28 fast lane', () => {
   }
 
   it('answers as the entry does: results, tool failures, bad arguments, unknown tools, no board', async () => {
-    const cases: Array<[string, Record<string, unknown>]> = [
-      ['test_simple_text', {}],
-      ['test_image_content', {}],
-      ['test_multiple_content_types', {}],
-      ['test_error_handling', {}],
-      ['no_such_tool', {}],
-      ['power_get', {}],
-      ['dac_set', { channel: 'DAC9', volts: 'high' }],
-    ];
+    const cases = LANE_CASES.map((c): [string, Record<string, unknown>] => [c.name, c.arguments]);
     for (const [name, args] of cases) {
       const { fast, sdk } = await bothLanes(operator, 10, name, args);
       expect(fast, name).toEqual(sdk);

@@ -5,7 +5,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { laneDispatcher } from '../../test/support/laneFixture.js';
+import { LANE_CASES, laneDispatcher } from '../../test/support/laneFixture.js';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
 import { fastLaneStats, plainCall } from './fastLane.js';
 import { seamsOf } from './sdkSeams.js';
@@ -137,15 +137,9 @@ describe('the fast lane over stdio', () => {
 
   it('answers as the SDK does: results, tool failures, bad arguments, unknown tools, no board', async () => {
     const cases: Array<Record<string, unknown>> = [
-      { name: 'test_simple_text', arguments: {} },
+      ...LANE_CASES,
       { name: 'test_simple_text' },
-      { name: 'test_image_content', arguments: {} },
-      { name: 'test_multiple_content_types', arguments: {} },
-      { name: 'test_error_handling', arguments: {} },
       { name: 'test_sampling', arguments: { prompt: 7 } },
-      { name: 'no_such_tool', arguments: {} },
-      { name: 'power_get', arguments: {} },
-      { name: 'dac_set', arguments: { channel: 'DAC9', volts: 'high' } },
       { name: 'tools_describe', arguments: { names: ['test_simple_text', 'nope'] } },
     ];
     let id = 100;

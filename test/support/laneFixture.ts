@@ -58,3 +58,17 @@ export const sseData = (text: string): string[] =>
     .split('\n')
     .filter((line) => line.startsWith('data: '))
     .map((line) => line.slice('data: '.length));
+
+/**
+ * The calls every lane must answer as the SDK path does: results of each content kind, a tool
+ * failure, an unknown tool, a board call, invalid arguments (each suite adds its own).
+ */
+export const LANE_CASES: ReadonlyArray<{ name: string; arguments: Record<string, unknown> }> = [
+  { name: 'test_simple_text', arguments: {} },
+  { name: 'test_image_content', arguments: {} },
+  { name: 'test_multiple_content_types', arguments: {} },
+  { name: 'test_error_handling', arguments: {} },
+  { name: 'no_such_tool', arguments: {} },
+  { name: 'power_get', arguments: {} },
+  { name: 'dac_set', arguments: { channel: 'DAC9', volts: 'high' } },
+];
