@@ -76,22 +76,32 @@ async function openClient(url: string, auth: Record<string, string>): Promise<Cl
       body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
     })
   ).text();
+  return caller(url, headers, {}, 'call');
+}
+
+/** Calls test_simple_text in a loop on `url`: `meta` rides in its params (a 2026-07-28 envelope). */
+function caller(
+  url: string,
+  headers: Record<string, string>,
+  meta: Record<string, unknown>,
+  what: string,
+): Client {
   let id = 1;
+  const params = {
+    name: 'test_simple_text',
+    arguments: {},
+    ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+  };
   return {
     async call() {
       const res = await fetch(url, {
         method: 'POST',
         headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: id++,
-          method: 'tools/call',
-          params: { name: 'test_simple_text', arguments: {} },
-        }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params }),
       });
       const text = await res.text();
       if (res.status !== 200 || !text.includes(EXPECT))
-        throw new Error(`call: ${res.status} ${text.slice(0, 200)}`);
+        throw new Error(`${what}: ${res.status} ${text.slice(0, 200)}`);
     },
   };
 }
@@ -110,24 +120,7 @@ function openModernClient(url: string): Client {
     'io.modelcontextprotocol/clientCapabilities': {},
     'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' },
   };
-  let id = 1;
-  return {
-    async call() {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: id++,
-          method: 'tools/call',
-          params: { name: 'test_simple_text', arguments: {}, _meta },
-        }),
-      });
-      const text = await res.text();
-      if (res.status !== 200 || !text.includes(EXPECT))
-        throw new Error(`modern call: ${res.status} ${text.slice(0, 200)}`);
-    },
-  };
+  return caller(url, headers, _meta, 'modern call');
 }
 
 interface Slice {

@@ -237,6 +237,14 @@ describe('voltage_sweep', () => {
     expect((result as { volts: number }).volts).toBeCloseTo(0.5, 1);
   });
 
+  it('refuses the arguments voltage_sweep no longer takes, saying why, rather than dropping them', () => {
+    for (const old of [{ settle_ms: 500 }, { samples: 8 }, { measure_current: false }]) {
+      const parsed = voltageSweep.input.safeParse({ supply: 'DAC1', start_volts: 0, stop_volts: 1, ...old });
+      expect(parsed.success, JSON.stringify(old)).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/settles 20 ms and reads the current at every point/);
+    }
+  });
+
   it('refuses a supply the waveform generator drives, and reports the setpoint it restores', async () => {
     await setup(
       'wavegen_set_output(1); wavegen_set_wave(0); wavegen_set_freq(10); wavegen_set_amplitude(0); wavegen_set_offset(0); wavegen_start()',

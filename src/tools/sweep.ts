@@ -64,22 +64,30 @@ const sweepPoint = z.object({
 export const voltageSweep = defineDeviceTool({
   name: 'voltage_sweep',
   title: 'Sweep a supply and measure (I-V curve)',
-  description:
-    "I-V sweep: step a supply, reading ISENSE amps (and a node's volts) each 20 ms step; plots; restores it.",
+  description: "Step a supply 20 ms a point: ISENSE amps, a node's volts, a plot; restores it.",
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
   timeoutMs: 120_000,
   requires: SUPPLY_MEASURE_REQUIRES,
-  input: z.object({
-    // Not DAC0: it powers the probe.
-    supply: z.enum(SWEEP_SUPPLIES),
-    start_volts: voltsArg,
-    stop_volts: voltsArg,
-    points: z.number().int().min(2).max(101).default(11),
-    // The current is always read: a few INA reads a point, and an I-V curve wants it.
-    node: nodeValue.optional(),
-  }),
+  // Strict: settle_ms, samples and measure_current, which it once took, are refused, not dropped.
+  input: z.strictObject(
+    {
+      // Not DAC0: it powers the probe.
+      supply: z.enum(SWEEP_SUPPLIES),
+      start_volts: voltsArg,
+      stop_volts: voltsArg,
+      points: z.number().int().min(2).max(101).default(11),
+      // The current is always read: a few INA reads a point, and an I-V curve wants it.
+      node: nodeValue.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `voltage_sweep takes no ${issue.keys.join(', ')}: it settles ${SWEEP_SETTLE_MS} ms and reads the current at every point (step slower circuits with dac_set and voltage_measure)`
+          : undefined,
+    },
+  ),
   output: z.object({
     supply: z.enum(SWEEP_SUPPLIES),
     node: z.string().optional(),
