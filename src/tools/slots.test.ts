@@ -356,6 +356,13 @@ describe('state', () => {
     await h.python("gpio_set_dir(4, 'OUTPUT')");
     await expect(h.run(stateSet, { nets: [['GP_4', '40', 'GND']] })).rejects.toEqual(refusal('unsafe_drive'));
     await h.python("gpio_set_dir(4, 'INPUT')");
+    // Nor a pin running PWM, whatever its direction says.
+    await h.python('pwm(4, 1000, 0.5)');
+    await expect(h.run(stateSet, { nets: [['GP_4', '40', 'GND']] })).rejects.toMatchObject({
+      code: 'unsafe_drive',
+      message: expect.stringMatching(/runs PWM.*pwm_stop/),
+    });
+    await h.python('pwm_stop(4)');
     await expect(h.run(stateSet, { nets: [['5', 'NOPE']] })).rejects.toEqual(refusal('bad_state'));
     await expect(h.run(stateSet, { nets: [[5, 200]] })).rejects.toEqual(refusal('bad_state'));
     expect(await connected('30', '31')).toBe(true);

@@ -109,13 +109,17 @@ function checkState(
     gpio,
   };
   for (const g of gpio) {
-    if (g.direction !== 'OUTPUT') continue;
+    // A hardware-PWM pin drives its pad whatever its direction says (as driveHazards counts it).
+    const pwm = g.function.toUpperCase() === 'PWM';
+    if (g.direction !== 'OUTPUT' && !pwm) continue;
     const pin = g.pin === 'TX' ? 9 : g.pin === 'RX' ? 10 : Number(g.pin);
     const hazards = driveHazards(predicted, pin);
     if (hazards.length > 0) {
       throw new ToolError(
         'unsafe_drive',
-        `Refusing the state: GPIO ${g.pin} is an output and ${hazards.join('; ')}. Make it an input first (gpio_config).`,
+        pwm
+          ? `Refusing the state: GPIO ${g.pin} runs PWM and ${hazards.join('; ')}. Stop it first (pwm_stop).`
+          : `Refusing the state: GPIO ${g.pin} is an output and ${hazards.join('; ')}. Make it an input first (gpio_config).`,
         { details: { pin: g.pin, hazards } },
       );
     }
