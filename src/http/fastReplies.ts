@@ -19,16 +19,39 @@ const SSE_HEADERS = {
 
 type Id = string | number;
 
+export interface ReplyTimes {
+  /** A call quiet this long turns its reply into a stream, so that a proxy sees bytes. Default 10 s. */
+  quietMs: number;
+  /** Then a keep-alive comment this often, as the SDK's streams send one. Default 15 s. */
+  keepAliveMs: number;
+}
+
+const REPLY_TIMES: ReplyTimes = { quietMs: 10_000, keepAliveMs: 15_000 };
+
 class Reply {
   private streaming = false;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly sessionId: string,
-  ) {}
+    private readonly times: ReplyTimes,
+  ) {
+    // A long quiet call (ask_user waits for a person) must not look idle to a proxy in between.
+    this.timer = setTimeout(() => this.keepAlive(), times.quietMs).unref();
+    res.once('close', () => clearTimeout(this.timer));
+  }
+
+  private keepAlive(): void {
+    if (this.res.writableEnded || this.res.destroyed) return;
+    this.stream();
+    this.res.write(': keepalive\n\n');
+    this.timer = setTimeout(() => this.keepAlive(), this.times.keepAliveMs).unref();
+  }
 
   /** One message for the call: its answer ends the reply. */
   deliver(message: JSONRPCMessage, final: boolean): void {
+    if (final) clearTimeout(this.timer);
     if (this.res.writableEnded || this.res.destroyed) return;
     const text = JSON.stringify(message);
     if (final && !this.streaming) {
@@ -44,6 +67,7 @@ class Reply {
 
   /** The session closed before the answer: end the reply as the SDK ends its streams. */
   abandon(): void {
+    clearTimeout(this.timer);
     if (this.res.writableEnded || this.res.destroyed) return;
     this.stream();
     this.res.end();
@@ -58,6 +82,8 @@ class Reply {
 
 export class FastReplies {
   private readonly open = new Map<Id, Reply>();
+
+  constructor(private readonly times: ReplyTimes = REPLY_TIMES) {}
 
   /** The transport, with a fast call's messages taken to its reply. */
   wrap<T extends Transport>(transport: T): T {
@@ -89,8 +115,18 @@ export class FastReplies {
    * declines it (the SDK's turn).
    */
   serve(res: ServerResponse, id: Id, sessionId: string, start: () => Promise<void> | undefined): boolean {
-    if (this.open.has(id)) return false;
-    const reply = new Reply(res, sessionId);
+    if (this.open.has(id)) {
+      // Handed to the SDK, its answer would be taken for the first call's (wrap routes by id).
+      const error = {
+        code: -32600,
+        message: `Invalid Request: id ${JSON.stringify(id)} is already in flight`,
+      };
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': sessionId })
+        .end(JSON.stringify({ jsonrpc: '2.0', id, error }));
+      return true;
+    }
+    const reply = new Reply(res, sessionId, this.times);
     this.open.set(id, reply);
     const running = start();
     if (running === undefined) {
