@@ -54,6 +54,8 @@ export class LeanHttp {
 
   /** Rejects with the signal's reason when it aborts, and with the socket's error when it fails. */
   call(call: LeanCall): Promise<LeanOutcome> {
+    // A name the Mcp-Name header cannot carry as it is goes by the SDK client (node:http would throw).
+    if (!/^[A-Za-z0-9_.-]+$/.test(call.tool)) return Promise.resolve({ kind: 'handBack' });
     const id = `lean-${++this.next}`;
     const body = JSON.stringify({
       jsonrpc: '2.0',
@@ -125,6 +127,7 @@ async function readAnswer(res: IncomingMessage, id: string, call: LeanCall): Pro
   res.setEncoding('utf8');
   const streamed = (res.headers['content-type'] ?? '').startsWith('text/event-stream');
   let text = '';
+  let answer: LeanOutcome | undefined;
   for await (const chunk of res as AsyncIterable<string>) {
     text += chunk;
     if (!streamed) continue;
@@ -138,9 +141,10 @@ async function readAnswer(res: IncomingMessage, id: string, call: LeanCall): Pro
         .join('\n');
       if (data === '') continue;
       const message = JSON.parse(data) as Record<string, unknown>;
+      // Read on to the stream's end (returning here would destroy the kept-alive socket).
       if (message.id === id && !('method' in message)) {
-        res.resume();
-        return outcomeOf(message);
+        answer = outcomeOf(message);
+        continue;
       }
       const params = message.params as Record<string, unknown> | undefined;
       if (message.method === 'notifications/progress' && params?.progressToken === id) {
@@ -152,6 +156,7 @@ async function readAnswer(res: IncomingMessage, id: string, call: LeanCall): Pro
       }
     }
   }
+  if (answer) return answer;
   if (streamed) throw new Error('the stream ended without an answer');
   return outcomeOf(JSON.parse(text) as Record<string, unknown>);
 }

@@ -14,6 +14,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type AuthInfo, isInitializeRequest } from '@modelcontextprotocol/server';
+import { isRecord } from '../contract/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
 import { plainCall } from '../mcp/fastLane.js';
 import { precheck } from '../mcp/precheck.js';
@@ -281,7 +282,4 @@ export async function startHttpServer(
   };
 }
 
-const isListen = (body: unknown): boolean =>
-  typeof body === 'object' &&
-  body !== null &&
-  (body as { method?: unknown }).method === 'subscriptions/listen';
+const isListen = (body: unknown): boolean => isRecord(body) && body.method === 'subscriptions/listen';

@@ -54,7 +54,8 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
     return handle;
   };
   const take = (): McpServerHandle => lend(idle.pop() ?? options.createServer());
-  const fastInFlight = new Set<McpServerHandle>();
+  // By the reply it serves: a server back in the pool may serve another before this reply closes.
+  const fastInFlight = new Map<McpServerHandle, ServerResponse>();
   // The fast lane (modernFast.ts) takes only a server the SDK's entry has set up for 2026-07-28.
   const takeSetUp = (): McpServerHandle | undefined => {
     const handle = idle.at(-1);
@@ -82,8 +83,10 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
       const handle = classification ? takeSetUp() : undefined;
       if (classification && handle) {
         // Tracked as the entry tracks its own, so that close() ends these calls too.
-        fastInFlight.add(handle);
-        res.once('close', () => fastInFlight.delete(handle));
+        fastInFlight.set(handle, res);
+        res.once('close', () => {
+          if (fastInFlight.get(handle) === res) fastInFlight.delete(handle);
+        });
         return serveModernFast(handle, req, res, body as Record<string, unknown>, classification);
       }
       return toNode(req as never, res as never, body);
@@ -91,7 +94,7 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
     async close() {
       unfollow();
       idle.length = 0;
-      await Promise.all([...fastInFlight].map((handle) => handle.server.close().catch(() => {})));
+      await Promise.all([...fastInFlight.keys()].map((handle) => handle.server.close().catch(() => {})));
       fastInFlight.clear();
       await handler.close();
     },

@@ -9,7 +9,7 @@
  * tagged with the call's id as the SDK path tags it. Anything else is the SDK's.
  */
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
-import { isInputRequiredResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isModernProtocol, isRecord } from '../contract/index.js';
 import { seamsOf } from './sdkSeams.js';
 
@@ -73,22 +73,23 @@ export function answerPlainCall(
     try {
       const result = await run(request, controller.signal);
       if (controller.signal.aborted) return undefined;
-      let shaped: unknown = result;
-      if (!isInputRequiredResult(result)) {
-        const valid = codec.validateResult('tools/call', result);
-        if (!valid.ok) {
-          const era = valid.reason === 'not-in-era';
-          throw new ProtocolError(
-            era ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams,
-            era
-              ? 'No wire schema for tools/call in the resolved era'
-              : `Invalid tools/call result: ${valid.message}`,
-          );
-        }
-        shaped = valid.value;
+      // No input_required here: the lane serves the 2025 era only, whose calls ask by server request.
+      const valid = codec.validateResult('tools/call', result);
+      if (!valid.ok) {
+        const era = valid.reason === 'not-in-era';
+        throw new ProtocolError(
+          era ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams,
+          era
+            ? 'No wire schema for tools/call in the resolved era'
+            : `Invalid tools/call result: ${valid.message}`,
+        );
       }
       try {
-        return { result: codec.encodeResult('tools/call', shaped), jsonrpc: '2.0', id } as JSONRPCMessage;
+        return {
+          result: codec.encodeResult('tools/call', valid.value),
+          jsonrpc: '2.0',
+          id,
+        } as JSONRPCMessage;
       } catch {
         return {
           jsonrpc: '2.0',

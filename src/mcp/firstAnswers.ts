@@ -120,6 +120,11 @@ function readAnswers(file: string | URL): FirstAnswers | undefined {
  */
 const FIRST_REQUEST_MS = 100;
 const NEXT_REQUEST_MS = 250;
+/**
+ * How long the server's replies are watched for the ones answered here. A reply that never comes
+ * (the client cancelled its list) would otherwise keep every later write parsed.
+ */
+const WATCH_REPLIES_MS = 60_000;
 
 type Id = string | number;
 
@@ -140,9 +145,11 @@ export function startAnswering(answers: FirstAnswers, source: Readable, sink: Wr
     timer.unref();
   };
   const finish = () => {
+    if (phase === 'done') return;
     phase = 'done';
     clearTimeout(timer);
     source.off('data', watch);
+    setTimeout(() => answered.clear(), WATCH_REPLIES_MS).unref();
     load();
   };
   const send = (id: Id, recorded: Record<string, unknown>, list: boolean) => {

@@ -99,8 +99,6 @@ export interface McpServerHandle {
   close(): Promise<void>;
 }
 
-/** 2026-07-28 and later: no initialize, per-request `_meta`, questions as `input_required`. */
-
 /**
  * How long a 2026-07-28 client may keep a list (the SDK adds them to list results of that era
  * only). Lists depend on who asks, so only that client may keep them; a bench's catalog changes
