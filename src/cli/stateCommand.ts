@@ -2,7 +2,7 @@
  * `jumperless-mcp state [--json]`: the board state (supplies, nets, GPIO, overlays) as the
  * `state_get` tool reads it, through the same dispatch as MCP.
  */
-import type { StateDocument } from '../board/stateDocument.js';
+import type { StateSummary } from '../tools/boardState.js';
 import { openCliApp, reportFailure } from './toolRunner.js';
 
 export interface StateOptions {
@@ -16,7 +16,7 @@ export async function runState(
 ): Promise<number> {
   const cli = await openCliApp(options.device);
   try {
-    const state = (await cli.call('state_get')) as unknown as StateDocument;
+    const state = (await cli.call('state_get')) as unknown as StateSummary;
     io.stdout.write(options.json ? `${JSON.stringify(state, null, 2)}\n` : describeState(state));
     return 0;
   } catch (error) {
@@ -26,7 +26,7 @@ export async function runState(
   }
 }
 
-export function describeState(state: StateDocument): string {
+export function describeState(state: StateSummary): string {
   const { power } = state;
   const lines = [
     `supplies: top rail ${power.top_rail} V, bottom rail ${power.bottom_rail} V, DAC0 ${power.dac0} V, DAC1 ${power.dac1} V`,

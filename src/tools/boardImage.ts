@@ -285,12 +285,6 @@ export function planTarget(target: Target, safety: SafetyPolicy, what: string): 
   return { target, gpio, notes };
 }
 
-/** A decimal without exponent: set_state stops reading a number at an 'e' (JsonState.cpp:397-403). */
-export function plainNumber(v: number): string {
-  const s = v.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
-  return s === '-0' ? '0' : s;
-}
-
 /**
  * Characters that break get_state's JSON (JsonState.cpp:29-35), or any set_state document that
  * carries the name, as its scanner counts brackets inside names too (JsonState.cpp:321-381).

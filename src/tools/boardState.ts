@@ -58,9 +58,11 @@ export const overlaySummarySchema = z.object({
 });
 
 /** The state with each overlay's pixel list (up to 300 colours, 2.7 KB) told as one colour or left to overlay_list. */
-export function withOverlaySummaries(state: StateDocument): Omit<StateDocument, 'overlays'> & {
+export type StateSummary = Omit<StateDocument, 'overlays'> & {
   overlays: Array<z.infer<typeof overlaySummarySchema>>;
-} {
+};
+
+export function withOverlaySummaries(state: StateDocument): StateSummary {
   return {
     ...state,
     overlays: state.overlays.map(({ colors, ...where }) => {

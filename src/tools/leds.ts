@@ -140,7 +140,10 @@ const clearNameArg = z
   )
   .refine((n) => Buffer.byteLength(n) <= 31, 'at most 31 bytes: the board never matches a longer name');
 
-/** Canvas coordinates; overlay_set says what they are on the board, the others refer to it. */
+/**
+ * Canvas coordinates: x_col is the breadboard row (31-60: minus 30), y_row 1-5 the top half's holes,
+ * 6-10 the bottom's. overlay_set_pixels tells a model so; overlay_set's 600 bytes have no room.
+ */
 const canvasCol = z.number().int().min(1).max(OVERLAY_COLS);
 const canvasRow = z.number().int().min(1).max(OVERLAY_ROWS);
 

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 /** The slot tools and the state tools they share a board image with (boardImage.ts). */
-import { plainNumber } from './boardImage.js';
 import { slotDiscard, slotSwitch } from './slotSwitch.js';
 import { slotCurrent, slotSave } from './slots.js';
 import { stateGet } from './state.js';
@@ -321,12 +320,6 @@ describe('state', () => {
     }
     expect(stateSet.input.safeParse({ nets: [['1', '2']] }).success).toBe(true);
     expect(stateSet.input.safeParse({}).success).toBe(false);
-  });
-
-  it('sends numbers without exponents, which the board would misread', () => {
-    expect(plainNumber(1e-7)).toBe('0');
-    expect(plainNumber(-0.0000001)).toBe('0');
-    expect(plainNumber(2.5)).toBe('2.5');
   });
 
   it('reports what the firmware silently left out', async () => {

@@ -31,7 +31,6 @@ def meas_point(ch, v, settle, adc, n):
     dac_set(ch, v, False)
     _t.sleep_ms(settle)
     a = None
-    i = None
     if adc >= 0:
         a = sum([adc_get(adc) for k in range(n)]) / n
     i = sum([ina_get_current(0) for k in range(n)]) / n
