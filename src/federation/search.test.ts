@@ -52,6 +52,9 @@ describe('first sentence', () => {
   it('cuts at the first sentence end, or the line, or 160 characters', () => {
     expect(firstSentence('Set DAC0 (0.5 V steps). Drives hardware.')).toBe('Set DAC0 (0.5 V steps).');
     expect(firstSentence('-8..+8 V is the range. More.')).toBe('-8..+8 V is the range.');
+    expect(firstSentence('Light rows, e.g. where a part goes. More.')).toBe(
+      'Light rows, e.g. where a part goes.',
+    );
     expect(firstSentence('One line\nsecond')).toBe('One line');
     expect(firstSentence('x'.repeat(300))).toHaveLength(160);
   });

@@ -104,7 +104,8 @@ export function scoreEntry(terms: readonly string[], entry: SearchEntry): number
 /** The first sentence (or line) of a description, at most 160 characters. */
 export function firstSentence(description: string): string {
   const line = description.trim().split('\n')[0] ?? '';
-  const end = line.search(/[.!?](\s|$)/);
+  // "e.g." and "i.e." end no sentence.
+  const end = line.search(/(?<!\b(?:e\.g|i\.e))[.!?](\s|$)/);
   const sentence = end >= 0 ? line.slice(0, end + 1) : line;
   return sentence.length > 160 ? `${sentence.slice(0, 157)}...` : sentence;
 }
