@@ -90,7 +90,9 @@ export function answerPlainCall(
           jsonrpc: '2.0',
           id,
         } as JSONRPCMessage;
-      } catch {
+      } catch (error) {
+        // Said as the SDK says its own failures: to the server's onerror.
+        server.onerror?.(error instanceof Error ? error : new Error(String(error)));
         return {
           jsonrpc: '2.0',
           id,
@@ -119,7 +121,7 @@ export function answerPlainCall(
   return Promise.resolve()
     .then(answer)
     .then((message) => (message ? transport.send(message) : undefined))
-    .catch(() => {})
+    .catch((error: unknown) => server.onerror?.(error instanceof Error ? error : new Error(String(error))))
     .finally(() => {
       if (inFlight.get(id) === controller) inFlight.delete(id);
     });
