@@ -3,7 +3,7 @@
  * (`createMcpHandler`, 2025 traffic refused: our sessions serve it) checks the envelope and the
  * `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers against the body, takes a server for
  * the request (reused from a small pool once the SDK has closed it), and answers in plain JSON unless the call streams (progress, a log line):
- * then SSE. A plain tools/call skips the entry for a server it has set up before (modernFast.ts). `subscriptions/listen` streams are the SDK's too; this process publishes the board's
+ * then SSE. A plain tools/call skips the entry, on servers the entry has set up that stay connected (modernFast.ts). `subscriptions/listen` streams are the SDK's too; this process publishes the board's
  * and the catalog's changes to them once, whatever the number of requests.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,7 +12,7 @@ import { createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotoc
 import { isModernProtocol } from '../contract/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
 import { followChanges, type McpServerHandle } from '../mcp/server.js';
-import { plainModernCall, serveModernFast } from './modernFast.js';
+import { createModernLane } from './modernFast.js';
 
 export interface ModernOptions {
   /** A server for one request. */
@@ -54,16 +54,15 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
     return handle;
   };
   const take = (): McpServerHandle => lend(idle.pop() ?? options.createServer());
-  // By the reply it serves: a server back in the pool may serve another before this reply closes.
-  const fastInFlight = new Map<McpServerHandle, ServerResponse>();
-  // The fast lane (modernFast.ts) takes only a server the SDK's entry has set up for 2026-07-28.
-  const takeSetUp = (): McpServerHandle | undefined => {
+  // The fast lane (modernFast.ts) adopts only a server the SDK's entry has set up for 2026-07-28;
+  // it keeps it from then on.
+  const lane = createModernLane(() => {
     const handle = idle.at(-1);
     if (!handle || handle.server.transport || !isModernProtocol(handle.server.getNegotiatedProtocolVersion()))
       return undefined;
     idle.pop();
-    return lend(handle);
-  };
+    return handle;
+  });
   const handler = createMcpHandler(() => take().server, {
     legacy: 'reject',
     responseMode: 'auto',
@@ -78,24 +77,11 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
       })
     : () => {};
   return {
-    serve: (req, res, body) => {
-      const classification = plainModernCall(req, body);
-      const handle = classification ? takeSetUp() : undefined;
-      if (classification && handle) {
-        // Tracked as the entry tracks its own, so that close() ends these calls too.
-        fastInFlight.set(handle, res);
-        res.once('close', () => {
-          if (fastInFlight.get(handle) === res) fastInFlight.delete(handle);
-        });
-        return serveModernFast(handle, req, res, body as Record<string, unknown>, classification);
-      }
-      return toNode(req as never, res as never, body);
-    },
+    serve: (req, res, body) => lane.serve(req, res, body) ?? toNode(req as never, res as never, body),
     async close() {
       unfollow();
       idle.length = 0;
-      await Promise.all([...fastInFlight.keys()].map((handle) => handle.server.close().catch(() => {})));
-      fastInFlight.clear();
+      await lane.close();
       await handler.close();
     },
   };

@@ -146,4 +146,46 @@ describe('the 2026-07-28 fast lane', () => {
     while ((entry?.running ?? 0) > 0) await new Promise((wake) => setTimeout(wake, 10));
     expect(entry?.running).toBe(0);
   });
+  it('serves two clients that use the same id at once, each its own answer', async () => {
+    // The first round: the lane has one server free, so the entry serves the second call (and
+    // sets up a server the lane adopts in the second round, where both calls take the lane).
+    const rounds: Array<[number, number]> = [
+      [80, 1],
+      [81, 2],
+    ];
+    for (const [round, lanes] of rounds) {
+      const started = new Promise<void>((done) => {
+        slow.started = done;
+      });
+      const before = modernFastStats.calls;
+      const held = call(operator, round, 'slow_read', {});
+      await started;
+      const other = await call(operator, round, 'test_simple_text', {});
+      expect(JSON.parse(other.text)).toMatchObject({ id: round, result: { content: [{ type: 'text' }] } });
+      expect(other.text).toContain('simple text');
+      slow.release();
+      const first = await held;
+      expect(first.status).toBe(200);
+      expect(first.text).not.toContain('simple text');
+      expect(JSON.parse(first.text)).toMatchObject({ id: round, result: {} });
+      expect(modernFastStats.calls - before, `round ${round}`).toBe(lanes);
+    }
+  });
+
+  it('keeps serving on the fast lane after a client went away mid-call', async () => {
+    const started = new Promise<void>((done) => {
+      slow.started = done;
+    });
+    const controller = new AbortController();
+    const gone = call(operator, 70, 'slow_read', {}, envelope(), controller.signal).catch(() => undefined);
+    await started;
+    controller.abort();
+    await gone;
+    const before = modernFastStats.calls;
+    for (let id = 71; id < 75; id++) {
+      const reply = await call(operator, id, 'test_simple_text', {});
+      expect(JSON.parse(reply.text)).toMatchObject({ id });
+    }
+    expect(modernFastStats.calls - before).toBe(4);
+  });
 });

@@ -1,12 +1,13 @@
 /**
  * A plain 2026-07-28 `tools/call` served without the SDK's HTTP entry (issue 12): the entry turns
- * every node request into a Web Request and its answer back, and classifies it again; for a
- * board-free call that costs more than the call. Here the request is classified by the SDK's own
- * classifier, and handed straight to a server of the pool that the SDK's entry has already set up
- * for 2026-07-28 (so everything the server does with it, envelope and result encoding included, is
+ * every node request into a Web Request and its answer back, classifies it again, and connects a
+ * server to a fresh transport and closes it again, each of which costs more than a board-free call.
+ * Here the request is classified by the SDK's own classifier (its verdict kept per envelope), and
+ * handed to a server the SDK's entry has set up for 2026-07-28 that the lane keeps connected, one
+ * call at a time (so everything the server does with it, envelope and result encoding included, is
  * the SDK's); only the transport is ours, writing the answer to the node response as the SDK's
  * per-request transport would: plain JSON, or SSE from the first message that is not the answer.
- * A request the entry would refuse or read differently, or no set-up server at hand, stays the SDK's.
+ * A request the entry would refuse or read differently, or no server at hand, stays the SDK's.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -22,6 +23,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { isRecord, MODERN_PROTOCOL } from '../contract/index.js';
+import { seamsOf } from '../mcp/sdkSeams.js';
 import type { McpServerHandle } from '../mcp/server.js';
 
 /** The revision this lane speaks: exactly it (a later one may change the envelope). */
@@ -45,6 +47,10 @@ const SSE_HEADERS = {
 /** How many calls took this lane in this process: tests read it to know which lane answered. */
 export const modernFastStats = { calls: 0 };
 
+/** The classifier's verdicts on envelopes seen, by envelope: as many as there are kinds of client. */
+const verdicts = new Map<string, MessageClassification>();
+const VERDICTS = 256;
+
 /**
  * The request's classification when it is a plain 2026-07-28 tools/call whose headers say exactly
  * what its body says; undefined otherwise (the SDK's entry answers it, errors and all).
@@ -65,6 +71,15 @@ export function plainModernCall(req: IncomingMessage, body: unknown): MessageCla
   if (headers['mcp-protocol-version'] !== MODERN || headers['mcp-method'] !== 'tools/call') return undefined;
   // A name that needs no encoding in a header is sent as is; anything else the SDK decodes first.
   if (!/^[A-Za-z0-9_.-]+$/.test(params.name) || headers['mcp-name'] !== params.name) return undefined;
+  // The classifier's verdict rests on what was checked above and on the envelope's two values;
+  // the same client sends the same envelope every time, so its verdict is reused.
+  const token = meta.progressToken;
+  const key =
+    token === undefined || typeof token === 'string' || Number.isSafeInteger(token)
+      ? JSON.stringify([meta[CLIENT_INFO_META_KEY], meta[CLIENT_CAPABILITIES_META_KEY]])
+      : undefined;
+  const known = key === undefined ? undefined : verdicts.get(key);
+  if (known) return known;
   const outcome = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: MODERN,
@@ -73,83 +88,169 @@ export function plainModernCall(req: IncomingMessage, body: unknown): MessageCla
     body,
   } as Parameters<typeof classifyInboundRequest>[0]);
   if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
+  if (key !== undefined) {
+    if (verdicts.size >= VERDICTS) verdicts.clear();
+    verdicts.set(key, outcome.classification);
+  }
   return outcome.classification;
 }
 
-/** One exchange's transport, writing to the node response. */
-class ResponseTransport implements Transport {
+/** One exchange: the node response a call's answer and its messages go to. */
+interface Exchange {
+  readonly res: ServerResponse;
+  readonly id: string | number;
+  streaming: boolean;
+  keepAlive: NodeJS.Timeout | undefined;
+  /** The answer went out: the server may serve another call. */
+  readonly answered: () => void;
+}
+
+/**
+ * A lane server's transport: stays connected (connecting and closing per request cost the SDK an
+ * error object, an abort and its listeners every time) and serves one exchange at a time,
+ * writing to the node response as the SDK's per-request transport would.
+ */
+class LaneTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
-  private streaming = false;
+  private exchange: Exchange | undefined;
   private closed = false;
-  private keepAlive: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly res: ServerResponse,
-    private readonly id: string | number,
-  ) {
-    // The client went away before the answer: the call is stopped, as the SDK's entry stops it.
-    res.once('close', () => void this.close());
-  }
 
   async start(): Promise<void> {}
 
+  begin(res: ServerResponse, id: string | number, answered: () => void): void {
+    const exchange: Exchange = { res, id, streaming: false, keepAlive: undefined, answered };
+    this.exchange = exchange;
+    // The client went away before the answer: the call is stopped, as the SDK's entry stops it
+    // (by closing the exchange's transport, which aborts what it runs). This server is done.
+    res.once('close', () => {
+      if (this.exchange === exchange) void this.close();
+    });
+  }
+
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.closed) return;
+    const exchange = this.exchange;
+    if (!exchange) return;
     const answer = 'id' in message && !('method' in message);
-    if ((answer ? message.id : options?.relatedRequestId) !== this.id) return;
+    if ((answer ? message.id : options?.relatedRequestId) !== exchange.id) return;
+    const { res } = exchange;
     const text = JSON.stringify(message);
-    if (answer && !this.streaming) {
+    if (answer && !exchange.streaming) {
       const status = 'error' in message && message.error.code === MISSING_CLIENT_CAPABILITY ? 400 : 200;
-      this.res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+      res.writeHead(status, { 'content-type': 'application/json' }).end(text);
     } else {
-      this.stream();
-      this.res.write(`event: message\ndata: ${text}\n\n`);
-      if (answer) this.res.end();
+      this.stream(exchange);
+      res.write(`event: message\ndata: ${text}\n\n`);
+      if (answer) res.end();
     }
-    if (answer) queueMicrotask(() => void this.close());
+    if (answer) {
+      this.exchange = undefined;
+      clearInterval(exchange.keepAlive);
+      exchange.answered();
+    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.keepAlive);
-    if (this.streaming && !this.res.writableEnded) this.res.end();
+    const exchange = this.exchange;
+    this.exchange = undefined;
+    if (exchange) {
+      clearInterval(exchange.keepAlive);
+      if (exchange.streaming && !exchange.res.writableEnded) exchange.res.end();
+    }
     this.onclose?.();
   }
 
-  private stream(): void {
-    if (this.streaming) return;
-    this.streaming = true;
-    this.res.writeHead(200, SSE_HEADERS);
-    this.keepAlive = setInterval(() => {
-      if (!this.res.writableEnded) this.res.write(': keepalive\n\n');
+  private stream(exchange: Exchange): void {
+    if (exchange.streaming) return;
+    exchange.streaming = true;
+    exchange.res.writeHead(200, SSE_HEADERS);
+    exchange.keepAlive = setInterval(() => {
+      if (!exchange.res.writableEnded) exchange.res.write(': keepalive\n\n');
     }, KEEP_ALIVE_MS);
-    this.keepAlive.unref();
+    exchange.keepAlive.unref();
   }
 }
 
+interface LaneServer {
+  readonly handle: McpServerHandle;
+  readonly transport: LaneTransport;
+}
+
+export interface ModernLane {
+  /**
+   * Serves a plain 2026-07-28 tools/call; undefined, having done nothing, when the SDK's entry
+   * must (not plain, or no server at hand).
+   */
+  serve(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> | undefined;
+  close(): Promise<void>;
+}
+
 /**
- * Serves `body` on `handle`'s server (set up for 2026-07-28 by the SDK's entry, idle), with the
- * classification the SDK's classifier gave it.
+ * The lane's servers, each connected once to a LaneTransport and serving one call at a time.
+ * A server joins the lane from `adopt`: one the SDK's entry has set up for 2026-07-28, idle.
  */
-export async function serveModernFast(
-  handle: McpServerHandle,
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: Record<string, unknown>,
-  classification: MessageClassification,
-): Promise<void> {
-  modernFastStats.calls++;
-  const transport = new ResponseTransport(res, body.id as string | number);
-  await handle.server.connect(transport);
-  const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
-  transport.onmessage?.(
-    body as JSONRPCMessage,
-    {
-      classification,
-      ...(authInfo ? { authInfo } : {}),
-    } as Parameters<NonNullable<Transport['onmessage']>>[1],
-  );
+export function createModernLane(adopt: () => McpServerHandle | undefined): ModernLane {
+  const free: LaneServer[] = [];
+  const all = new Set<LaneServer>();
+  // A server is free again once the SDK has also let go of its call (its abort controller is gone:
+  // the next call may carry the same id, from another client).
+  const takeFree = (): LaneServer | undefined => {
+    for (let at = free.length - 1; at >= 0; at--) {
+      const lane = free[at] as LaneServer;
+      if (seamsOf(lane.handle.server)?.inFlight.size === 0) return free.splice(at, 1)[0];
+    }
+    return undefined;
+  };
+  const join = async (handle: McpServerHandle): Promise<LaneServer> => {
+    const lane = { handle, transport: new LaneTransport() };
+    all.add(lane);
+    handle.server.onclose = () => {
+      all.delete(lane);
+      const at = free.indexOf(lane);
+      if (at >= 0) free.splice(at, 1);
+    };
+    await handle.server.connect(lane.transport);
+    return lane;
+  };
+  const run = (
+    lane: LaneServer,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Record<string, unknown>,
+    classification: MessageClassification,
+  ) => {
+    modernFastStats.calls++;
+    lane.transport.begin(res, body.id as string | number, () => free.push(lane));
+    const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+    lane.transport.onmessage?.(
+      body as JSONRPCMessage,
+      {
+        classification,
+        ...(authInfo ? { authInfo } : {}),
+      } as Parameters<NonNullable<Transport['onmessage']>>[1],
+    );
+  };
+  return {
+    serve(req, res, body) {
+      const classification = plainModernCall(req, body);
+      if (!classification) return undefined;
+      const record = body as Record<string, unknown>;
+      const lane = takeFree();
+      if (lane) {
+        run(lane, req, res, record, classification);
+        return Promise.resolve();
+      }
+      const handle = adopt();
+      if (!handle) return undefined;
+      return join(handle).then((joined) => run(joined, req, res, record, classification));
+    },
+    async close() {
+      free.length = 0;
+      await Promise.all([...all].map((lane) => lane.handle.server.close().catch(() => {})));
+      all.clear();
+    },
+  };
 }
