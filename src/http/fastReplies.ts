@@ -8,7 +8,8 @@
  * transport, to the server that asked.
  */
 import type { ServerResponse } from 'node:http';
-import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { interceptSend } from '../mcp/interceptSend.js';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -88,25 +89,14 @@ export class FastReplies {
   /** The transport, with a fast call's messages taken to its reply. */
   wrap<T extends Transport>(transport: T): T {
     const open = this.open;
-    return new Proxy(transport, {
-      get(target, property) {
-        if (property === 'send') {
-          return (message: JSONRPCMessage, options?: TransportSendOptions) => {
-            const answer = 'id' in message && !('method' in message) ? message.id : undefined;
-            const id = answer ?? options?.relatedRequestId;
-            const reply = id === undefined ? undefined : open.get(id);
-            if (!reply || id === undefined) return target.send(message, options);
-            if (answer !== undefined) open.delete(id);
-            reply.deliver(message, answer !== undefined);
-            return Promise.resolve();
-          };
-        }
-        const value = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-      set(target, property, value) {
-        return Reflect.set(target, property, value, target);
-      },
+    return interceptSend(transport, (message, options, send) => {
+      const answer = 'id' in message && !('method' in message) ? message.id : undefined;
+      const id = answer ?? options?.relatedRequestId;
+      const reply = id === undefined ? undefined : open.get(id);
+      if (!reply || id === undefined) return send(message, options);
+      if (answer !== undefined) open.delete(id);
+      reply.deliver(message, answer !== undefined);
+      return Promise.resolve();
     });
   }
 

@@ -5,6 +5,7 @@
  * own convention (ResourceNotFoundError): the one whose data is `{ uri }` and nothing else.
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { interceptSend } from './interceptSend.js';
 
 /** Resource not found (MCP 2025-11-25 resources). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -23,17 +24,7 @@ function withLegacyCode(message: JSONRPCMessage): JSONRPCMessage {
 
 /** The transport, its sends rewritten while `legacy()` says the connection is 2025-era. */
 export function keepLegacyCodes<T extends Transport>(transport: T, legacy: () => boolean = () => true): T {
-  return new Proxy(transport, {
-    get(target, property) {
-      if (property === 'send') {
-        return (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) =>
-          target.send(legacy() ? withLegacyCode(message) : message, options);
-      }
-      const value = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-    set(target, property, value) {
-      return Reflect.set(target, property, value, target);
-    },
-  });
+  return interceptSend(transport, (message, options, send) =>
+    send(legacy() ? withLegacyCode(message) : message, options),
+  );
 }
