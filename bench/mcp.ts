@@ -183,6 +183,22 @@ class RawStdio {
   }
 }
 
+/**
+ * The floor of the stdio hop: a child process that answers each JSON-RPC line at once with a line
+ * the size of power_get's answer, no MCP and no board, driven as RawStdio drives the server.
+ */
+const ECHO = `
+let pending = '';
+const answer = JSON.stringify({ result: { content: [{ type: 'text', text: '{"dac0_volts":3.33,"dac1_volts":0,"top_rail_volts":0,"bottom_rail_volts":0}' }], structuredContent: { dac0_volts: 3.33, dac1_volts: 0, top_rail_volts: 0, bottom_rail_volts: 0 } }, jsonrpc: '2.0' }).slice(0, -1);
+process.stdin.on('data', (chunk) => {
+  pending += chunk;
+  for (let at = pending.indexOf('\\n'); at >= 0; at = pending.indexOf('\\n')) {
+    const { id } = JSON.parse(pending.slice(0, at));
+    pending = pending.slice(at + 1);
+    if (id !== undefined) process.stdout.write(answer + ',"id":' + JSON.stringify(id) + '}\\n');
+  }
+});`;
+
 const call = (client: Client) => () => client.callTool({ name: 'power_get', arguments: {} });
 
 async function main(): Promise<void> {
@@ -212,6 +228,7 @@ async function main(): Promise<void> {
   const bare: number[] = [];
   const stdio: number[] = [];
   const raw: number[] = [];
+  const echo: number[] = [];
   const based: number[] = [];
   const http: number[] = [];
   let listBytes = 0;
@@ -229,6 +246,10 @@ async function main(): Promise<void> {
     const line = await RawStdio.start([...TSX, '--device', device]);
     raw.push(...(await measure(CALLS, () => line.call('power_get'))));
     await line.close();
+
+    const echoLine = await RawStdio.start([process.execPath, '-e', ECHO]);
+    echo.push(...(await measure(CALLS, () => echoLine.call('power_get'))));
+    await echoLine.close();
 
     if (BASE) {
       const other = await stdioClient([process.execPath, BASE], ['--device', device]);
@@ -278,6 +299,10 @@ async function main(): Promise<void> {
   );
   console.log(
     `  stdio, raw JSON-RPC client (no SDK client) p50 ${f(p50(raw))}, minus bare ${f(p50(raw) - base)}`,
+  );
+  console.log(
+    `  floor of the stdio hop: a child that answers each line at once (no MCP, no board), p50 ${f(p50(echo))}; ` +
+      `so the server's own share, raw client: ${f(p50(raw) - base - p50(echo))}; the SDK client's: ${f(p50(stdio) - p50(raw))}`,
   );
   if (BASE) {
     console.log(`  stdio, ${BASE} p50 ${f(p50(based))}, minus bare ${f(p50(based) - base)}`);

@@ -3,6 +3,8 @@
  * without it, against the same server, give the same results and the same errors; progress comes
  * up, questions are handed back to the SDK client, a cancel stops the call on the child.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANE_CASES, laneDispatcher, laneServer } from '../../test/support/laneFixture.js';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
@@ -122,5 +124,61 @@ describe('the lean client of a 2026-07-28 HTTP child', () => {
     while ((entry?.running ?? 0) > 0) await new Promise((wake) => setTimeout(wake, 10));
     expect(entry?.running).toBe(0);
     expect(operator.leaned.health()).toMatchObject({ status: 'ok' });
+  });
+});
+
+describe('the lean client, when the child breaks off', () => {
+  const envelope = {
+    protocolVersion: '2026-07-28',
+    clientInfo: { name: 't', version: '0' },
+    clientCapabilities: {},
+  };
+  /** A child that answers every POST with `answer` (status 200) and then does `then`. */
+  async function brokenChild(
+    type: string,
+    answer: string,
+    then: 'end' | 'cut',
+  ): Promise<{ url: string; close(): void }> {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': type });
+        res.write(answer);
+        if (then === 'end') res.end();
+        else res.socket?.destroy();
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+      close: () => server.close(),
+    };
+  }
+  const call = (url: string) =>
+    new LeanHttp(url).call({
+      tool: 't',
+      args: {},
+      envelope,
+      signal: new AbortController().signal,
+      progress: () => {},
+    });
+
+  it.each([
+    ['a JSON answer cut off mid-body', 'application/json', '{"jsonrpc":"2.0","id":"lean-1","res', 'cut'],
+    ['a JSON answer that is not JSON', 'application/json', '{"jsonrpc":', 'end'],
+    [
+      'a stream cut off before its answer',
+      'text/event-stream',
+      'event: message\ndata: {"jsonrpc":"2.0"',
+      'cut',
+    ],
+    ['a stream that ends without an answer', 'text/event-stream', ': nothing\n\n', 'end'],
+  ] as const)('rejects %s, and does not hang', async (_what, type, answer, then) => {
+    const child = await brokenChild(type, answer, then);
+    try {
+      await expect(call(child.url)).rejects.toThrow();
+    } finally {
+      child.close();
+    }
   });
 });

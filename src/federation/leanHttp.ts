@@ -122,15 +122,16 @@ export class LeanHttp {
   }
 }
 
-/** The call's answer from a JSON body or an SSE stream (progress passed on as it comes). */
-async function readAnswer(res: IncomingMessage, id: string, call: LeanCall): Promise<LeanOutcome> {
+/**
+ * The call's answer from a JSON body or an SSE stream (progress passed on as it comes). Read by
+ * events, not `for await`: the async iterator costs more than a small answer's parse.
+ */
+function readAnswer(res: IncomingMessage, id: string, call: LeanCall): Promise<LeanOutcome> {
   res.setEncoding('utf8');
   const streamed = (res.headers['content-type'] ?? '').startsWith('text/event-stream');
   let text = '';
   let answer: LeanOutcome | undefined;
-  for await (const chunk of res as AsyncIterable<string>) {
-    text += chunk;
-    if (!streamed) continue;
+  const events = () => {
     for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
       const event = text.slice(0, end);
       text = text.slice(end + 2);
@@ -141,7 +142,7 @@ async function readAnswer(res: IncomingMessage, id: string, call: LeanCall): Pro
         .join('\n');
       if (data === '') continue;
       const message = JSON.parse(data) as Record<string, unknown>;
-      // Read on to the stream's end (returning here would destroy the kept-alive socket).
+      // Read on to the stream's end (stopping here would destroy the kept-alive socket).
       if (message.id === id && !('method' in message)) {
         answer = outcomeOf(message);
         continue;
@@ -155,10 +156,32 @@ async function readAnswer(res: IncomingMessage, id: string, call: LeanCall): Pro
         );
       }
     }
-  }
-  if (answer) return answer;
-  if (streamed) throw new Error('the stream ended without an answer');
-  return outcomeOf(JSON.parse(text) as Record<string, unknown>);
+  };
+  return new Promise((resolve, reject) => {
+    const fail = (error: unknown) => {
+      res.destroy();
+      reject(error);
+    };
+    res.on('data', (chunk: string) => {
+      text += chunk;
+      if (!streamed) return;
+      try {
+        events();
+      } catch (error) {
+        fail(error);
+      }
+    });
+    res.on('error', reject);
+    res.on('end', () => {
+      try {
+        if (answer) resolve(answer);
+        else if (streamed) reject(new Error('the stream ended without an answer'));
+        else resolve(outcomeOf(JSON.parse(text) as Record<string, unknown>));
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
 }
 
 function outcomeOf(message: Record<string, unknown>): LeanOutcome {
