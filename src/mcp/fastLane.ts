@@ -47,7 +47,8 @@ export const fastLaneStats = { calls: 0 };
 
 /**
  * Runs `call` with `run` (the server's own tools/call handler) and sends the answer the SDK would
- * send, on the server's transport as the SDK does (nothing when the call was cancelled). Returns
+ * send, on the server's transport as the SDK does, or by `send` when given (nothing when the call
+ * was cancelled). Returns
  * undefined at once, having done nothing, when the SDK must serve it: the server is not serving a
  * 2025 era yet, or the SDK would refuse the request.
  */
@@ -55,6 +56,7 @@ export function answerPlainCall(
   server: Server,
   call: PlainCall,
   run: (request: PlainCall, signal: AbortSignal) => Promise<unknown>,
+  send?: (message: JSONRPCMessage) => Promise<void>,
 ): Promise<void> | undefined {
   const version = server.getNegotiatedProtocolVersion();
   const transport = server.transport;
@@ -120,7 +122,7 @@ export function answerPlainCall(
   // setLevel, say) has been handled by then, on either lane.
   return Promise.resolve()
     .then(answer)
-    .then((message) => (message ? transport.send(message) : undefined))
+    .then((message) => (message ? (send ? send(message) : transport.send(message)) : undefined))
     .catch((error: unknown) => server.onerror?.(error instanceof Error ? error : new Error(String(error))))
     .finally(() => {
       if (inFlight.get(id) === controller) inFlight.delete(id);

@@ -17,6 +17,7 @@ import {
   type ClientCapabilities,
   type ElicitInputParams,
   inputRequired,
+  type JSONRPCMessage,
   type ListToolsResult,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
@@ -87,9 +88,14 @@ export interface McpServerHandle {
   server: Server;
   /**
    * Serves a plain `tools/call` of an established 2025 connection itself (fastLane.ts), answering
-   * on the server's transport; undefined, having done nothing, when the SDK must serve it.
+   * on the server's transport, or by `send` when given; undefined, having done nothing, when the
+   * SDK must serve it.
    */
-  fast(call: PlainCall, who: CallerContext): Promise<void> | undefined;
+  fast(
+    call: PlainCall,
+    who: CallerContext,
+    send?: (message: JSONRPCMessage) => Promise<void>,
+  ): Promise<void> | undefined;
   /** Requests being handled now. */
   readonly inFlight: number;
   /** Resolves when no request is being handled. */
@@ -438,8 +444,13 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
 
   const handle: McpServerHandle = {
     server,
-    fast: (call, who) =>
-      answerPlainCall(server, call, (request, signal) => callTool(request, fastScope(who, call, signal))),
+    fast: (call, who, send) =>
+      answerPlainCall(
+        server,
+        call,
+        (request, signal) => callTool(request, fastScope(who, call, signal)),
+        send,
+      ),
     get inFlight() {
       return inFlight;
     },

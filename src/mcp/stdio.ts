@@ -33,9 +33,13 @@ export async function serveStdio(createServer: StdioServerFactory, options: Stdi
   // A client that probes with server/discover and then says initialize gets a second server.
   const handles: McpServerHandle[] = [];
   // A plain tools/call, once the connection is a 2025 one, skips the SDK's per-request machinery.
+  // Its answer goes straight to the wire: the SDK's channel in between only settles the requests
+  // it was given, and checks every message's shape to know which.
   const fast = (message: unknown): boolean => {
     const call = plainCall(message);
-    return call !== undefined && handles.at(-1)?.fast(call, {}) !== undefined;
+    return (
+      call !== undefined && handles.at(-1)?.fast(call, {}, (answer) => transport.send(answer)) !== undefined
+    );
   };
   const checked = checkedLines(input, (answer) => output.write(`${JSON.stringify(answer)}\n`), fast);
   const transport = new StdioServerTransport(
