@@ -15,8 +15,8 @@
  * `subscriptions/listen` stream it asked for, and it keeps a list for the result's cache hint (a
  * minute). Answering it only `server/discover` would gain it nothing (the SDK's kept process opens
  * with the list), so it is answered from the recording only when that is checked to be current
- * first (recordingCurrent.ts: no file of the code newer than the recording, the SDK it was
- * recorded with); one that still differs is said on stderr. Imports only node builtins and a JSON
+ * first (recordingCurrent.ts: the SDK it was recorded with and, in a checkout, no file of the
+ * code newer than the recording); one that still differs is said on stderr. Imports only node builtins and a JSON
  * test: this runs before anything else is loaded.
  */
 import { existsSync, readFileSync } from 'node:fs';

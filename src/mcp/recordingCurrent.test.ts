@@ -4,9 +4,14 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordingIsCurrent, sdkVersion } from './recordingCurrent.js';
 
-/** A built tree (dist/ with code and the recording) next to the SDK it resolves (version 9.9.9). */
-function tree() {
-  const top = mkdtempSync(join(tmpdir(), 'recording-current-'));
+/**
+ * A built tree (dist/ with code and the recording) next to the SDK it resolves (version 9.9.9),
+ * in a checkout or in an installed package.
+ */
+function tree(installed = false) {
+  const made = mkdtempSync(join(tmpdir(), 'recording-current-'));
+  const top = installed ? join(made, 'node_modules', 'jumperless-mcp') : made;
+  mkdirSync(top, { recursive: true });
   const sdk = join(top, 'node_modules', '@modelcontextprotocol', 'server');
   mkdirSync(sdk, { recursive: true });
   writeFileSync(
@@ -42,14 +47,22 @@ describe('whether a recording is current', () => {
     expect(recordingIsCurrent(recording, root, '9.9.9')).toBe(true);
   });
 
-  it('is when every file has the same time (as npm installs a tarball)', () => {
+  it('is when every file has the same time', () => {
     const { root, code, recording, at } = tree();
     at(code, 500);
     at(recording, 500);
     expect(recordingIsCurrent(recording, root, '9.9.9')).toBe(true);
   });
 
-  it('is not when a file anywhere in the tree was written after it (tsc alone)', () => {
+  it('is, installed, whatever the times npm gave the files; not with another SDK', () => {
+    const { root, code, recording, at } = tree(true);
+    at(code, 3_000);
+    expect(recordingIsCurrent(recording, root, '9.9.9')).toBe(true);
+    expect(recordingIsCurrent(recording, root, '9.9.8')).toBe(false);
+    expect(recordingIsCurrent(join(root, 'none.json'), root, '9.9.9')).toBe(false);
+  });
+
+  it('is not, in a checkout, when a file anywhere in the tree was written after it (tsc alone)', () => {
     const { root, code, recording, at } = tree();
     at(code, 3_000);
     expect(recordingIsCurrent(recording, root, '9.9.9')).toBe(false);

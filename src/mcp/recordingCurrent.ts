@@ -1,14 +1,15 @@
 /**
  * Whether the recorded first answers (firstAnswers.ts) still describe the code that would give
- * them, told without loading that code: no file of the code's tree was written after the
- * recording (the build writes it last; `tsc` alone rewrites what it compiles), and the SDK is the
- * version that recorded it (an `npm install` under an old dist changes how answers are encoded).
- * Files npm installs from a tarball all carry the same time, so an installed recording counts as
- * current. Node builtins only: this runs before anything else is loaded.
+ * them, told without loading that code: the SDK is the version that recorded them (an `npm
+ * install` under an old dist changes how answers are encoded), and, in a checkout, no file of the
+ * code's tree was written after the recording (the build writes it last; `tsc` alone rewrites
+ * what it compiles). An installed package (under node_modules) is not rebuilt in place, and npm
+ * gives its files the times of their extraction, in tar order, so its times say nothing and are
+ * not asked. Node builtins only: this runs before anything else is loaded.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const SDK_SERVER = '@modelcontextprotocol/server';
@@ -31,12 +32,13 @@ export function sdkVersion(from: string | URL = import.meta.url): string | undef
 
 /**
  * `recording` is current for the code under `root` (a folder) run with `sdk` (the version the
- * recording names): false when any file under `root` is newer than it, or the SDK differs.
+ * recording names): false when the SDK differs, or `root` is a checkout with a file newer than it.
  */
 export function recordingIsCurrent(recording: string, root: string, sdk: string | undefined): boolean {
   try {
     if (sdk === undefined || sdk !== sdkVersion(pathToFileURL(join(root, 'index.js')))) return false;
-    return !newerThan(root, statSync(recording).mtimeMs, recording);
+    const recorded = statSync(recording).mtimeMs;
+    return root.split(sep).includes('node_modules') || !newerThan(root, recorded, recording);
   } catch {
     return false;
   }

@@ -206,7 +206,7 @@ describe('the installed first answers', () => {
     expect(packed.initialize['2025-11-25']).toEqual(served.initialize['2025-11-25']);
     expect(packed.modern['2026-07-28']).toEqual(served.modern?.['2026-07-28']);
     // A 2026-07-28 client is answered only from a recording that is current: the installed one is
-    // (npm gives every file of the tarball one time, and installs the SDK the build ran on).
+    // (npm installs the SDK the build ran on; the times it gives the files are not asked).
     const dist = join(prefix, 'node_modules', 'jumperless-mcp', 'dist');
     const { recordingIsCurrent } = await import(join(dist, 'mcp', 'recordingCurrent.js'));
     expect(packed.sdk).toEqual(expect.any(String));
