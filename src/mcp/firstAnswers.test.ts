@@ -385,3 +385,23 @@ describe('a serial device that is not there', () => {
     expect(answerFirst(['--sim'], env, streams())).toBeDefined();
   });
 });
+
+describe('the recorded file', () => {
+  const fileOf = (answers: unknown) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'first-')), 'answers.json');
+    writeFileSync(file, JSON.stringify(answers));
+    return { JUMPERLESS_MCP_FIRST_ANSWERS: file };
+  };
+  const streams = () => ({ input: new PassThrough(), output: new PassThrough() });
+
+  it('is read without 2026-07-28 answers (a build from before them)', () => {
+    const { modern: _, ...legacy } = RECORDED;
+    expect(answerFirst(['--sim'], fileOf(legacy), streams())).toBeDefined();
+  });
+
+  it('is not used when its 2026-07-28 answers are not whole', () => {
+    const broken = { ...RECORDED, modern: { '2026-07-28': { discover: MODERN.discover } } };
+    expect(answerFirst(['--sim'], fileOf(broken), streams())).toBeUndefined();
+    expect(answerFirst(['--sim'], fileOf({ ...RECORDED, modern: [] }), streams())).toBeUndefined();
+  });
+});

@@ -134,7 +134,9 @@ function namesMissingDevice(args: readonly string[], env: NodeJS.ProcessEnv): bo
 function readAnswers(file: string): FirstAnswers | undefined {
   try {
     const answers = JSON.parse(readFileSync(file, 'utf8')) as FirstAnswers;
-    const modern = answers.modern === undefined || isRecord(answers.modern);
+    const modern =
+      answers.modern === undefined ||
+      (isRecord(answers.modern) && Object.values(answers.modern).every(isModernAnswers));
     return isRecord(answers.initialize) && isRecord(answers.toolsList) && modern ? answers : undefined;
   } catch {
     return undefined;
@@ -344,6 +346,10 @@ function isAnsweredReply(line: string, answered: Map<Id, { text: string; what: A
 function listsAll(params: unknown): boolean {
   if (params === undefined) return true;
   return isRecord(params) && Object.keys(params).every((key) => key === '_meta');
+}
+
+function isModernAnswers(value: unknown): boolean {
+  return isRecord(value) && isRecord(value.discover) && isRecord(value.toolsList);
 }
 
 function isImplementation(value: unknown): boolean {

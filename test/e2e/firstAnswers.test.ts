@@ -49,7 +49,7 @@ const modernOpening = [
 /**
  * One stdio session as a client runs it: initialize (2026-07-28: server/discover), then the list
  * and a call once that is answered. Returns stdout's lines, in order, once the call is answered,
- * and what stderr said by then.
+ * and everything it said on stderr.
  */
 function session(
   firstAnswers: string,
@@ -81,8 +81,9 @@ function session(
         if (id === 'init') for (const message of rest) send(message);
         if (id === 'call') {
           child.removeAllListeners('exit');
+          // Once its pipes have closed: everything it wrote on stderr has been read.
+          child.once('close', () => done({ lines, stderr }));
           child.kill();
-          done({ lines, stderr });
         }
       }
     });
@@ -261,9 +262,7 @@ describe('first answers recorded from the server', () => {
     const listed = messages.find((message) => message.id === 'list');
     expect(listed.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['a_tool_since_removed']);
     expect(messages.filter((message) => message.method === 'notifications/tools/list_changed')).toEqual([]);
-    await expect
-      .poll(() => stderr)
-      .toMatch(/recorded tools\/list \(2026-07-28\) answer differs.*cannot be told/);
+    expect(stderr).toMatch(/recorded tools\/list \(2026-07-28\) answer differs.*cannot be told/);
   }, 60_000);
 
   it('are corrected when stale: the client gets tools/list_changed and the real list on asking again', async () => {
