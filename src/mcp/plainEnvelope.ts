@@ -17,8 +17,9 @@ const CLIENT_INFO_STRINGS = new Set(['name', 'version', 'title', 'description', 
 
 /**
  * For each capability a client may declare here, the members it may have and what each holds
- * (the SDK's schema for them, which otherwise refuses the request). `experimental` and
- * `extensions` are not here: they are how a client asks for another list (discovery mode).
+ * (the SDK's schema for them, which otherwise refuses the request). Not here: `experimental`
+ * (how a client asks for another list: discovery mode) and `extensions` (which may change what is
+ * served).
  */
 const CAPABILITY_MEMBERS: Record<string, Record<string, (held: unknown) => boolean>> = {
   roots: { listChanged: (held) => typeof held === 'boolean' },
