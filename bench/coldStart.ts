@@ -1,7 +1,9 @@
 /**
  * Cold start: spawn to the first `tools/list` answer over stdio, against spawning `node -e 0` to
  * its exit, in the same run (issue 12: goal <= 3x for `--sim`). Runs are interleaved so drift hits
- * every command alike; each figure is a median.
+ * every command alike; each figure is a median. A 2025 client says `initialize` first; a
+ * 2026-07-28 one `server/discover` (then lists with the `_meta` envelope), or, as the v2 SDK's
+ * stdio client does on the process it keeps (it discovers on a sibling), lists at once.
  *
  *   npx tsx bench/coldStart.ts [runs=9]
  *
@@ -32,6 +34,31 @@ const INIT = {
 const LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const CALL = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'power_get', arguments: {} } };
+const ENVELOPE = {
+  _meta: {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  },
+};
+const DISCOVER = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: ENVELOPE };
+const MODERN_LIST = { ...LIST, params: ENVELOPE };
+
+/**
+ * How a client opens: what it sends first, and what once that is answered (id 1); `list` alone is
+ * a list sent at once.
+ */
+type Opening = 'initialize' | 'discover' | 'list';
+const FIRST: Record<Opening, string> = {
+  initialize: `${JSON.stringify(INIT)}\n`,
+  discover: `${JSON.stringify(DISCOVER)}\n`,
+  list: `${JSON.stringify(MODERN_LIST)}\n`,
+};
+const THEN: Record<Opening, string> = {
+  initialize: `${JSON.stringify(INITIALIZED)}\n${JSON.stringify(LIST)}\n`,
+  discover: `${JSON.stringify(MODERN_LIST)}\n`,
+  list: '',
+};
 
 /** Spawn to exit. */
 function bare(): Promise<number> {
@@ -47,14 +74,19 @@ function bare(): Promise<number> {
  * Spawn to the `tools/list` answer (sent right after `initialize`'s, as a client does), or with
  * `call`, on to the answer of a `power_get` sent right after the list's: when the board is usable.
  */
-function toList(args: string[], env: NodeJS.ProcessEnv = ENV, call = false): Promise<number> {
+function toList(
+  args: string[],
+  env: NodeJS.ProcessEnv = ENV,
+  call = false,
+  opening: Opening = 'initialize',
+): Promise<number> {
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'ignore'] });
-  child.stdin.write(`${JSON.stringify(INIT)}\n`);
+  child.stdin.write(FIRST[opening]);
   return new Promise((done, fail) => {
     let text = '';
     let listed = false;
-    let asked = false;
+    let asked = opening === 'list';
     let finished = false;
     const finish = () => {
       finished = true;
@@ -69,12 +101,14 @@ function toList(args: string[], env: NodeJS.ProcessEnv = ENV, call = false): Pro
       text += chunk.toString();
       if (!asked && text.includes('"id":1')) {
         asked = true;
-        child.stdin.write(`${JSON.stringify(INITIALIZED)}\n${JSON.stringify(LIST)}\n`);
+        child.stdin.write(THEN[opening]);
       }
-      if (!listed && /"id":2[,}]/.test(text) && text.includes('"tools"')) {
+      if (!listed && /"id":2[,}]/.test(text) && text.includes('{"result":{"tools"')) {
         listed = true;
         if (!call) return finish();
-        child.stdin.write(`${JSON.stringify(CALL)}\n`);
+        child.stdin.write(
+          `${JSON.stringify(opening === 'initialize' ? CALL : { ...CALL, params: { ...CALL.params, ...ENVELOPE } })}\n`,
+        );
       }
       if (listed && call && !finished && /"id":3[,}]/.test(text)) finish();
     });
@@ -100,6 +134,17 @@ const commands: Array<[string, () => Promise<number>]> = [
         [
           'dist, off, first call',
           () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, true),
+        ],
+        // A 2026-07-28 client: discover, then the list; and the list first (the v2 SDK's kept process).
+        ['dist 2026, discover', () => toList([DIST, '--sim'], ENV, false, 'discover')],
+        [
+          'dist 2026, disc., off',
+          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, false, 'discover'),
+        ],
+        ['dist 2026, list first', () => toList([DIST, '--sim'], ENV, false, 'list')],
+        [
+          'dist 2026, list, off',
+          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, false, 'list'),
         ],
       ] as Array<[string, () => Promise<number>]>)
     : []),

@@ -1,26 +1,46 @@
 /**
- * A stdio client's first two requests, answered before the server has loaded. Every MCP client
- * starts with `initialize` and then `tools/list`, and the answers to both depend only on the build
- * (not on the board, which is opened after them anyway), so the build records them
- * (recordFirstAnswers.ts) and a process started with a default catalog answers them from that file
- * while the SDK, the catalog and the board load: the client lists our tools about as soon as Node
- * has started.
+ * A stdio client's first two requests, answered before the server has loaded. A 2025 client
+ * starts with `initialize` and then `tools/list`, a 2026-07-28 one with `server/discover` and then
+ * `tools/list` (the v2 SDK's stdio client discovers on a process of its own, which it then ends, so
+ * the process it keeps sees the list first), and the answers depend only on the build (not on the
+ * board, which is opened after them anyway), so the build records them (recordFirstAnswers.ts) and
+ * a process started with a default catalog answers them from that file while the SDK, the catalog
+ * and the board load: the client lists our tools about as soon as Node has started.
  *
  * Nothing is answered twice or lost: every byte of stdin also goes to the real server, in order,
- * once it has loaded; it answers the same two requests again and those replies are dropped, after
- * a comparison. A build whose recorded list differs from its server's (a dist rebuilt by tsc
- * alone) is corrected at once: the client is told `notifications/tools/list_changed` and lists
- * again. Imports only node builtins and a JSON test: this runs before anything else is loaded.
+ * once it has loaded; it answers the same requests again and those replies are dropped, after a
+ * comparison. A build whose recorded list differs from its server's (a dist rebuilt by tsc alone)
+ * is corrected at once for a 2025 client: it is told `notifications/tools/list_changed` and lists
+ * again. A 2026-07-28 client cannot be told: the server may send it a list change only on a
+ * `subscriptions/listen` stream it asked for, and it keeps a list for the result's cache hint (a
+ * minute). Answering it only `server/discover` would gain it nothing (the SDK's kept process opens
+ * with the list), so it is answered from the recording only when that is checked to be current
+ * first (recordingCurrent.ts: the SDK it was recorded with and, in a checkout, no file of the
+ * code newer than the recording); one that still differs is said on stderr. Imports only node builtins and a JSON
+ * test: this runs before anything else is loaded.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { PassThrough, type Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { isRecord } from '../contract/json.js';
+import { plainEnvelopeVersion } from './plainEnvelope.js';
+import { recordingIsCurrent } from './recordingCurrent.js';
 
 /** What the build recorded: whole JSON-RPC responses, as the server wrote them. */
 export interface FirstAnswers {
   /** The `initialize` response for each protocol version a client may ask for. */
   initialize: Record<string, Record<string, unknown>>;
   /** The `tools/list` response of the default catalog, to the operator. */
+  toolsList: Record<string, unknown>;
+  /** For each 2026-07-28-or-later protocol version: its `server/discover` and first `tools/list`. */
+  modern?: Record<string, ModernAnswers>;
+  /** The SDK (server package) version the recording server ran on. */
+  sdk?: string;
+}
+
+export interface ModernAnswers {
+  discover: Record<string, unknown>;
+  /** With the cache hint and `_meta` the SDK adds to results of that era. */
   toolsList: Record<string, unknown>;
 }
 
@@ -87,8 +107,14 @@ export function answerFirst(
   const choice = env.JUMPERLESS_MCP_FIRST_ANSWERS;
   if (choice === 'off' || !servesRecordedCatalog(args, env) || namesMissingDevice(args, env))
     return undefined;
-  const answers = readAnswers(choice ? choice : new URL(FIRST_ANSWERS_FILE, import.meta.url));
-  return answers ? startAnswering(answers, streams.input, streams.output) : undefined;
+  const file = choice ? choice : fileURLToPath(new URL(FIRST_ANSWERS_FILE, import.meta.url));
+  const answers = readAnswers(file);
+  if (!answers) return undefined;
+  // The code this module belongs to (dist/, or src/ under tsx) is what answers after the recording.
+  const code = fileURLToPath(new URL('..', import.meta.url));
+  return startAnswering(answers, streams.input, streams.output, {
+    modernCurrent: () => recordingIsCurrent(file, code, answers.sdk),
+  });
 }
 
 /**
@@ -105,10 +131,13 @@ function namesMissingDevice(args: readonly string[], env: NodeJS.ProcessEnv): bo
   return device?.startsWith('/') === true && !existsSync(device);
 }
 
-function readAnswers(file: string | URL): FirstAnswers | undefined {
+function readAnswers(file: string): FirstAnswers | undefined {
   try {
     const answers = JSON.parse(readFileSync(file, 'utf8')) as FirstAnswers;
-    return isRecord(answers.initialize) && isRecord(answers.toolsList) ? answers : undefined;
+    const modern =
+      answers.modern === undefined ||
+      (isRecord(answers.modern) && Object.values(answers.modern).every(isModernAnswers));
+    return isRecord(answers.initialize) && isRecord(answers.toolsList) && modern ? answers : undefined;
   } catch {
     return undefined;
   }
@@ -128,11 +157,35 @@ const WATCH_REPLIES_MS = 60_000;
 
 type Id = string | number;
 
-export function startAnswering(answers: FirstAnswers, source: Readable, sink: Writable): FirstAnswering {
+/** What an answer sent here answered, for the comparison with the server's own. */
+type Answered = 'initialize' | 'tools/list' | 'server/discover' | 'modern tools/list';
+
+export interface AnsweringOptions {
+  /**
+   * Whether the recording may answer a 2026-07-28 client (see the module comment); asked once,
+   * when one opens (a 2025 client is corrected instead, and does not pay for the check). Default yes.
+   */
+  modernCurrent?: () => boolean;
+}
+
+export function startAnswering(
+  answers: FirstAnswers,
+  source: Readable,
+  sink: Writable,
+  options: AnsweringOptions = {},
+): FirstAnswering {
   const input = new PassThrough();
-  /** What was answered here, by id: the text sent, and whether it was the list. */
-  const answered = new Map<Id, { text: string; list: boolean }>();
-  let phase: 'initialize' | 'list' | 'done' = 'initialize';
+  /** What was answered here, by id: the text sent, and what it answered. */
+  const answered = new Map<Id, { text: string; what: Answered }>();
+  let phase: 'first' | 'list' | 'done' = 'first';
+  /** The 2026-07-28-or-later version a client discovered with; undefined before, or for 2025. */
+  let modern: string | undefined;
+  /** Asked once, and only of a 2026-07-28 client. */
+  let current: boolean | undefined;
+  const modernCurrent = () => {
+    current ??= options.modernCurrent?.() ?? true;
+    return current;
+  };
   let pending = '';
   let load!: () => void;
   const ready = new Promise<void>((resolve) => {
@@ -152,10 +205,48 @@ export function startAnswering(answers: FirstAnswers, source: Readable, sink: Wr
     setTimeout(() => answered.clear(), WATCH_REPLIES_MS).unref();
     load();
   };
-  const send = (id: Id, recorded: Record<string, unknown>, list: boolean) => {
+  const send = (id: Id, recorded: Record<string, unknown>, what: Answered) => {
     const text = JSON.stringify({ ...recorded, id });
-    answered.set(id, { text, list });
+    answered.set(id, { text, what });
     sink.write(`${text}\n`);
+  };
+  /** 2025: `initialize`, answered unless it asks for what the recording may not hold. */
+  const initialize = (id: Id, params: unknown): boolean => {
+    if (!isRecord(params)) return false;
+    const version = params.protocolVersion;
+    const recorded = typeof version === 'string' ? answers.initialize[version] : undefined;
+    if (!recorded || !isRecord(params.capabilities) || !isImplementation(params.clientInfo)) return false;
+    send(id, recorded, 'initialize');
+    // A client asking for experimental features may get another list (discovery mode).
+    if ('experimental' in params.capabilities) return false;
+    phase = 'list';
+    wait(NEXT_REQUEST_MS);
+    return true;
+  };
+  /** 2026-07-28: `server/discover`, whose answer depends on nothing in the request but its id. */
+  const discover = (id: Id, params: unknown): boolean => {
+    const version = plainEnvelopeVersion(params);
+    const recorded = version === undefined ? undefined : answers.modern?.[version];
+    if (!recorded || !modernCurrent()) return false;
+    send(id, recorded.discover, 'server/discover');
+    modern = version;
+    phase = 'list';
+    wait(NEXT_REQUEST_MS);
+    return true;
+  };
+  /**
+   * 2026-07-28: a `tools/list` of the first page that asks for the plain list, after a discover
+   * (claiming its version) or opening the connection: the SDK's stdio client discovers on a
+   * process of its own, then starts another for the session, whose first request is the list.
+   */
+  const modernList = (id: Id, params: unknown): boolean => {
+    const version = plainEnvelopeVersion(params);
+    if (version === undefined || (modern !== undefined && version !== modern)) return false;
+    const recorded = answers.modern?.[version];
+    if (!recorded || !modernCurrent()) return false;
+    send(id, recorded.toolsList, 'modern tools/list');
+    finish();
+    return true;
   };
   /** The one request this phase can answer, or false: then the server answers everything. */
   const take = (line: string): boolean => {
@@ -168,25 +259,17 @@ export function startAnswering(answers: FirstAnswers, source: Readable, sink: Wr
     }
     if (!isRecord(message) || message.jsonrpc !== '2.0') return false;
     const { id, method, params } = message;
-    if (phase === 'list' && method === 'notifications/initialized' && id === undefined) return true;
+    const legacyList = phase === 'list' && modern === undefined;
+    if (legacyList && method === 'notifications/initialized' && id === undefined) return true;
     if (typeof id !== 'string' && typeof id !== 'number') return false;
-    if (phase === 'initialize' && method === 'initialize' && isRecord(params)) {
-      const version = params.protocolVersion;
-      const recorded = typeof version === 'string' ? answers.initialize[version] : undefined;
-      if (!recorded || !isRecord(params.capabilities) || !isImplementation(params.clientInfo)) return false;
-      send(id, recorded, false);
-      // A client asking for experimental features may get another list (discovery mode).
-      if ('experimental' in params.capabilities) return false;
-      phase = 'list';
-      wait(NEXT_REQUEST_MS);
-      return true;
-    }
-    if (phase === 'list' && method === 'tools/list' && !answered.has(id) && listsAll(params)) {
-      send(id, answers.toolsList, true);
-      finish();
-      return true;
-    }
-    return false;
+    if (phase === 'first' && method === 'initialize') return initialize(id, params);
+    if (phase === 'first' && method === 'server/discover') return discover(id, params);
+    if (method !== 'tools/list' || answered.has(id)) return false;
+    if (!legacyList) return modernList(id, params);
+    if (!listsAll(params)) return false;
+    send(id, answers.toolsList, 'tools/list');
+    finish();
+    return true;
   };
   const watch = (chunk: Buffer | string) => {
     pending += chunk.toString();
@@ -207,7 +290,7 @@ export function startAnswering(answers: FirstAnswers, source: Readable, sink: Wr
 }
 
 /** The server's stdout: its replies to what was answered here are compared, then dropped. */
-function replies(sink: Writable, answered: Map<Id, { text: string; list: boolean }>): Writable {
+function replies(sink: Writable, answered: Map<Id, { text: string; what: Answered }>): Writable {
   const output = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       const text = chunk.toString();
@@ -227,7 +310,16 @@ function replies(sink: Writable, answered: Map<Id, { text: string; list: boolean
   return output;
 }
 
-function isAnsweredReply(line: string, answered: Map<Id, { text: string; list: boolean }>, sink: Writable) {
+/** What a recording that differs leaves the client with, by what it answered. */
+const AFTER_A_DIFFERENCE: Record<Answered, string> = {
+  initialize: '',
+  'server/discover': '',
+  'tools/list': '; the client is told to list again',
+  'modern tools/list':
+    "; a 2026-07-28 client cannot be told, and keeps that list for the result's cache hint",
+};
+
+function isAnsweredReply(line: string, answered: Map<Id, { text: string; what: Answered }>, sink: Writable) {
   let message: unknown;
   try {
     message = JSON.parse(line);
@@ -240,19 +332,24 @@ function isAnsweredReply(line: string, answered: Map<Id, { text: string; list: b
   if (!first) return false;
   answered.delete(id);
   if (line !== first.text) {
+    const what = first.what === 'modern tools/list' ? 'tools/list (2026-07-28)' : first.what;
     process.stderr.write(
-      `jumperless-mcp: the recorded ${first.list ? 'tools/list' : 'initialize'} answer differs from this server's (rebuild with npm run build)${first.list ? '; the client is told to list again' : ''}\n`,
+      `jumperless-mcp: the recorded ${what} answer differs from this server's (rebuild with npm run build)${AFTER_A_DIFFERENCE[first.what]}\n`,
     );
-    if (first.list)
+    if (first.what === 'tools/list')
       sink.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n`);
   }
   return true;
 }
 
-/** A `tools/list` of the first page, asking for nothing but what `_meta` may carry. */
+/** A 2025 `tools/list` of the first page, asking for nothing but what `_meta` may carry. */
 function listsAll(params: unknown): boolean {
   if (params === undefined) return true;
   return isRecord(params) && Object.keys(params).every((key) => key === '_meta');
+}
+
+function isModernAnswers(value: unknown): boolean {
+  return isRecord(value) && isRecord(value.discover) && isRecord(value.toolsList);
 }
 
 function isImplementation(value: unknown): boolean {

@@ -204,6 +204,13 @@ describe('the installed first answers', () => {
     ]);
     expect(packed.toolsList).toEqual(served.toolsList);
     expect(packed.initialize['2025-11-25']).toEqual(served.initialize['2025-11-25']);
+    expect(packed.modern['2026-07-28']).toEqual(served.modern?.['2026-07-28']);
+    // A 2026-07-28 client is answered only from a recording that is current: the installed one is
+    // (npm installs the SDK the build ran on; the times it gives the files are not asked).
+    const dist = join(prefix, 'node_modules', 'jumperless-mcp', 'dist');
+    const { recordingIsCurrent } = await import(join(dist, 'mcp', 'recordingCurrent.js'));
+    expect(packed.sdk).toEqual(expect.any(String));
+    expect(recordingIsCurrent(file, dist, packed.sdk)).toBe(true);
   }, 60_000);
 });
 
