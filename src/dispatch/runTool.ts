@@ -35,6 +35,12 @@ export interface CallRequest {
   caller: Caller;
   /** The caller's cancellation (MCP `notifications/cancelled`, a closed connection). */
   signal?: AbortSignal;
+  /**
+   * Settles, with the reason, when the call must stop though nobody cancelled it (2026-07-28: a
+   * question the client has to answer first). A promise, not a second signal: this is every
+   * modern call's path, and a joined AbortController costs more than the call's own work.
+   */
+  until?: Promise<unknown>;
   onProgress?(progress: number, total?: number, message?: string): void;
   confirm?: CallContext['confirm'];
   client?: ClientBridge;
@@ -126,6 +132,12 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
   };
   if (cancel?.aborted) onCancel();
   else cancel?.addEventListener('abort', onCancel, { once: true });
+  let halted = false;
+  void request.until?.then((reason) => {
+    halted = true;
+    stop.abort(reason);
+    stopped?.();
+  });
   const signal = stop.signal;
   let lastWord: NodeJS.Timeout | undefined;
   let lastProgress = Number.NEGATIVE_INFINITY;
@@ -163,7 +175,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     if (ownWord && !(ownWord instanceof RpcError)) {
       failure = timedOut ? { ...ownWord, code: 'timeout', retryable: true, timeout_ms: timeoutMs } : ownWord;
     } else if (timedOut) failure = timeoutFailure(entry, timeoutMs);
-    else if (cancel?.aborted)
+    else if (cancel?.aborted || halted)
       failure = { code: 'canceled', message: `${name} was canceled.`, retryable: false };
     else failure = failureOf(error, name);
     if (failure instanceof RpcError) {

@@ -77,32 +77,24 @@ export class InputRounds {
     return new Promise(() => {});
   }
 
-  /** Runs `work` once; its result, or the `input_required` result of its first unanswered question. */
+  /**
+   * Runs `work` once; its result, or the `input_required` result of its first unanswered question.
+   * `work` stops when `signal` aborts or `until` settles (a question is waiting).
+   */
   async run<T>(
     signal: AbortSignal,
-    work: (signal: AbortSignal) => Promise<T>,
+    work: (signal: AbortSignal, until: Promise<unknown>) => Promise<T>,
   ): Promise<T | InputRequiredResult> {
-    const stop = new AbortController();
-    const follow = () => stop.abort(signal.reason);
-    if (signal.aborted) follow();
-    else signal.addEventListener('abort', follow, { once: true });
-    try {
-      const running = work(stop.signal);
-      const first = await Promise.race([
-        running.then((value) => ({ value })),
-        this.stopped.then(() => undefined),
-      ]);
-      if (first) return first.value;
-      stop.abort(new Error('waiting for the client to answer'));
-      await Promise.race([running.catch(() => undefined), delay(CLEANUP_MS)]);
-      const { key, question } = this.pending as { key: string; question: InputRequest };
-      return inputRequired({
-        inputRequests: { [key]: question },
-        requestState: await this.codec.mint({ answers: this.answers }),
-      });
-    } finally {
-      signal.removeEventListener('abort', follow);
-    }
+    const waiting = this.stopped.then(() => new Error('waiting for the client to answer'));
+    const running = work(signal, waiting);
+    const first = await Promise.race([running.then((value) => ({ value })), waiting.then(() => undefined)]);
+    if (first) return first.value;
+    await Promise.race([running.catch(() => undefined), delay(CLEANUP_MS)]);
+    const { key, question } = this.pending as { key: string; question: InputRequest };
+    return inputRequired({
+      inputRequests: { [key]: question },
+      requestState: await this.codec.mint({ answers: this.answers }),
+    });
   }
 }
 

@@ -238,12 +238,13 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
               { signal: extra.mcpReq.signal },
             )) as Record<string, unknown>),
     };
-    const call = (signal: AbortSignal) =>
+    const call = (signal: AbortSignal, until?: Promise<unknown>) =>
       runTool(dispatcher, {
         name: request.params.name,
         arguments: request.params.arguments,
         caller: options.caller(extra),
         signal,
+        ...(until ? { until } : {}),
         client,
         ...(token === undefined
           ? {}
