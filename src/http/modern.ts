@@ -2,20 +2,23 @@
  * MCP 2026-07-28 over HTTP: stateless, so any replica can answer any request. The SDK's handler
  * (`createMcpHandler`, 2025 traffic refused: our sessions serve it) checks the envelope and the
  * `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers against the body, takes a server for
- * the request (reused from a small pool once the SDK has closed it), and answers in plain JSON unless the call streams (progress, a log line):
- * then SSE. A plain tools/call skips the entry, on servers the entry has set up that stay connected (modernFast.ts). `subscriptions/listen` streams are the SDK's too; this process publishes the board's
- * and the catalog's changes to them once, whatever the number of requests.
+ * the request (reused from a small pool once the SDK has closed it), and answers in plain JSON
+ * unless the call streams (progress, a log line): then SSE. A plain tools/call skips the entry, on
+ * servers the entry has set up that stay connected (modernFast.ts). `subscriptions/listen` streams
+ * are the SDK's too; this process publishes the board's and the catalog's changes to them once,
+ * whatever the number of requests.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { isModernProtocol } from '../contract/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
+import { seamsOf } from '../mcp/sdkSeams.js';
 import { followChanges, type McpServerHandle } from '../mcp/server.js';
 import { createModernLane } from './modernFast.js';
 
 export interface ModernOptions {
-  /** A server for one request. */
+  /** A server for one request at a time (the SDK's entry's, or the fast lane's, which keeps it). */
   createServer(): McpServerHandle;
   dispatcher?: Dispatcher;
   /** Bytes; our body gate has read the body already, this only keeps the SDK's cap in line. */
@@ -58,7 +61,12 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
   // it keeps it from then on.
   const lane = createModernLane(() => {
     const handle = idle.at(-1);
-    if (!handle || handle.server.transport || !isModernProtocol(handle.server.getNegotiatedProtocolVersion()))
+    if (
+      !handle ||
+      handle.server.transport ||
+      !isModernProtocol(handle.server.getNegotiatedProtocolVersion()) ||
+      !seamsOf(handle.server)
+    )
       return undefined;
     idle.pop();
     return handle;

@@ -37,6 +37,7 @@ const ENVELOPE_KEYS = new Set([
   CLIENT_INFO_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
 ]);
+const SEND_FAILED = { code: -32603, message: 'Internal error: the answer could not be sent' };
 const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
@@ -50,6 +51,8 @@ export const modernFastStats = { calls: 0 };
 /** The classifier's verdicts on envelopes seen, by envelope: as many as there are kinds of client. */
 const verdicts = new Map<string, MessageClassification>();
 const VERDICTS = 256;
+/** Characters of an envelope's key: a client's info and capabilities are a few hundred. */
+const VERDICT_KEY_LIMIT = 2048;
 
 /**
  * The request's classification when it is a plain 2026-07-28 tools/call whose headers say exactly
@@ -72,12 +75,15 @@ export function plainModernCall(req: IncomingMessage, body: unknown): MessageCla
   // A name that needs no encoding in a header is sent as is; anything else the SDK decodes first.
   if (!/^[A-Za-z0-9_.-]+$/.test(params.name) || headers['mcp-name'] !== params.name) return undefined;
   // The classifier's verdict rests on what was checked above and on the envelope's two values;
-  // the same client sends the same envelope every time, so its verdict is reused.
+  // the same client sends the same envelope every time, so its verdict is reused. Only a small
+  // envelope is kept, and none whose text has a null in it: an absent value and an infinite
+  // number (1e400) both print as null, beside a valid envelope that may print the same.
   const token = meta.progressToken;
-  const key =
+  let key: string | undefined =
     token === undefined || typeof token === 'string' || Number.isSafeInteger(token)
       ? JSON.stringify([meta[CLIENT_INFO_META_KEY], meta[CLIENT_CAPABILITIES_META_KEY]])
       : undefined;
+  if (key !== undefined && (key.length > VERDICT_KEY_LIMIT || key.includes('null'))) key = undefined;
   const known = key === undefined ? undefined : verdicts.get(key);
   if (known) return known;
   const outcome = classifyInboundRequest({
@@ -119,7 +125,9 @@ class LaneTransport implements Transport {
 
   async start(): Promise<void> {}
 
-  begin(res: ServerResponse, id: string | number, answered: () => void): void {
+  /** Takes the exchange; false, having taken nothing, when its client has gone already. */
+  begin(res: ServerResponse, id: string | number, answered: () => void): boolean {
+    if (res.destroyed || res.writableEnded) return false;
     const exchange: Exchange = { res, id, streaming: false, keepAlive: undefined, answered };
     this.exchange = exchange;
     // The client went away before the answer: the call is stopped, as the SDK's entry stops it
@@ -127,6 +135,7 @@ class LaneTransport implements Transport {
     res.once('close', () => {
       if (this.exchange === exchange) void this.close();
     });
+    return true;
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -135,14 +144,25 @@ class LaneTransport implements Transport {
     const answer = 'id' in message && !('method' in message);
     if ((answer ? message.id : options?.relatedRequestId) !== exchange.id) return;
     const { res } = exchange;
-    const text = JSON.stringify(message);
-    if (answer && !exchange.streaming) {
-      const status = 'error' in message && message.error.code === MISSING_CLIENT_CAPABILITY ? 400 : 200;
-      res.writeHead(status, { 'content-type': 'application/json' }).end(text);
-    } else {
-      this.stream(exchange);
-      res.write(`event: message\ndata: ${text}\n\n`);
-      if (answer) res.end();
+    try {
+      const text = JSON.stringify(message);
+      if (answer && !exchange.streaming) {
+        const status = 'error' in message && message.error.code === MISSING_CLIENT_CAPABILITY ? 400 : 200;
+        res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+      } else {
+        this.stream(exchange);
+        res.write(`event: message\ndata: ${text}\n\n`);
+        if (answer) res.end();
+      }
+    } catch (error) {
+      // Not sent (a value JSON cannot carry): the client still gets an answer, and this server,
+      // whose exchange is broken, leaves the lane.
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: exchange.id, error: SEND_FAILED }));
+      } else if (!res.writableEnded) res.end();
+      void this.close();
+      throw error;
     }
     if (answer) {
       this.exchange = undefined;
@@ -188,9 +208,13 @@ export interface ModernLane {
   close(): Promise<void>;
 }
 
+/** The most servers the lane keeps: calls beyond as many at once go by the SDK's entry. */
+const LANE_SERVERS = 32;
+
 /**
  * The lane's servers, each connected once to a LaneTransport and serving one call at a time.
- * A server joins the lane from `adopt`: one the SDK's entry has set up for 2026-07-28, idle.
+ * A server joins the lane from `adopt`: one the SDK's entry has set up for 2026-07-28, idle, whose
+ * in-flight map the lane can read (sdkSeams.ts; without it no server could be known free again).
  */
 export function createModernLane(adopt: () => McpServerHandle | undefined): ModernLane {
   const free: LaneServer[] = [];
@@ -222,8 +246,12 @@ export function createModernLane(adopt: () => McpServerHandle | undefined): Mode
     body: Record<string, unknown>,
     classification: MessageClassification,
   ) => {
+    // The client left while the server joined: nothing runs, and the server is free again.
+    if (!lane.transport.begin(res, body.id as string | number, () => free.push(lane))) {
+      free.push(lane);
+      return;
+    }
     modernFastStats.calls++;
-    lane.transport.begin(res, body.id as string | number, () => free.push(lane));
     const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
     lane.transport.onmessage?.(
       body as JSONRPCMessage,
@@ -243,7 +271,7 @@ export function createModernLane(adopt: () => McpServerHandle | undefined): Mode
         run(lane, req, res, record, classification);
         return Promise.resolve();
       }
-      const handle = adopt();
+      const handle = all.size < LANE_SERVERS ? adopt() : undefined;
       if (!handle) return undefined;
       return join(handle).then((joined) => run(joined, req, res, record, classification));
     },

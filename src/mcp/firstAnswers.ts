@@ -16,8 +16,8 @@
  * minute). Answering it only `server/discover` would gain it nothing (the SDK's kept process opens
  * with the list), so it is answered from the recording only when that is checked to be current
  * first (recordingCurrent.ts: the SDK it was recorded with and, in a checkout, no file of the
- * code newer than the recording); one that still differs is said on stderr. Imports only node builtins and a JSON
- * test: this runs before anything else is loaded.
+ * code newer than the recording); one that still differs is said on stderr. Imports only node
+ * builtins and a JSON test: this runs before anything else is loaded.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { PassThrough, type Readable, Writable } from 'node:stream';

@@ -12,6 +12,7 @@ export type SendHook = (
 
 export function interceptSend<T extends Transport>(transport: T, hook: SendHook): T {
   const send = transport.send.bind(transport);
-  transport.send = (message, options) => hook(message, options, send);
+  // async: a hook that throws still rejects, as a transport's send does.
+  transport.send = async (message, options) => hook(message, options, send);
   return transport;
 }

@@ -6,6 +6,7 @@
  * stdout, then shut down. SIGINT/SIGTERM stop at once.
  */
 import { PassThrough } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveEra } from '@modelcontextprotocol/server/stdio';
 import { isModernProtocol } from '../contract/index.js';
 import { plainCall } from './fastLane.js';
@@ -34,12 +35,14 @@ export async function serveStdio(createServer: StdioServerFactory, options: Stdi
   const handles: McpServerHandle[] = [];
   // A plain tools/call, once the connection is a 2025 one, skips the SDK's per-request machinery.
   // Its answer goes straight to the wire: the SDK's channel in between only settles the requests
-  // it was given, and checks every message's shape to know which.
+  // it was given, and checks every message's shape to know which. The wire's own send carries the
+  // 2025 error codes (keepLegacyCodes patches the transport itself, below). Once the wire is
+  // closed (after the drain, or at a signal) an answer has nobody to go to.
+  let wireClosed = false;
+  const toWire = (answer: JSONRPCMessage) => (wireClosed ? Promise.resolve() : transport.send(answer));
   const fast = (message: unknown): boolean => {
     const call = plainCall(message);
-    return (
-      call !== undefined && handles.at(-1)?.fast(call, {}, (answer) => transport.send(answer)) !== undefined
-    );
+    return call !== undefined && handles.at(-1)?.fast(call, {}, toWire) !== undefined;
   };
   const checked = checkedLines(input, (answer) => output.write(`${JSON.stringify(answer)}\n`), fast);
   const transport = new StdioServerTransport(
@@ -54,6 +57,7 @@ export async function serveStdio(createServer: StdioServerFactory, options: Stdi
       await Promise.race([Promise.all(handles.map((h) => h.idle())), delay(options.drainMs ?? 60_000)]);
       await delay(10); // the last answer is encoded and sent right after its handler returns
     }
+    wireClosed = true;
     await entry.close().catch(() => {});
     await Promise.all(handles.map((h) => h.close().catch(() => {})));
     await options.shutdown().catch((error: unknown) => {
