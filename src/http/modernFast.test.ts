@@ -24,6 +24,15 @@ const envelope = (capabilities: Record<string, unknown> = {}) => ({
   'io.modelcontextprotocol/clientCapabilities': capabilities,
 });
 
+/** What a 2026-07-28 client sends with a tools/call of `name`. */
+const headersFor = (name: string) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': MODERN,
+  'mcp-method': 'tools/call',
+  'mcp-name': name,
+});
+
 async function call(
   url: string,
   id: number,
@@ -34,13 +43,7 @@ async function call(
 ): Promise<Reply> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
+    headers: headersFor(name),
     body: JSON.stringify({
       jsonrpc: '2.0',
       id,
@@ -186,17 +189,12 @@ describe('the 2026-07-28 fast lane', () => {
     }
     expect(modernFastStats.calls - before).toBe(4);
   });
+
   it('answers an invalid envelope as the entry does, though a valid one printed the same way first', async () => {
     const post = (id: number, meta: string) =>
       fetch(operator, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': MODERN,
-          'mcp-method': 'tools/call',
-          'mcp-name': 'test_simple_text',
-        },
+        headers: headersFor('test_simple_text'),
         body: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":${meta}}}`,
       });
     const version = `"io.modelcontextprotocol/protocolVersion":"${MODERN}"`;
