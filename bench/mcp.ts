@@ -8,7 +8,10 @@
  *   running the real CLI with --device tcp://...), against a bare raw-REPL exec of the very snippet
  *   the tool sends (`_jlh.out(_jlt.power_get())`) from this process; target: at most 1.15x at p50,
  *   and stdio minus bare at most 0.15 ms (issue 12). Paths own the link in turn, in blocks, so drift
- *   hits all alike.
+ *   hits all alike; each block first makes MCP_BENCH_WARMUP calls (300), since every stdio path is a
+ *   fresh process whose hot paths V8 is still compiling after a few dozen.
+ * - the floor of the stdio hop (a child that only answers), and what the SDK client adds over a
+ *   raw JSON-RPC client; MCP_BENCH_BASE=a/dist/cli/main.js,b/dist/cli/main.js adds other builds.
  * - for reference, the dispatch pipeline alone (runTool in-process) against the board call it makes.
  * - cold start: spawn to the first `tools/list` answer, median of 5 (target < 400 ms), through tsx
  *   and, when `npm run build` has been run, from dist/.
@@ -29,12 +32,14 @@ import { CAPABILITIES } from '../src/tools/tool.js';
 
 const CALLS = Number(process.argv[2] ?? 300);
 const BLOCKS = Number(process.argv[3] ?? 3);
+/** Calls before each measured block: V8 is still compiling the server's hot paths after 30. */
+const WARMUP = Number(process.env.MCP_BENCH_WARMUP ?? 300);
 const ROOT = resolve(import.meta.dirname, '..');
 const TSX = [process.execPath, '--import', 'tsx', 'src/cli/main.ts'];
 const DIST = resolve(ROOT, 'dist/cli/main.js');
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
-/** Another build's CLI (dist/cli/main.js) measured in the same blocks over stdio: before/after a change. */
-const BASE = process.env.MCP_BENCH_BASE;
+/** Other builds' CLIs (dist/cli/main.js, comma-separated) measured in the same blocks over stdio: before/after a change. */
+const BASES = (process.env.MCP_BENCH_BASE ?? '').split(',').filter(Boolean);
 const SNIPPET = '_jlh.out(_jlt.power_get())';
 
 /** Writes code + Ctrl-D and waits for the end of the reply: the least a client can do. */
@@ -81,7 +86,7 @@ async function time(run: () => Promise<unknown>): Promise<number> {
 }
 
 async function measure(calls: number, run: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < 30; i++) await run();
+  for (let i = 0; i < WARMUP; i++) await run();
   const samples: number[] = [];
   for (let i = 0; i < calls; i++) samples.push(await time(run));
   return samples;
@@ -229,7 +234,7 @@ async function main(): Promise<void> {
   const stdio: number[] = [];
   const raw: number[] = [];
   const echo: number[] = [];
-  const based: number[] = [];
+  const based: number[][] = [];
   const http: number[] = [];
   let listBytes = 0;
   for (let block = 0; block < BLOCKS; block++) {
@@ -251,9 +256,11 @@ async function main(): Promise<void> {
     echo.push(...(await measure(CALLS, () => echoLine.call('power_get'))));
     await echoLine.close();
 
-    if (BASE) {
-      const other = await stdioClient([process.execPath, BASE], ['--device', device]);
-      based.push(...(await measure(CALLS, call(other))));
+    for (const [at, cli] of BASES.entries()) {
+      const other = await stdioClient([process.execPath, cli], ['--device', device]);
+      const samples = based[at] ?? [];
+      samples.push(...(await measure(CALLS, call(other))));
+      based[at] = samples;
       await other.close();
     }
 
@@ -304,8 +311,9 @@ async function main(): Promise<void> {
     `  floor of the stdio hop: a child that answers each line at once (no MCP, no board), p50 ${f(p50(echo))}; ` +
       `so the server's own share, raw client: ${f(p50(raw) - base - p50(echo))}; the SDK client's: ${f(p50(stdio) - p50(raw))}`,
   );
-  if (BASE) {
-    console.log(`  stdio, ${BASE} p50 ${f(p50(based))}, minus bare ${f(p50(based) - base)}`);
+  for (const [at, cli] of BASES.entries()) {
+    const samples = based[at] ?? [];
+    console.log(`  stdio, ${cli} p50 ${f(p50(samples))}, minus bare ${f(p50(samples) - base)}`);
   }
   console.log(`  MCP HTTP  p50   ${f(p50(http))}  ratio ${(p50(http) / base).toFixed(2)}x`);
   console.log(
