@@ -151,6 +151,24 @@ describe('first answers', () => {
       [{ ...initialize(1), params: { protocolVersion: '2025-06-18', capabilities: {} } }],
     ],
     ['a line that is not JSON', ['{"jsonrpc":"2.0",']],
+    // The SDK refuses these, or may answer them otherwise: its answer, not a recorded success.
+    [
+      'an initialize whose roots capability is not an object',
+      [initialize(1, { capabilities: { roots: 5 } })],
+    ],
+    [
+      'an initialize whose elicitation capability the SDK refuses',
+      [initialize(1, { capabilities: { elicitation: { form: { applyDefaults: 'yes' } } } })],
+    ],
+    ['an initialize with a capability not known here', [initialize(1, { capabilities: { tasks: {} } })]],
+    [
+      'an initialize with more params',
+      [{ ...initialize(1), params: { ...initialize(1).params, _meta: {} } }],
+    ],
+    [
+      'an initialize whose client info has a number',
+      [initialize(1, { clientInfo: { name: 'c', version: '1', title: 2 } })],
+    ],
   ])('answers nothing after %s, and loads the server at once', async (_what, messages) => {
     const { stdin, answering, forwarded, lines } = harness();
     const text = messages.map((m) => (typeof m === 'string' ? `${m}\n` : line(m))).join('');

@@ -23,7 +23,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { isRecord } from '../contract/json.js';
-import { plainEnvelopeVersion } from './plainEnvelope.js';
+import { plainEnvelopeVersion, plainInitializeParams } from './plainEnvelope.js';
 import { recordingIsCurrent } from './recordingCurrent.js';
 
 /** What the build recorded: whole JSON-RPC responses, as the server wrote them. */
@@ -215,10 +215,10 @@ export function startAnswering(
     if (!isRecord(params)) return false;
     const version = params.protocolVersion;
     const recorded = typeof version === 'string' ? answers.initialize[version] : undefined;
-    if (!recorded || !isRecord(params.capabilities) || !isImplementation(params.clientInfo)) return false;
+    if (!recorded || !plainInitializeParams(params)) return false;
     send(id, recorded, 'initialize');
     // A client asking for experimental features may get another list (discovery mode).
-    if ('experimental' in params.capabilities) return false;
+    if ('experimental' in (params.capabilities as Record<string, unknown>)) return false;
     phase = 'list';
     wait(NEXT_REQUEST_MS);
     return true;
@@ -350,8 +350,4 @@ function listsAll(params: unknown): boolean {
 
 function isModernAnswers(value: unknown): boolean {
   return isRecord(value) && isRecord(value.discover) && isRecord(value.toolsList);
-}
-
-function isImplementation(value: unknown): boolean {
-  return isRecord(value) && typeof value.name === 'string' && typeof value.version === 'string';
 }

@@ -46,6 +46,20 @@ export function plainEnvelopeVersion(params: unknown): string | undefined {
   return version;
 }
 
+/**
+ * Whether a 2025 `initialize`'s params are as plain: the version, the client's name and version,
+ * plain capabilities. An experimental one is let through here: it changes only the list, which
+ * the caller then leaves to the server.
+ */
+export function plainInitializeParams(params: Record<string, unknown>): boolean {
+  const keys = new Set(['protocolVersion', 'capabilities', 'clientInfo']);
+  if (!onlyKeys(params, (key) => keys.has(key)) || typeof params.protocolVersion !== 'string') return false;
+  const { capabilities } = params;
+  if (!isClientInfo(params.clientInfo) || !isRecord(capabilities)) return false;
+  const { experimental, ...rest } = capabilities;
+  return (experimental === undefined || isRecord(experimental)) && plainCapabilities(rest);
+}
+
 function isClientInfo(value: unknown): boolean {
   return (
     isRecord(value) &&
