@@ -23,6 +23,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { isRecord, MODERN_PROTOCOL } from '../contract/index.js';
+import { toolsCallParams } from '../mcp/fastLane.js';
 import { seamsOf } from '../mcp/sdkSeams.js';
 import type { McpServerHandle } from '../mcp/server.js';
 
@@ -59,12 +60,8 @@ const VERDICT_KEY_LIMIT = 2048;
  * what its body says; undefined otherwise (the SDK's entry answers it, errors and all).
  */
 export function plainModernCall(req: IncomingMessage, body: unknown): MessageClassification | undefined {
-  if (!isRecord(body) || body.method !== 'tools/call' || body.jsonrpc !== '2.0') return undefined;
-  const { id, params } = body;
-  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (!isRecord(params) || typeof params.name !== 'string') return undefined;
-  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
-  if ('arguments' in params && !isRecord(params.arguments)) return undefined;
+  const params = toolsCallParams(body);
+  if (!params || typeof params.name !== 'string') return undefined;
   const meta = params._meta;
   if (!isRecord(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN) return undefined;
   // The envelope and a progress token: no log level (no log stream), no retry round.

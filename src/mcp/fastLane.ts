@@ -28,18 +28,27 @@ function isProgressOnly(meta: unknown): boolean {
   return keys.length === 1 && (typeof token === 'string' || Number.isSafeInteger(token));
 }
 
-/** The message as a plain call, or undefined when the SDK must see it. */
-export function plainCall(message: unknown): PlainCall | undefined {
+/**
+ * The message's params when it is a `tools/call` of a tool name with arguments (if any) as an
+ * object and no params but those and `_meta`, which each lane reads its own way; else undefined.
+ */
+export function toolsCallParams(message: unknown): Record<string, unknown> | undefined {
   if (!isRecord(message) || message.method !== 'tools/call' || message.jsonrpc !== '2.0') return undefined;
   const { id, params } = message;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
   if (!isRecord(params) || typeof params.name !== 'string') return undefined;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
   if ('arguments' in params && !isRecord(params.arguments)) return undefined;
-  if ('_meta' in params && !isProgressOnly(params._meta)) return undefined;
-  for (const key in message)
+  return params;
+}
+
+/** The message as a plain call, or undefined when the SDK must see it. */
+export function plainCall(message: unknown): PlainCall | undefined {
+  const params = toolsCallParams(message);
+  if (!params || ('_meta' in params && !isProgressOnly(params._meta))) return undefined;
+  for (const key in message as Record<string, unknown>)
     if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
-  return message as unknown as PlainCall;
+  return message as PlainCall;
 }
 
 /** How many calls took the fast lane in this process: tests read it to know which lane answered. */
