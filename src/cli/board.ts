@@ -12,6 +12,7 @@ import type { ShareEvent } from '../share/shared.js';
 import type { SimBoard } from '../sim/index.js';
 import { type BoardClient, createBoardClient } from '../tools/boardClient.js';
 import { boardHelper } from '../tools/index.js';
+import { simFirmware } from './simFirmware.js';
 
 export interface OpenBoard {
   client: BoardClient;
@@ -30,11 +31,15 @@ export interface OpenBoardOptions {
 
 export async function openBoard(device: string, options: OpenBoardOptions = {}): Promise<OpenBoard> {
   let sim: SimBoard | undefined;
-  const simFactory: SimFactory = async ({ partsFile }) => {
+  const simFactory: SimFactory = async ({ partsFile, firmware }) => {
     // Loaded only for the virtual board, so a real board's server starts faster.
     const { SimBoard } = await import('../sim/index.js');
     const partsFileText = partsFile === undefined ? undefined : await readParts(partsFile);
-    sim = await SimBoard.start(partsFileText === undefined ? {} : { partsFileText });
+    const release = firmware === undefined ? undefined : simFirmware(firmware);
+    sim = await SimBoard.start({
+      ...(partsFileText === undefined ? {} : { partsFileText }),
+      ...(release === undefined ? {} : { firmware: release }),
+    });
     const board = sim;
     return { connect: () => board.port('repl'), release: () => {} };
   };
@@ -44,7 +49,12 @@ export async function openBoard(device: string, options: OpenBoardOptions = {}):
   const simId = url.kind === 'sim' ? takeSimId(formatDeviceUrl(url)) : undefined;
   const link = await (simId === undefined || url.kind !== 'sim'
     ? createLink(url, { simFactory })
-    : Promise.resolve(simFactory(url.partsFile === undefined ? {} : { partsFile: url.partsFile })).then(
+    : Promise.resolve(
+        simFactory({
+          ...(url.partsFile === undefined ? {} : { partsFile: url.partsFile }),
+          ...(url.firmware === undefined ? {} : { firmware: url.firmware }),
+        }),
+      ).then(
         (source) => streamLink(simId, source),
         (error: unknown) => {
           simIds.delete(simId);

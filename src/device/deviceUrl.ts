@@ -1,7 +1,8 @@
 /**
  * Device addresses as the user writes them (`--port`): a serial path, `auto` (or
  * `auto:<usb-location>`), `tcp://host:port` (ser2net, the simulator's TCP ports), or `sim` /
- * `sim:parts.json` (the in-process virtual board). `createLink` turns one into a DeviceLink.
+ * `sim:parts.json` (the in-process virtual board), `sim@<firmware>` / `sim@<firmware>:parts.json`
+ * for the virtual board running a given firmware release. `createLink` turns one into a DeviceLink.
  */
 import type { Duplex } from 'node:stream';
 import { type AutoPortOptions, resolveAutoPort } from './autoPort.js';
@@ -14,7 +15,7 @@ export type DeviceUrl =
   | { kind: 'auto'; location?: string }
   | { kind: 'serial'; path: string }
   | { kind: 'tcp'; host: string; port: number }
-  | { kind: 'sim'; partsFile?: string };
+  | { kind: 'sim'; partsFile?: string; firmware?: string };
 
 export function parseDeviceUrl(text: string): DeviceUrl {
   const value = text.trim();
@@ -22,6 +23,15 @@ export function parseDeviceUrl(text: string): DeviceUrl {
   if (value.startsWith('auto:')) return { kind: 'auto', location: value.slice(5) };
   if (value === 'sim') return { kind: 'sim' };
   if (value.startsWith('sim:')) return { kind: 'sim', partsFile: value.slice(4) };
+  if (value.startsWith('sim@')) {
+    const rest = value.slice(4);
+    const colon = rest.indexOf(':');
+    const firmware = colon === -1 ? rest : rest.slice(0, colon);
+    if (firmware === '') throw usage(text, 'sim@<firmware> names a release, e.g. sim@5.7.0.13');
+    return colon === -1
+      ? { kind: 'sim', firmware }
+      : { kind: 'sim', firmware, partsFile: rest.slice(colon + 1) };
+  }
   if (value.startsWith('serial:')) return { kind: 'serial', path: value.slice(7) };
   const tcp = /^tcp:\/\/(\[[^\]]+\]|[^:/]+):(\d+)\/?$/.exec(value);
   if (tcp) {
@@ -46,16 +56,28 @@ export function formatDeviceUrl(url: DeviceUrl): string {
       return url.path;
     case 'tcp':
       return `tcp://${url.host.includes(':') ? `[${url.host}]` : url.host}:${url.port}`;
-    case 'sim':
-      return url.partsFile === undefined ? 'sim' : `sim:${url.partsFile}`;
+    case 'sim': {
+      const base = url.firmware === undefined ? 'sim' : `sim@${url.firmware}`;
+      return url.partsFile === undefined ? base : `${base}:${url.partsFile}`;
+    }
   }
+}
+
+/** The same address on the virtual board of a given release; other addresses as they are. */
+export function withSimFirmware(device: string, firmware: string | undefined): string {
+  if (firmware === undefined) return device;
+  const url = parseDeviceUrl(device);
+  return url.kind === 'sim' ? formatDeviceUrl({ ...url, firmware }) : device;
 }
 
 /**
  * Makes the in-process virtual board's REPL stream. Injected by the caller (the CLI), because
  * device/ must not import sim/ (DESIGN.md §2).
  */
-export type SimFactory = (options: { partsFile?: string }) => Promise<StreamSource> | StreamSource;
+export type SimFactory = (options: {
+  partsFile?: string;
+  firmware?: string;
+}) => Promise<StreamSource> | StreamSource;
 
 export interface CreateLinkOptions extends AutoPortOptions {
   simFactory?: SimFactory;
@@ -78,9 +100,10 @@ export async function createLink(
           'the simulator is not available here; sim URLs need the jumperless-mcp CLI',
         );
       }
-      const source = await options.simFactory(
-        url.partsFile === undefined ? {} : { partsFile: url.partsFile },
-      );
+      const source = await options.simFactory({
+        ...(url.partsFile === undefined ? {} : { partsFile: url.partsFile }),
+        ...(url.firmware === undefined ? {} : { firmware: url.firmware }),
+      });
       return streamLink(formatDeviceUrl(url), source);
     }
     case 'auto':

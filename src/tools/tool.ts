@@ -4,7 +4,9 @@
  * progress, attachments, confirm), and a device tool (`defineDeviceTool`) gets its board bound by
  * the wrapper, which also checks the firmware has what it needs and holds the board for the call.
  */
+
 import type { z } from 'zod';
+import { missingFunctionsReason } from '../board/firmware.js';
 import type { CallContext, Capability, ContentBlock, ToolKind } from '../contract/index.js';
 import { DeviceError } from '../device/errors.js';
 import { type BoardClient, callBoard } from './boardClient.js';
@@ -146,7 +148,7 @@ async function checkFirmware(tool: string, requires: readonly string[] | undefin
   if (missing.length > 0) {
     throw new ToolError(
       'unsupported_firmware',
-      `This board's firmware has no ${missing.join(', ')}, which ${tool} needs. Update the Jumperless firmware (5.7 or later) and try again.`,
+      `This board's firmware has no ${missing.join(', ')}, which ${tool} needs. ${missingFunctionsReason(missing)}`,
       { details: { missing } },
     );
   }

@@ -193,7 +193,7 @@ describe('jumperless-mcp selftest --device sim', () => {
       summary: { passed: number; failed: number };
       checks: Array<{ id: string; ok: boolean; expected: string; got: string; source: string }>;
     };
-    expect(report.firmware).toBe('5.7.0.13');
+    expect(report.firmware).toBe('5.7.11.0');
     expect(report.summary.failed).toBe(0);
     expect(report.summary.passed).toBeGreaterThan(40);
     expect(report.checks.every((c) => c.ok && c.source.includes(':'))).toBe(true);
