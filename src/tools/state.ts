@@ -13,14 +13,14 @@ import {
   stateDocumentSchema,
   withOverlaySummaries,
 } from './boardState.js';
-import { readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
+import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { stateSnapshot, stateUndo } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
 import { wokwiImport } from './wokwi.js';
 
-/** The board-side parts the state tools call: the RAM state, the board image, and set_state. */
-export const python: readonly PythonPart[] = [ramPython, boardImagePython, stateSetPython];
+/** The board-side parts the state tools call: the RAM state, the board image, set_state and the bridges' routes. */
+export const python: readonly PythonPart[] = [ramPython, boardImagePython, stateSetPython, snapshotPython];
 
 export const stateGet = defineDeviceTool({
   name: 'state_get',

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { mergeGroups, RAM_REQUIRES } from './boardState.js';
-import { appliedOutput, applyState, summary } from './stateSet.js';
+import { APPLY_REQUIRES, appliedOutput, applyState, summary } from './stateSet.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
 export const WOKWI_MAX_CHARS = 500_000;
@@ -121,7 +121,7 @@ export const wokwiImport = defineDeviceTool({
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['set_state', 'connect', ...RAM_REQUIRES],
+  requires: ['set_state', 'connect', ...RAM_REQUIRES, ...APPLY_REQUIRES],
   input: z.object({
     diagram: z.string().max(WOKWI_MAX_CHARS),
     clear_first: z.boolean().default(true).describe('Replace all present connections'),
