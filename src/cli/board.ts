@@ -3,8 +3,9 @@
  * Only the CLI picks between serial, TCP and the in-process virtual board (DESIGN.md §2).
  */
 import { readFileSync } from 'node:fs';
+import { replCandidates } from '../device/autoPort.js';
 import { createLink, formatDeviceUrl, parseDeviceUrl, type SimFactory } from '../device/deviceUrl.js';
-import { findReplPorts } from '../device/discovery.js';
+import { listJumperlessPorts } from '../device/discovery.js';
 import { streamLink } from '../device/link.js';
 import { DeviceSession, type SessionEvent } from '../device/session.js';
 import { boardSocketPath, serialIdentity } from '../share/path.js';
@@ -167,8 +168,10 @@ export async function identityOf(device: string): Promise<string | undefined> {
     case 'tcp':
       return `tcp:${url.host}:${url.port}`;
     case 'auto': {
-      const ports = await findReplPorts().catch(() => []);
-      const port = ports.find((p) => url.location === undefined || p.location === url.location);
+      // Every port of a board shares its USB location, also one whose interfaces the OS does not name.
+      const boards = replCandidates(await listJumperlessPorts().catch(() => []));
+      const board = boards.find((b) => url.location === undefined || b.location === url.location);
+      const port = board?.ports[0];
       if (!port) return undefined;
       return port.location ? `usb:${port.location}` : serialIdentity(port.path);
     }
@@ -197,7 +200,7 @@ async function readParts(path: string): Promise<string> {
 /** `auto` when a Jumperless is plugged in, else the virtual board (for `npm start`). */
 export async function boardOrSim(): Promise<string> {
   try {
-    return (await findReplPorts()).length > 0 ? 'auto' : 'sim';
+    return replCandidates(await listJumperlessPorts()).length > 0 ? 'auto' : 'sim';
   } catch {
     return 'sim';
   }
