@@ -138,7 +138,7 @@ export const FIRMWARE: { readonly [V in FirmwareVersion]: FirmwareProfile } = {
       clearRemovesParts: `${U}@ad0f1d9 CodeDocs/HANDOFF_2026-09-07_DOCS_SWEEP.md ("x (and Parts > Clear) runs partsClearAllRecords()"); CodeDocs/RELEASE_5781_HANDOFF_2026-08-28.md@3f7d788`,
       replTrafficHoldsAutosave:
         'shared/spec/field-2026-12.md §1.2 (cites a MpRemoteService.cpp comment); not found in the stored ' +
-        `${U}@8abe273 src/snakes/MpRemoteService.cpp nor @e6ef352 src/MpRemoteService.cpp: unverified`,
+        `${U}@8abe273 and @020f59a src/snakes/MpRemoteService.cpp nor @e6ef352 src/MpRemoteService.cpp: unverified`,
       heapBytesNoPsram: `${U}@ad0f1d9 CodeDocs/HANDOFF_2026-09-07_DOCS_SWEEP.md ("MICROPY_HEAP_SIZE 64*1024"); ${U}@8abe273 src/snakes/MpRemoteService.cpp constructor ("its configured 64 KB"); 4000 blocks after the tables as py/gc.c:146-191 lays out`,
       undoTransactions: `${U}@7077df9 src/remembering/Undo.cpp undoInit (SRAM ring halved to 256 ops / 64 txns)`,
       undoPersisted: `${U}@7077df9 src/remembering/Undo.cpp undoInit (g_persistMaxTxns 24 / 256)`,
@@ -188,7 +188,7 @@ export function firmwareLike(functions: ReadonlySet<string>): FirmwareVersion[] 
 export function missingFunctionsReason(missing: readonly string[]): string {
   const all = (list: readonly string[]) => missing.every((name) => list.includes(name));
   if (missing.length > 0 && all(LOGIC_ANALYZER_API)) {
-    return 'The firmware no longer has the logic analyzer (removed from JumperlOS in August 2026), so this cannot run on it.';
+    return 'This firmware has no logic analyzer (5.7.11 took the la_* functions out), so this cannot run on it.';
   }
   if (missing.length > 0 && all([...SCAN_AND_AUDIO_API, ...PARTS_AND_BACKGROUND_API])) {
     return 'These came with newer JumperlOS releases (5.7.11 has them): update the Jumperless firmware and try again.';

@@ -4,7 +4,6 @@
  * progress, attachments, confirm), and a device tool (`defineDeviceTool`) gets its board bound by
  * the wrapper, which also checks the firmware has what it needs and holds the board for the call.
  */
-
 import type { z } from 'zod';
 import { missingFunctionsReason } from '../board/firmware.js';
 import type { CallContext, Capability, ContentBlock, ToolKind } from '../contract/index.js';
