@@ -50,6 +50,8 @@ const HEADER = Buffer.from(RAW_HEADER, 'latin1');
 /** Shared "nothing left": allocating one per step shows up in profiles. */
 const EMPTY = Buffer.alloc(0);
 const OK = Buffer.from('OK', 'latin1');
+/** How much of what came before `OK` is kept (`preOk`). */
+const PRE_OK_KEPT = 64;
 
 /** What is left of `chunk` after `from`, without making an empty view. */
 function rest(chunk: Buffer, from: number): Buffer {
@@ -130,6 +132,11 @@ export class RawReplDecoder {
   private rearm = false;
   /** Bytes that fit no expectation since the decoder was made (for health and tests). */
   strayBytes = 0;
+  /**
+   * The first bytes that came before `OK` since the last exec expectation: a friendly REPL that
+   * was given our code echoes it here, which tells the session the board read it.
+   */
+  preOk: Buffer = EMPTY;
 
   constructor(maxOutputBytes = MAX_OUTPUT_BYTES) {
     this.stdout = new CappedBuffer(maxOutputBytes);
@@ -152,6 +159,7 @@ export class RawReplDecoder {
     this.ok.reset();
     this.sawR = false;
     this.pasteBytes = [];
+    this.preOk = EMPTY;
     if (what === 'exec' || what === 'output' || what === 'pasteReply') this.resetOutput();
   }
 
@@ -188,8 +196,10 @@ export class RawReplDecoder {
         const end = this.ok.feed(chunk);
         if (end < 0) {
           this.strayBytes += chunk.length;
+          this.keepPreOk(chunk);
           return EMPTY;
         }
+        if (end > OK.length) this.keepPreOk(chunk.subarray(0, end - OK.length));
         this.strayBytes += Math.max(0, end - OK.length);
         this.mode = 'stdout';
         events.push({ kind: 'ok' });
@@ -247,6 +257,11 @@ export class RawReplDecoder {
         return rest(chunk, at + 1);
       }
     }
+  }
+
+  private keepPreOk(bytes: Buffer): void {
+    if (this.preOk.length >= PRE_OK_KEPT) return;
+    this.preOk = Buffer.concat([this.preOk, bytes.subarray(0, PRE_OK_KEPT - this.preOk.length)]);
   }
 
   private stepPasteReply(chunk: Buffer, events: ReplEvent[]): Buffer {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairQueue, JobQueue } from './queue.js';
+import { FairQueue, JobQueue } from './turns.js';
 
 describe('JobQueue', () => {
   it('finds the first item that matches, in the order they came, and leaves it queued', () => {
