@@ -608,11 +608,20 @@ export class DeviceSession {
       recovered = await this.recover(exec, ackLeftMs);
     } catch (error) {
       const reason = asDeviceError(error, 'disconnected', 'recovery failed');
+      // Known before loseLink: code never acknowledged and still parked may run once the board gets to it.
+      const unread = !acknowledged && driver.line.parked;
       this.loseLink(reason);
       throw new DeviceError(
         race.kind,
-        `job "${summary(job)}" ${what}, and the board did not come back: ${reason.message}`,
-        { interrupted: summary(job), timeoutMs: job.timeoutMs, recovery: 'failed' },
+        `job "${summary(job)}" ${what}, and the board did not come back: ${reason.message}` +
+          (unread ? '; the board had not read the code, and may still run it once it gets to it' : ''),
+        {
+          interrupted: summary(job),
+          timeoutMs: job.timeoutMs,
+          started: acknowledged,
+          recovery: 'failed',
+          ...(unread ? { unread: true } : {}),
+        },
       );
     }
     // Code the board read but did not run (a board left in friendly mode typed it out), with no
