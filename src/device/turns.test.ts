@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairQueue, JobQueue } from './turns.js';
+import { FairQueue, type Job, JobQueue, type Lease, Turns } from './turns.js';
 
 describe('JobQueue', () => {
   it('finds the first item that matches, in the order they came, and leaves it queued', () => {
@@ -59,5 +59,80 @@ describe('FairQueue', () => {
     expect(queue.owners()).toEqual(['a', 'b']);
     expect(queue.drain().sort()).toEqual([2, 3]);
     expect(queue.length).toBe(0);
+  });
+});
+
+describe('Turns', () => {
+  const lease = (owner: string, implicit = false): Lease => ({
+    owner,
+    implicit,
+    granted: false,
+    released: false,
+    grant: () => {},
+    refuse: () => {},
+    cleanup: [],
+  });
+  const job = (held: Lease, source: string): Job => ({
+    lease: held,
+    request: Buffer.from(`${source}\x04`),
+    source,
+    timeoutMs: 1000,
+    signal: undefined,
+    usesHelper: false,
+    waitUntil: undefined,
+    resolve: () => {},
+    reject: () => {},
+    cleanup: [],
+  });
+
+  it('grants turns round-robin and runs only the holder job until its lease ends', () => {
+    const turns = new Turns();
+    const holder = lease('holder');
+    turns.ask(holder);
+    const other = lease('other', true);
+    turns.add(job(other, 'o1'));
+    turns.add(job(holder, 'h1'));
+    expect(turns.nextJob()?.source).toBe('h1');
+    expect(holder.granted).toBe(true);
+    expect(turns.status()).toEqual({ holder: 'holder', waiting: ['other'] });
+    turns.queue.remove(turns.nextJob() as Job);
+    // The holder has nothing queued but keeps its turn: the other job waits.
+    expect(turns.nextJob()).toBeUndefined();
+    expect(turns.end(holder)).toEqual([]);
+    expect(turns.nextJob()?.source).toBe('o1');
+    expect(turns.status()).toEqual({ holder: null, waiting: [] });
+  });
+
+  it('ends a lease with its queued jobs handed back, and a waiting lease can withdraw', () => {
+    const turns = new Turns();
+    const first = lease('first');
+    const second = lease('second');
+    turns.ask(first);
+    turns.ask(second);
+    turns.add(job(first, 'a'));
+    turns.add(job(first, 'b'));
+    expect(turns.nextJob()?.source).toBe('a');
+    expect(turns.withdraw(second)).toBe(true);
+    expect(turns.withdraw(second)).toBe(false);
+    expect(turns.end(first).map((j) => j.source)).toEqual(['a', 'b']);
+    expect(first.released).toBe(true);
+    expect(turns.holds(first)).toBe(false);
+    expect(turns.nextJob()).toBeUndefined();
+  });
+
+  it('drains every job and waiting lease when the session closes', () => {
+    const turns = new Turns();
+    const waiting = lease('w');
+    const held = lease('h');
+    turns.ask(held);
+    turns.ask(waiting);
+    turns.nextJob();
+    turns.add(job(held, 'x'));
+    turns.add(job(lease('i', true), 'y'));
+    const { jobs, leases } = turns.drain();
+    expect(jobs.map((j) => j.source)).toEqual(['x', 'y']);
+    expect(leases.map((l) => l.owner)).toEqual(['w', 'i']);
+    expect(leases.every((l) => l.released)).toBe(true);
+    expect(turns.status()).toEqual({ holder: null, waiting: [] });
   });
 });
