@@ -126,8 +126,8 @@ describe('tools that are right on the firmware, through MCP', () => {
     await call('overlay_clear');
   });
 
-  it('writes and reads back a 100 KB file through the tools, in 4 KB board jobs (the heap is 96000 bytes)', async () => {
-    expect((await python('import gc\nprint(gc.mem_free() + gc.mem_alloc())')).stdout).toBe('96000\n');
+  it('writes and reads back a 100 KB file through the tools, in 4 KB board jobs (the heap is 64 KB on 5.7.11)', async () => {
+    expect((await python('import gc\nprint(gc.mem_free() + gc.mem_alloc())')).stdout).toBe('64000\n');
     const bytes = Buffer.alloc(100 * 1024);
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 8)) & 0xff;
     const written = await call<{ size_bytes: number }>('file_write', {
