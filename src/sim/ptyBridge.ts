@@ -21,19 +21,13 @@ export interface PtyBridge {
 }
 
 /**
- * The first line of the Python bridge: `doctor` and the busy message tell a bridge from a program
- * that holds a port (src/device/portHolders.ts recognises it).
- */
-export const PYTHON_BRIDGE_MARK = '# jumperless-mcp sim: pty bridge';
-
-/**
  * Opens a pty (raw, no echo), links it, and waits for a host to open it; only then does it connect
  * to the port, and it lets go of the port when the host closes the pty (the master hangs up while
  * no process has the slave open), so the port is free for another host meanwhile. The pty and its
  * link stay across a host closing and reopening it. It ends, unlinking the device, when the TCP
  * side ends (the port refused this host, or the cable went) or it is told to stop (SIGTERM).
  */
-const PYTHON_BRIDGE = `${PYTHON_BRIDGE_MARK}
+const PYTHON_BRIDGE = `
 import os, pty, select, signal, socket, sys, termios, time, tty
 link, port = sys.argv[1], int(sys.argv[2])
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
