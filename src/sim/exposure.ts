@@ -193,7 +193,13 @@ export class PtyExposure {
     private readonly bridge: PtyBridge,
   ) {
     board.on('unplug', () => this.stopBridges());
-    board.on('replug', () => void this.startBridges());
+    board.on('replug', () => {
+      this.startBridges().catch((error: unknown) => {
+        process.stderr.write(
+          `virtual board: the ptys did not come back after the replug: ${String(error)}\n`,
+        );
+      });
+    });
   }
 
   static async start(board: SimBoard, tcp: TcpExposure, dir: string): Promise<PtyExposure> {
@@ -227,9 +233,12 @@ export class PtyExposure {
 
   private async startBridges(): Promise<void> {
     for (const name of PORT_NAMES) this.startBridge(name);
-    // The bridges create the links asynchronously; wait until they are all there.
-    const deadline = Date.now() + 5000;
+    // The bridges create the links asynchronously; wait until they are all there (a bridge that
+    // cannot run says so when it exits; this is for one that hangs, on a machine that may be busy).
+    const deadline = Date.now() + 15_000;
     while (PORT_NAMES.some((name) => !existsSync(this.pathOf(name)))) {
+      // Stopped (or unplugged) meanwhile: nothing to wait for.
+      if (this.closing || !this.board.plugged) return;
       const failed = this.failures.size > 0;
       if (failed || Date.now() > deadline) {
         this.closing = true;
@@ -238,7 +247,7 @@ export class PtyExposure {
         throw new Error(
           failed
             ? `${this.bridge.command} could not make the ptys${why ? `: ${why}` : ''}`
-            : `${this.bridge.name} did not create the ptys in ${this.dir} within 5 s`,
+            : `${this.bridge.name} did not create the ptys in ${this.dir} within 15 s`,
         );
       }
       await new Promise((r) => setTimeout(r, 10));
