@@ -86,11 +86,14 @@ export async function machineFindings(
   const repls = listed.filter((port) => port.role === 'repl');
 
   let targets: string[] = [];
-  if (url.kind === 'sim' || url.kind === 'tcp') {
+  const networked = url.kind === 'tcp' || url.kind === 'rfc2217';
+  if (url.kind === 'sim' || networked) {
     findings.push({
       check: 'device',
       severity: 'info',
-      message: `${options.device} is not a USB port: the USB checks are skipped`,
+      message: networked
+        ? `${options.device} is a board on another machine: the USB checks are skipped (run doctor there, with --device auto, for them)`
+        : `${options.device} is not a USB port: the USB checks are skipped`,
     });
   } else if (listed.length === 0) {
     findings.push({
@@ -144,7 +147,7 @@ export async function machineFindings(
       ...(await portFindings(path, roots, identity, options.selfPids ?? [process.pid, process.ppid])),
     );
 
-  if (linux && url.kind !== 'sim' && url.kind !== 'tcp') findings.push(...(await udevFindings(roots)));
+  if (linux && url.kind !== 'sim' && !networked) findings.push(...(await udevFindings(roots)));
   findings.push(...optionalHelpers(env));
   return { findings, ports: targets };
 }

@@ -10,7 +10,8 @@ import { DEFAULT_HTTP_PORT } from './defaults.js';
 import { tokensCommand } from './tokensCommand.js';
 
 /** What `--device` takes (serve holds real boards only; the virtual board is never shared). */
-const DEVICE_HELP = 'board: serial path, auto, auto:<usb-location>, tcp://host:port';
+const DEVICE_HELP =
+  'board: serial path, auto, auto:<usb-location>, tcp://host:port (or socket://), rfc2217://host:port';
 
 const program = new Command()
   .name('jumperless-mcp')

@@ -47,6 +47,11 @@ export interface StreamSource {
    * or socket; an in-process port that outlives one host connection may only need detaching.
    */
   release?(stream: Duplex): void | Promise<void>;
+  /**
+   * Why the far end let go, when the source can tell (the line a network server sent just before
+   * it hung up, such as ser2net's "Port already in use"). Added to the disconnect message.
+   */
+  lossReason?(stream: Duplex): string | undefined;
 }
 
 /** Streams that already have a do-nothing 'error' listener (an in-process port is reused across opens). */
@@ -128,8 +133,11 @@ class StreamLink implements DeviceLink {
     // Let go of it the way the source knows (a serial port must be closed, not just destroyed).
     if (this.source.release) void Promise.resolve(this.source.release(stream)).catch(() => {});
     else if (!stream.destroyed) stream.destroy();
-    const why = error ? `: ${error.message}` : '';
-    const reason = new DeviceError('disconnected', `${this.id} disconnected${why}`, { port: this.id });
+    const said = this.source.lossReason?.(stream);
+    const why = [error?.message, said].filter(Boolean).join('; ');
+    const reason = new DeviceError('disconnected', `${this.id} disconnected${why ? `: ${why}` : ''}`, {
+      port: this.id,
+    });
     for (const listener of this.closeListeners) listener(reason);
   }
 
