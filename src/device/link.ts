@@ -27,6 +27,12 @@ export interface DeviceLink {
   /** The concrete port behind it right now (for `auto`, the path it resolved to last). */
   readonly address: string;
   readonly isOpen: boolean;
+  /**
+   * The round trip to the far end of a network link, measured when it last opened (TCP connect,
+   * or the RFC 2217 handshake through the exporter); undefined for a local port. Waits that must
+   * cover the hop (an interrupt's traceback, a raw-paste window) can add it.
+   */
+  readonly roundTripMs?: number | undefined;
   open(): Promise<void>;
   write(bytes: Uint8Array): void;
   /** Returns an unsubscribe function. */
@@ -52,6 +58,8 @@ export interface StreamSource {
    * it hung up, such as ser2net's "Port already in use"). Added to the disconnect message.
    */
   lossReason?(stream: Duplex): string | undefined;
+  /** The round trip measured when `stream` was opened, for a network source (DeviceLink.roundTripMs). */
+  roundTripMs?(stream: Duplex): number | undefined;
 }
 
 /** Streams that already have a do-nothing 'error' listener (an in-process port is reused across opens). */
@@ -79,6 +87,10 @@ class StreamLink implements DeviceLink {
 
   get isOpen(): boolean {
     return this.stream !== undefined;
+  }
+
+  get roundTripMs(): number | undefined {
+    return this.stream && this.source.roundTripMs?.(this.stream);
   }
 
   open(): Promise<void> {

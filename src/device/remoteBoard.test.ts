@@ -11,6 +11,7 @@ import { type AddressInfo, connect, createServer, type Server, type Socket } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDelayProxy } from '../../test/support/delayProxy.js';
 import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
 import { SER2NET_MISSING, type Ser2net, startSer2net } from '../../test/support/ser2net.js';
 import { SimBoard } from '../sim/index.js';
@@ -165,6 +166,28 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)('a b
       expect(board.toBoard.equals(link.written())).toBe(true);
     } finally {
       await session.close();
+    }
+  });
+
+  it('keeps its waits over a slow hop (50 ms each way): connect, paste, an overrun and its recovery', async () => {
+    await delay(100);
+    const hop = await startDelayProxy(rfcPort, 50);
+    const link = rfc2217Link('127.0.0.1', hop.port);
+    const session = new DeviceSession(link);
+    try {
+      await session.connect();
+      expect(link.roundTripMs).toBeGreaterThanOrEqual(100);
+      expect(await session.call('6 * 7')).toBe(42);
+      const values = Array.from({ length: 600 }, (_, i) => i);
+      expect(await session.callScript(`data = ${pyLiteral(values)}\n_jlh.out(sum(data))`)).toBe(
+        (599 * 600) / 2,
+      );
+      const overrun = await failure(session.exec('import time\ntime.sleep(5)', { timeoutMs: 300 }));
+      expect(overrun).toMatchObject({ code: 'timeout', details: { recovery: 'ctrl-c' } });
+      expect(await session.call('"still here"')).toBe('still here');
+    } finally {
+      await session.close();
+      await hop.close();
     }
   });
 

@@ -11,6 +11,7 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startDelayProxy } from '../../test/support/delayProxy.js';
 import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
 import { SER2NET_MISSING, type Ser2net, startSer2net } from '../../test/support/ser2net.js';
 import { ptyBridge } from '../sim/ptyBridge.js';
@@ -198,6 +199,28 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)(
       rawFirst.write(Buffer.from('still mine'));
       await waitFor(() => far.received.length >= 10, 'the first client bytes');
       expect(far.received.toString()).toBe('still mine');
+    });
+
+    it('measures the round trip through the exporter when it opens', async () => {
+      const near = await open(`rfc2217://127.0.0.1:${rfcPort}`);
+      expect(near.roundTripMs).toBeUndefined();
+      await near.open();
+      expect(near.roundTripMs).toBeGreaterThanOrEqual(0);
+      await near.close();
+      await delay(50);
+      // 40 ms each way: the settings and their confirmations cross it once each.
+      const hop = await startDelayProxy(rfcPort, 40);
+      try {
+        const far = await open(`rfc2217://127.0.0.1:${hop.port}`);
+        await far.open();
+        expect(far.roundTripMs).toBeGreaterThanOrEqual(80);
+        await far.close();
+      } finally {
+        await hop.close();
+      }
+      const raw = await open(`socket://127.0.0.1:${rawPort}`);
+      await raw.open();
+      expect(raw.roundTripMs).toBeGreaterThanOrEqual(0);
     });
 
     it('says what the exporter said when it cannot open the device', async () => {

@@ -33,6 +33,7 @@ export function rfc2217Link(host: string, port: number, options: Rfc2217Options 
       return stream;
     },
     lossReason: (stream) => (stream instanceof ComPortStream ? stream.lossReason() : undefined),
+    roundTripMs: (stream) => (stream instanceof ComPortStream ? stream.roundTripMs : undefined),
   });
 }
 
@@ -47,6 +48,9 @@ export class ComPortStream extends Duplex {
   private serverEnded = false;
   private serverGone = false;
   private settle: (() => void) | undefined;
+  private settingsSentAt: number | undefined;
+  /** From sending the line settings to the server's last confirmation: one round trip through the exporter. */
+  roundTripMs: number | undefined;
 
   constructor(
     private readonly socket: Socket,
@@ -121,8 +125,15 @@ export class ComPortStream extends Duplex {
   }
 
   private fromServer(chunk: Buffer): void {
+    const before = this.client.phase;
     const { data, send } = this.client.push(chunk);
     for (const bytes of send) this.socket.write(bytes);
+    if (before !== this.client.phase) {
+      if (this.client.phase === 'configuring') this.settingsSentAt = performance.now();
+      if (this.client.phase === 'ready' && this.settingsSentAt !== undefined) {
+        this.roundTripMs = performance.now() - this.settingsSentAt;
+      }
+    }
     for (const bytes of data) {
       this.said.add(bytes);
       this.push(bytes);

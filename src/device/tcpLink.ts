@@ -12,9 +12,13 @@ const CONNECT_TIMEOUT_MS = 3000;
 export function tcpLink(host: string, port: number): DeviceLink {
   const id = networkId('tcp', host, port);
   const words = new WeakMap<Socket, ServerWords>();
+  const roundTrips = new WeakMap<Socket, number>();
   return streamLink(id, {
     async connect() {
+      const started = performance.now();
       const socket = await connectTcp(id, host, port);
+      // SYN to SYN-ACK: one round trip to the exporter's host.
+      roundTrips.set(socket, performance.now() - started);
       const said = new ServerWords();
       words.set(socket, said);
       // Attached before the link's own listener, in the same turn: no chunk can slip past either.
@@ -25,6 +29,7 @@ export function tcpLink(host: string, port: number): DeviceLink {
       const said = words.get(stream as Socket);
       return said && hangUpReason(stream.readableEnded, said);
     },
+    roundTripMs: (stream) => roundTrips.get(stream as Socket),
   });
 }
 
