@@ -10,6 +10,7 @@ import {
   OPTION,
   OptionNegotiator,
   parseComPort,
+  TELNET_NOP,
   TelnetDecoder,
   type TelnetEvent,
 } from './rfc2217.js';
@@ -135,6 +136,14 @@ describe('telnet decoder', () => {
     expectSameEverySplit(hex('fffa2c6500ffff00ffff fff0 7a'), [
       { kind: 'comPort', report: { about: 'baud', baud: 0x00ff00ff } },
       data('z'),
+    ]);
+  });
+
+  it('reads our own acknowledging NOP as a command, never as data', () => {
+    expectSameEverySplit(Buffer.concat([hex('41'), TELNET_NOP, hex('42')]), [
+      data('A'),
+      { kind: 'command', command: 0xf1 },
+      data('B'),
     ]);
   });
 

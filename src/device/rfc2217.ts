@@ -15,7 +15,11 @@ export const DO = 0xfd;
 export const WONT = 0xfc;
 export const WILL = 0xfb;
 export const SB = 0xfa;
+export const NOP = 0xf1;
 export const SE = 0xf0;
+
+/** `IAC NOP`: a telnet command that does nothing; the server consumes it, the board never sees it. */
+export const TELNET_NOP: Buffer = Buffer.of(IAC, NOP);
 
 /** The telnet options a COM-PORT client deals with. */
 export const OPTION = { binary: 0, echo: 1, suppressGoAhead: 3, comPort: 44 } as const;

@@ -163,6 +163,9 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)(
       far.send(back);
       await waitFor(() => got.bytes().length >= back.length, 'the download', 15_000);
       expect(got.bytes().equals(back)).toBe(true);
+      // The link acknowledged each piece of the download with a telnet NOP: ser2net dropped them.
+      await delay(100);
+      expect(far.received.equals(out)).toBe(true);
     });
 
     it('refuses a second client with max-connections 1: busy over RFC 2217, a quoted hang-up over a raw port', async () => {

@@ -34,6 +34,8 @@ export interface ExportedPort {
   device: string;
   /** ser2net connection options; default `max-connections: 1` (a raw REPL has one owner). */
   options?: Record<string, string | number | boolean>;
+  /** `tcp(nodelay)`: ser2net sends small writes at once instead of holding them for an ACK (Nagle). */
+  nodelay?: boolean;
 }
 
 export interface Ser2net {
@@ -63,7 +65,8 @@ export async function freePort(): Promise<number> {
 export function ser2netConfig(ports: readonly ExportedPort[], tcpPorts: readonly number[]): string {
   const lines = ['%YAML 1.1', '---'];
   ports.forEach((port, index) => {
-    const accepter = port.protocol === 'rfc2217' ? 'telnet(rfc2217),tcp' : 'tcp';
+    const tcp = port.nodelay ? 'tcp(nodelay)' : 'tcp';
+    const accepter = port.protocol === 'rfc2217' ? `telnet(rfc2217),${tcp}` : tcp;
     const options = { 'max-connections': 1, ...port.options };
     lines.push(
       `connection: &port${index}`,
