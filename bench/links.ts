@@ -150,6 +150,9 @@ async function drops(scheme: 'rfc2217' | 'socket', dir: string, boards: SimBoard
   const backAfter: number[] = [];
   let restartedAt: number | undefined;
   let stop = false;
+  /** When the call in flight was handed to the session, if one is. */
+  let callStarted: number | undefined;
+  let answered = 0;
 
   const client = (async () => {
     for (let id = 0; !stop; id++) {
@@ -157,13 +160,17 @@ async function drops(scheme: 'rfc2217' | 'socket', dir: string, boards: SimBoard
       const code = `_bench_runs[${id}] = _bench_runs.get(${id}, 0) + 1\nimport time\ntime.sleep(0.1)`;
       for (let attempt = 0; ; attempt++) {
         try {
+          callStarted = performance.now();
           await session.exec(code, { waitForConnectionMs: 20_000 });
+          callStarted = undefined;
+          answered++;
           if (restartedAt !== undefined) {
             backAfter.push(performance.now() - restartedAt);
             restartedAt = undefined;
           }
           break;
         } catch (error) {
+          callStarted = undefined;
           if (attempt === 0) failed++;
           messages.add(
             error instanceof Error
@@ -185,21 +192,23 @@ async function drops(scheme: 'rfc2217' | 'socket', dir: string, boards: SimBoard
   })();
 
   for (let drop = 0; drop < DROPS; drop++) {
-    // Somewhere inside a call: calls take ~100 ms on the board.
-    await delay(400 + Math.floor(Math.random() * 100));
+    // Kill it inside a call: 30-80 ms into one (the board sleeps 100 ms in each).
+    const target = 30 + Math.floor(Math.random() * 50);
+    while (callStarted === undefined || performance.now() - callStarted < target) await delay(2);
     await ser2net.kill();
     await delay(200);
     await ser2net.start();
     restartedAt = performance.now();
+    const before = answered;
+    while (answered === before) await delay(10);
   }
-  await delay(1000);
   stop = true;
   await client;
   const runs = (await session.call('list(_bench_runs.values())')) as number[];
   const twice = runs.filter((n) => n > 1).length;
   const never = calls - runs.length;
   process.stdout.write(
-    `\n${scheme}://, ser2net killed mid-call and restarted ${DROPS} times: ${calls} calls, ${failed} failed once (${notRetryable} not retryable), ${lost} lost, ${twice} ran twice after a retry, ${never} never ran; back ${ms(quantile(backAfter, 0.5))} p50 after the restart (n=${backAfter.length}, max ${ms(Math.max(...backAfter))})\n`,
+    `\n${scheme}://, ser2net killed in the middle of a call and restarted, ${DROPS} times: ${calls} calls, ${failed} failed (${notRetryable} not retryable), ${lost} lost after retrying, ${twice} ran twice because the client retried a call the board had already run, ${never} never ran; first answer ${ms(quantile(backAfter, 0.5))} p50 after the restart (max ${ms(Math.max(...backAfter))})\n`,
   );
   for (const message of messages) process.stdout.write(`  failure: ${message}\n`);
   await session.close();

@@ -138,11 +138,13 @@ export class ComPortStream extends Duplex {
       this.said.add(bytes);
       this.push(bytes);
     }
-    // Acknowledge board bytes at once with a telnet no-op. ser2net's accepter without
+    // Acknowledge what the server sent at once, with a telnet no-op. ser2net's accepter without
     // `tcp(nodelay)` (labgrid's exporter writes it so) holds each further small write until the
     // last one is acknowledged, and this side delays a bare ACK by up to 40 ms: a tool call then
-    // took 45 ms instead of 5 (bench/links.ts). The NOP carries the ACK; ser2net drops the NOP.
-    if (data.length > 0 && this.client.phase === 'ready') this.socket.write(TELNET_NOP);
+    // took 45 ms instead of 5, and the handshake's four confirmations 40 ms more (bench/links.ts).
+    // The NOP carries the ACK; ser2net drops the NOP. Not before the server has spoken telnet.
+    const phase = this.client.phase;
+    if (send.length === 0 && (phase === 'configuring' || phase === 'ready')) this.socket.write(TELNET_NOP);
     if (!this.client.server.suspended && this.held.length > 0) {
       for (const bytes of this.held) this.socket.write(bytes);
       this.held = [];
