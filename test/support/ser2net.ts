@@ -106,6 +106,11 @@ export async function startSer2netConfig(config: string, tcpPorts: readonly numb
     const deadline = Date.now() + 10_000;
     while (!tcpPorts.every(listening)) {
       if (started.exitCode !== null) throw new Error(`ser2net exited: ${output.trim()}`);
+      // A config error leaves ser2net running with nothing to serve: say so now, not in 10 s.
+      if (/\.yaml:\d+\(column \d+\)/.test(output)) {
+        started.kill('SIGKILL');
+        throw new Error(`ser2net refused its config: ${output.trim()}`);
+      }
       if (Date.now() > deadline)
         throw new Error(`ser2net did not listen on ${tcpPorts.join(', ')}: ${output}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
