@@ -41,7 +41,7 @@ export function rfc2217Link(host: string, port: number, options: Rfc2217Options 
  * The board's byte stream over one RFC 2217 connection: reads are the server's data with telnet
  * taken out, writes go out escaped. Writes wait while the server has suspended flow.
  */
-export class ComPortStream extends Duplex {
+class ComPortStream extends Duplex {
   readonly client = new ComPortClient({ baud: SERIAL_BAUD });
   private readonly said = new ServerWords();
   private held: Buffer[] = [];
