@@ -125,7 +125,12 @@ async function latency(ser2netPorts: Ser2net[], boards: SimBoard[], dir: string)
   for (const one of paths) await one.session.close();
 }
 
-async function drops(scheme: 'rfc2217' | 'socket', dir: string, boards: SimBoard[]): Promise<void> {
+async function drops(
+  scheme: 'rfc2217' | 'socket',
+  dir: string,
+  boards: SimBoard[],
+  exporters: Ser2net[],
+): Promise<void> {
   const board = await SimBoard.start();
   boards.push(board);
   const device = (await board.servePty(join(dir, `drops-${scheme}`))).repl;
@@ -137,6 +142,7 @@ async function drops(scheme: 'rfc2217' | 'socket', dir: string, boards: SimBoard
       options: { chardelay: false },
     },
   ]);
+  exporters.push(ser2net);
   const [port = 0] = ser2net.ports;
   const link = scheme === 'rfc2217' ? rfc2217Link('127.0.0.1', port) : tcpLink('127.0.0.1', port);
   const session = new DeviceSession(link, { reconnectDelayMs: { initial: 50, max: 500 } });
@@ -215,13 +221,14 @@ async function drops(scheme: 'rfc2217' | 'socket', dir: string, boards: SimBoard
   await ser2net.stop();
 }
 
-async function slowHop(dir: string, boards: SimBoard[]): Promise<void> {
+async function slowHop(dir: string, boards: SimBoard[], exporters: Ser2net[]): Promise<void> {
   const board = await SimBoard.start();
   boards.push(board);
   const device = (await board.servePty(join(dir, 'slow'))).repl;
   const ser2net = await startSer2net([
     { protocol: 'rfc2217', device, nodelay: true, options: { chardelay: false } },
   ]);
+  exporters.push(ser2net);
   const [port = 0] = ser2net.ports;
   process.stdout.write('\nrfc2217:// (nodelay, no chardelay) behind a delay proxy:\n');
   for (const oneWay of [0, 5, 10, 20, 40]) {
@@ -299,10 +306,10 @@ async function main(): Promise<void> {
   const exporters: Ser2net[] = [];
   try {
     await latency(exporters, boards, dir);
-    for (const exporter of exporters) await exporter.stop();
-    await drops('rfc2217', dir, boards);
-    await drops('socket', dir, boards);
-    await slowHop(dir, boards);
+    for (const exporter of exporters.splice(0)) await exporter.stop();
+    await drops('rfc2217', dir, boards, exporters);
+    await drops('socket', dir, boards, exporters);
+    await slowHop(dir, boards, exporters);
   } finally {
     for (const exporter of exporters) await exporter.stop();
     for (const board of boards) await board.stop();

@@ -111,8 +111,10 @@ export async function startSer2netConfig(config: string, tcpPorts: readonly numb
         started.kill('SIGKILL');
         throw new Error(`ser2net refused its config: ${output.trim()}`);
       }
-      if (Date.now() > deadline)
+      if (Date.now() > deadline) {
+        started.kill('SIGKILL');
         throw new Error(`ser2net did not listen on ${tcpPorts.join(', ')}: ${output}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
