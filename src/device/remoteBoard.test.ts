@@ -5,17 +5,16 @@
  * byte for byte what the session wrote (no telnet byte, no escape left over), and, when the
  * exporter dies in the middle of a call, nothing sent twice and the next call back on its own.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDelayProxy } from '../../test/support/delayProxy.js';
 import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
+import { type PtyToPort, ptyToPort } from '../../test/support/ptyToPort.js';
 import { SER2NET_MISSING, type Ser2net, startSer2net } from '../../test/support/ser2net.js';
 import { SimBoard } from '../sim/index.js';
-import { ptyBridge } from '../sim/ptyBridge.js';
 import type { DeviceError } from './errors.js';
 import type { DeviceLink } from './link.js';
 import { pyLiteral } from './pyLiteral.js';
@@ -34,12 +33,16 @@ async function failure(promise: Promise<unknown>): Promise<DeviceError> {
   throw new Error('expected the call to fail');
 }
 
-/** The board's REPL on a pty, with a tap recording every byte on its way to the board. */
+/**
+ * The board's REPL on a pty, with a tap recording every byte on its way to the board. The pty
+ * bridge connects to the tap while ser2net has the pty open; the tap holds the board's TCP port
+ * (one host at a time) exactly as long.
+ */
 class TappedBoard {
   toBoard: Buffer = Buffer.alloc(0);
   private tap: Server | undefined;
-  private bridge: ChildProcess | undefined;
-  private readonly sockets: Socket[] = [];
+  private pty: PtyToPort | undefined;
+  private readonly sockets = new Set<Socket>();
 
   private constructor(
     readonly board: SimBoard,
@@ -47,31 +50,36 @@ class TappedBoard {
   ) {}
 
   static async start(dir: string): Promise<TappedBoard> {
-    const bridge = ptyBridge();
-    if ('missing' in bridge) throw new Error(bridge.missing);
     const board = await SimBoard.start();
     const { repl } = await board.serveTcp();
     const tapped = new TappedBoard(board, join(dir, 'ttyJL-repl'));
     tapped.tap = createServer((host) => {
       const toRepl = connect(repl, '127.0.0.1');
-      tapped.sockets.push(host, toRepl);
       host.on('data', (chunk: Buffer) => {
         tapped.toBoard = Buffer.concat([tapped.toBoard, chunk]);
         toRepl.write(chunk);
       });
       toRepl.on('data', (chunk: Buffer) => host.write(chunk));
-      for (const socket of [host, toRepl]) socket.on('error', () => {});
+      for (const [one, other] of [
+        [host, toRepl],
+        [toRepl, host],
+      ] as const) {
+        tapped.sockets.add(one);
+        one.on('error', () => {});
+        one.on('close', () => {
+          tapped.sockets.delete(one);
+          other.destroy();
+        });
+      }
     });
     await new Promise<void>((listening) => tapped.tap?.listen(0, '127.0.0.1', listening));
     const { port } = tapped.tap.address() as AddressInfo;
-    tapped.bridge = spawn(bridge.command, bridge.args(tapped.path, port), { stdio: 'ignore' });
-    for (let i = 0; i < 500 && !existsSync(tapped.path); i++) await delay(10);
-    if (!existsSync(tapped.path)) throw new Error('the pty bridge made no pty');
+    tapped.pty = await ptyToPort(tapped.path, port);
     return tapped;
   }
 
   async stop(): Promise<void> {
-    this.bridge?.kill();
+    this.pty?.stop();
     for (const socket of this.sockets) socket.destroy();
     await new Promise((closed) => this.tap?.close(closed));
     await this.board.stop();

@@ -5,16 +5,15 @@
  * bridge), so each test sees exactly the bytes a board would get. Only a physical board's modem
  * lines cannot be seen here: a pty has no DTR.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDelayProxy } from '../../test/support/delayProxy.js';
 import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
+import { type PtyToPort, ptyToPort } from '../../test/support/ptyToPort.js';
 import { SER2NET_MISSING, type Ser2net, startSer2net } from '../../test/support/ser2net.js';
-import { ptyBridge } from '../sim/ptyBridge.js';
 import { createLink } from './deviceUrl.js';
 import type { DeviceError } from './errors.js';
 import type { DeviceLink } from './link.js';
@@ -30,12 +29,15 @@ async function waitFor(check: () => boolean, what: string, ms = 5000): Promise<v
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** Where the board would be: the far side of the pty that ser2net exports. */
+/**
+ * Where the board would be: the far side of the pty that ser2net exports. The bridge connects here
+ * while ser2net has the pty open, so each client of ser2net makes a new connection.
+ */
 class FarEnd {
   received: Buffer = Buffer.alloc(0);
   socket: Socket | undefined;
   private readonly server: Server;
-  private bridge: ChildProcess | undefined;
+  private pty: PtyToPort | undefined;
 
   private constructor() {
     this.server = createServer((socket) => {
@@ -48,22 +50,21 @@ class FarEnd {
   }
 
   static async start(path: string): Promise<FarEnd> {
-    const bridge = ptyBridge();
-    if ('missing' in bridge) throw new Error(bridge.missing);
     const far = new FarEnd();
     await new Promise<void>((listening) => far.server.listen(0, '127.0.0.1', listening));
     const { port } = far.server.address() as AddressInfo;
-    far.bridge = spawn(bridge.command, bridge.args(path, port), { stdio: 'ignore' });
-    await waitFor(() => existsSync(path) && far.socket !== undefined, 'the pty');
+    far.pty = await ptyToPort(path, port);
     return far;
   }
 
-  send(bytes: Uint8Array): void {
+  /** Writes once the bridge is connected (it connects when ser2net has opened the pty). */
+  async send(bytes: Uint8Array): Promise<void> {
+    await waitFor(() => this.socket !== undefined && !this.socket.destroyed, 'the bridge to connect');
     this.socket?.write(bytes);
   }
 
   async stop(): Promise<void> {
-    this.bridge?.kill();
+    this.pty?.stop();
     this.socket?.destroy();
     await new Promise((closed) => this.server.close(closed));
   }
@@ -146,7 +147,7 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)(
       link.write(ALL_BYTES);
       await waitFor(() => far.received.length >= 256, 'the bytes at the board');
       expect(far.received).toEqual(ALL_BYTES);
-      far.send(ALL_BYTES);
+      await far.send(ALL_BYTES);
       await waitFor(() => got.bytes().length >= 256, 'the bytes from the board');
       expect(got.bytes()).toEqual(ALL_BYTES);
     });
@@ -160,7 +161,7 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)(
       await waitFor(() => far.received.length >= out.length, 'the upload', 15_000);
       expect(far.received.equals(out)).toBe(true);
       const back = randomBytes(64 * 1024, 2);
-      far.send(back);
+      await far.send(back);
       await waitFor(() => got.bytes().length >= back.length, 'the download', 15_000);
       expect(got.bytes().equals(back)).toBe(true);
       // The link acknowledged each piece of the download with a telnet NOP: ser2net dropped them.
@@ -261,7 +262,7 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)(
       await expect(link.open()).rejects.toMatchObject({ code: 'not_found' });
       await ser2net.start();
       await link.open();
-      far.send(Buffer.from('back'));
+      await far.send(Buffer.from('back'));
       await waitFor(() => got.bytes().includes('back'), 'bytes after the restart');
       link.write(Buffer.from('again'));
       await waitFor(() => far.received.includes('again'), 'bytes to the board after the restart');
