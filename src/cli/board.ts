@@ -158,6 +158,8 @@ export async function identityOf(device: string): Promise<string | undefined> {
     case 'serial':
       return serialIdentity(url.path);
     case 'tcp':
+    case 'rfc2217':
+      // One TCP endpoint is one exported port, whichever protocol it speaks.
       return `tcp:${url.host}:${url.port}`;
     case 'auto': {
       const ports = await findReplPorts().catch(() => []);
