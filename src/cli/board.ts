@@ -169,6 +169,8 @@ export async function identityOf(device: string): Promise<string | undefined> {
     case 'serial':
       return serialIdentity(url.path);
     case 'tcp':
+    case 'rfc2217':
+      // One TCP endpoint is one exported port, whichever protocol it speaks.
       return `tcp:${url.host}:${url.port}`;
     case 'auto': {
       // Every port of a board shares its USB location, also one whose interfaces the OS does not name.

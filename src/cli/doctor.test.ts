@@ -201,6 +201,25 @@ describe('doctor and a port held by another process', () => {
   });
 });
 
+describe('doctor for a board on another machine', () => {
+  it.each(['rfc2217', 'socket'])(
+    'skips the USB checks for %s:// and points at the exporter when nothing answers',
+    async (scheme) => {
+      const findings = await doctorFindings({ device: `${scheme}://127.0.0.1:9` }, { probeTimeoutMs: 5000 });
+      expect(byCheck(findings, 'device')[0]).toMatchObject({
+        severity: 'info',
+        message: expect.stringContaining('is a board on another machine: the USB checks are skipped'),
+      });
+      expect(byCheck(findings, 'board')).toEqual([]);
+      expect(byCheck(findings, 'repl')[0]).toMatchObject({
+        severity: 'fail',
+        message: expect.stringMatching(/cannot connect to .*ECONNREFUSED/i),
+        fix: expect.stringMatching(/check the exporter on that machine: ser2net runs .*max-connections: 1/),
+      });
+    },
+  );
+});
+
 describe('doctor against the virtual board', () => {
   let board: SimBoard;
   let ports: Record<'main' | 'repl', number>;

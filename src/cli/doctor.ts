@@ -89,13 +89,16 @@ export async function machineFindings(
   // A pseudo-terminal (`sim --pty` makes one per port) is no USB port: no board on USB, no udev
   // rule, no ModemManager to look for; who holds it still matters.
   const pty = url.kind === 'serial' && (await isPseudoTerminal(url.path));
-  if (url.kind === 'sim' || url.kind === 'tcp' || pty) {
+  const networked = url.kind === 'tcp' || url.kind === 'rfc2217';
+  if (url.kind === 'sim' || networked || pty) {
     findings.push({
       check: 'device',
       severity: 'info',
       message: pty
         ? `${options.device} is a pseudo-terminal (a virtual board's, from jumperless-mcp sim --pty, or another program's), not a USB port: the USB checks are skipped`
-        : `${options.device} is not a USB port: the USB checks are skipped`,
+        : networked
+          ? `${options.device} is a board on another machine: the USB checks are skipped (run doctor there, with --device auto, for them)`
+          : `${options.device} is not a USB port: the USB checks are skipped`,
     });
     if (pty && url.kind === 'serial') targets = [url.path];
   } else if (listed.length === 0) {
@@ -150,8 +153,7 @@ export async function machineFindings(
       ...(await portFindings(path, roots, identity, options.selfPids ?? [process.pid, process.ppid])),
     );
 
-  if (linux && url.kind !== 'sim' && url.kind !== 'tcp' && !pty)
-    findings.push(...(await udevFindings(roots)));
+  if (linux && url.kind !== 'sim' && !networked && !pty) findings.push(...(await udevFindings(roots)));
   findings.push(...optionalHelpers(env));
   return { findings, ports: targets };
 }

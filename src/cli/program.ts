@@ -12,7 +12,8 @@ import { tokensCommand } from './tokensCommand.js';
 import { UsageError } from './usageError.js';
 
 /** What `--device` takes (serve holds real boards only; the virtual board is never shared). */
-const DEVICE_HELP = 'board: serial path, auto, auto:<usb-location>, tcp://host:port';
+const DEVICE_HELP =
+  'board: serial path, auto, auto:<usb-location>, tcp://host:port (or socket://), rfc2217://host:port';
 /** A command's `--device`: its own, else the one before the command, $JUMPERLESS_MCP_DEVICE, auto. */
 const COMMAND_DEVICE_HELP = `${DEVICE_HELP}, sim, sim:<parts.json> (default: --device/--sim before the command, else $JUMPERLESS_MCP_DEVICE, else auto)`;
 const SIM_HELP = 'the virtual board (the same as --device sim)';
