@@ -124,28 +124,11 @@ const commands: Array<[string, () => Promise<number>]> = [
   ...(built
     ? ([
         ['dist --sim', () => toList([DIST, '--sim'])],
-        // What the server itself takes to answer, without the build's recorded first answers.
-        [
-          'dist, recorded off',
-          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }),
-        ],
         // And on to the first board call: the server loaded and the virtual board booted.
         ['dist, first call', () => toList([DIST, '--sim'], ENV, true)],
-        [
-          'dist, off, first call',
-          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, true),
-        ],
         // A 2026-07-28 client: discover, then the list; and the list first (the v2 SDK's kept process).
         ['dist 2026, discover', () => toList([DIST, '--sim'], ENV, false, 'discover')],
-        [
-          'dist 2026, disc., off',
-          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, false, 'discover'),
-        ],
         ['dist 2026, list first', () => toList([DIST, '--sim'], ENV, false, 'list')],
-        [
-          'dist 2026, list, off',
-          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, false, 'list'),
-        ],
       ] as Array<[string, () => Promise<number>]>)
     : []),
   ...OTHERS.map(([name, main]): [string, () => Promise<number>] => [

@@ -6,7 +6,6 @@
 import type { Resource } from '../contract/index.js';
 import { FederationAggregator } from '../federation/aggregator.js';
 import { type ChildConfig, type FederationConfig, loadFederationConfig } from '../federation/config.js';
-import { LeanHttp } from '../federation/leanHttp.js';
 import { httpTransport, McpChild, stdioTransport } from '../federation/mcpChild.js';
 import { SocketChild } from '../federation/socketChild.js';
 import type { Subsystem } from '../federation/subsystem.js';
@@ -76,7 +75,6 @@ function subsystemOf(
         ...remoteOptions(child),
         target: child.url,
         transport: httpTransport(child.url, child.bearer),
-        lean: new LeanHttp(child.url, child.bearer),
       });
     case 'socket':
       return new SocketChild({

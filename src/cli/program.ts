@@ -4,7 +4,6 @@
  */
 import { Command } from 'commander';
 import { PACKAGE_VERSION } from '../contract/version.js';
-import type { FirstAnswering } from '../mcp/firstAnswers.js';
 import type { Flags } from './config.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
 import { tokensCommand } from './tokensCommand.js';
@@ -60,7 +59,7 @@ const program = new Command()
       const what = config.federation ? `federation: ${config.federation}` : `board: ${config.device}`;
       process.stderr.write(`jumperless-mcp: serving ${http.url} (${what})\n`);
     } else {
-      await runStdio(config, firstAnswering);
+      await runStdio(config);
     }
   });
 
@@ -280,11 +279,7 @@ program
 program.addCommand(tokensCommand());
 program.helpCommand('help [command]', 'show the help of jumperless-mcp or of one of its commands');
 
-/** What main.ts answered already on stdio, if anything (the stdio server takes over from it). */
-let firstAnswering: FirstAnswering | undefined;
-
-export async function runProgram(first?: FirstAnswering): Promise<void> {
-  firstAnswering = first;
+export async function runProgram(): Promise<void> {
   await program.parseAsync().catch((error: unknown) => {
     process.stderr.write(`jumperless-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -7,7 +7,6 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import { CAPABILITIES, type Capability, capabilitiesIn } from '../contract/index.js';
 import type { Caller } from '../dispatch/index.js';
 import type { RunningHttpServer } from '../http/app.js';
-import type { FirstAnswering } from '../mcp/firstAnswers.js';
 import { serveStdio } from '../mcp/stdio.js';
 import type { SocketServer } from '../socket/index.js';
 import { type App, buildApp } from './app.js';
@@ -28,7 +27,7 @@ export const ANONYMOUS: ReadonlySet<Capability> = new Set(
 export type CallerOf = (sessionId: string | undefined, auth?: AuthInfo) => Caller;
 
 /** stdio: the client that launched us is the operator (DESIGN.md §4 "Trust"), within the allow-list. */
-export async function runStdio(config: Config, first?: FirstAnswering): Promise<void> {
+export async function runStdio(config: Config): Promise<void> {
   const app = await buildApp(config);
   const socket = await startNativeSocket(app.dispatcher, config).catch(async (error: unknown) => {
     await app.close();
@@ -36,8 +35,6 @@ export async function runStdio(config: Config, first?: FirstAnswering): Promise<
   });
   const granted = capabilitiesIn(config.grant);
   await serveStdio(() => app.createServer(() => ({ id: 'stdio', granted })), {
-    // The build's recorded answers went out already; the server takes over from them.
-    ...(first ? { input: first.input, output: first.output } : {}),
     shutdown: async () => {
       await socket?.close();
       await app.close();

@@ -33,7 +33,6 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../contract/version.js';
 import { ToolError } from '../tools/tool.js';
 import { unavailable } from './errors.js';
 import { fetchPerRequestSignal } from './httpFetch.js';
-import type { LeanHttp, LeanOutcome } from './leanHttp.js';
 import type {
   ContentBlock,
   InvokeContext,
@@ -83,8 +82,6 @@ export interface McpChildOptions {
   capability?: Capability;
   /** The gateway's deadline per call. Default 60 s (the child keeps its own, shorter ones). */
   timeoutMs?: number;
-  /** An HTTP child's calls, when it serves 2026-07-28, go by this lean client (leanHttp.ts). */
-  lean?: LeanHttp;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -176,7 +173,6 @@ export class McpChild implements Subsystem {
 
   async disconnect(): Promise<void> {
     const clients = [this.client, this.pending];
-    this.options.lean?.close();
     this.client = undefined;
     this.pending = undefined;
     await Promise.all(clients.map((client) => client?.close().catch(() => {})));
@@ -192,10 +188,7 @@ export class McpChild implements Subsystem {
     const timeoutMs = this.catalog.find((t) => t.name === tool)?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.calls.push(context);
     try {
-      return (
-        (await this.leanCall(client, tool, args, context)) ??
-        (await this.sdkCall(client, tool, args, context, timeoutMs))
-      );
+      return await this.sdkCall(client, tool, args, context, timeoutMs);
     } finally {
       this.calls.splice(this.calls.indexOf(context), 1);
     }
@@ -244,45 +237,6 @@ export class McpChild implements Subsystem {
       this.lost(client, error);
       throw unavailable(this.name, messageOf(error));
     }
-  }
-
-  /**
-   * The call by the lean client, when this child has one and serves 2026-07-28; undefined when
-   * the SDK client must make it (no lean client, a 2025 session, or the lean client handed it back).
-   */
-  private async leanCall(
-    client: Client,
-    tool: string,
-    args: unknown,
-    context: InvokeContext,
-  ): Promise<SubsystemResult | undefined> {
-    const lean = this.options.lean;
-    const protocolVersion = client.getNegotiatedProtocolVersion();
-    if (!lean || !isModernProtocol(protocolVersion)) return undefined;
-    let outcome: LeanOutcome;
-    try {
-      outcome = await lean.call({
-        tool,
-        args,
-        envelope: { protocolVersion, clientInfo: CLIENT_INFO, clientCapabilities: CLIENT_CAPABILITIES },
-        signal: context.signal,
-        progress: (progress, total, message) => context.progress(progress, total, message),
-      });
-    } catch (error) {
-      if (context.signal.aborted) throw error;
-      this.lost(client, error);
-      throw unavailable(this.name, messageOf(error));
-    }
-    if (outcome.kind === 'handBack') return undefined;
-    if (outcome.kind === 'error') {
-      throw new RpcError(outcome.code, outcome.message, isRecord(outcome.data) ? outcome.data : undefined);
-    }
-    const { result } = outcome;
-    return {
-      content: (result.content ?? []) as ContentBlock[],
-      ...(isRecord(result.structuredContent) ? { structuredContent: result.structuredContent } : {}),
-      ...(result.isError ? { isError: true as const } : {}),
-    };
   }
 
   health(): SubsystemHealth {

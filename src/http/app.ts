@@ -13,10 +13,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { type AuthInfo, isInitializeRequest } from '@modelcontextprotocol/server';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { isRecord } from '../contract/index.js';
 import type { Dispatcher } from '../dispatch/index.js';
-import { plainCall } from '../mcp/fastLane.js';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { authenticate, type BearerGateOptions } from './bearer.js';
@@ -27,7 +26,7 @@ import { checkHostPresent, checkLoopbackHost } from './host.js';
 import { claimsModernEra, createModernHandler } from './modern.js';
 import { checkOrigin } from './origin.js';
 import { type Rejection, reject, sendRejection } from './rejection.js';
-import { type Session, SessionStore } from './sessions.js';
+import { SessionStore } from './sessions.js';
 import { watchStream } from './streamAuth.js';
 
 export interface HttpAuthOptions extends BearerGateOptions {
@@ -161,7 +160,6 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
         });
         res.once('close', stop);
       }
-      if (method === 'POST' && serveFast(req, res, session, body)) return undefined;
       await session.transport.handleRequest(req, res, body);
       return undefined;
     }
@@ -211,24 +209,6 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       await sessions.closeAll();
     },
   });
-}
-
-/**
- * A plain tools/call of a 2025 session, served by the fast lane (mcp/fastLane.ts) when the SDK's
- * transport would accept the request as it is (both media types accepted, the session's protocol
- * version or none); anything it would refuse or treat specially stays the SDK's, errors and all.
- */
-function serveFast(req: IncomingMessage, res: ServerResponse, session: Session, body: unknown): boolean {
-  const call = plainCall(body);
-  if (!call) return false;
-  const accept = req.headers.accept ?? '';
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-  const version = req.headers['mcp-protocol-version'];
-  if (version !== undefined && version !== session.handle.server.getNegotiatedProtocolVersion()) return false;
-  const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
-  return session.fast.serve(res, call.id, session.id, () =>
-    session.handle.fast(call, { sessionId: session.id, ...(authInfo ? { http: { authInfo } } : {}) }),
-  );
 }
 
 export interface RunningHttpServer {

@@ -2,7 +2,8 @@
  * The MCP server factory: the SDK's low-level `Server` with every request handed to dispatch
  * (DESIGN.md §4 "Protocol"), so every era and transport behaves the same. One server per legacy
  * connection (2025-11-25 / 2025-06-18: `initialize`, a session) or per stdio connection; for
- * 2026-07-28 over HTTP a server answers one request at a time, from a small pool (http/modern.ts). The dispatcher (registry, board, audit) is shared.
+ * 2026-07-28 over HTTP one server per request (http/modern.ts). The dispatcher (registry, board,
+ * audit) is shared.
  *
  * The eras differ in four places, each decided per request from the negotiated version: a
  * question to the person at the client (a server request, or an `input_required` result:
@@ -17,11 +18,9 @@ import {
   type ClientCapabilities,
   type ElicitInputParams,
   inputRequired,
-  type JSONRPCMessage,
   type ListToolsResult,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
-  type RequestOptions,
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -43,7 +42,6 @@ import {
   matchTemplate,
   runTool,
 } from '../dispatch/index.js';
-import { answerPlainCall, type PlainCall } from './fastLane.js';
 import { InputRounds, type RoundState, sharedRoundStateCodec } from './inputRounds.js';
 import { RESOURCE_NOT_FOUND } from './legacyCodes.js';
 
@@ -55,14 +53,6 @@ export type Extra = ServerContext;
 
 /** Who sent a request, as the caller function reads it (the session, the HTTP gate's decision). */
 export type CallerContext = Pick<Extra, 'sessionId' | 'http'>;
-
-/** What the tools/call handler reads of a request's context: the SDK's, or the fast lane's. */
-export type CallScope = CallerContext & {
-  mcpReq: Pick<
-    Extra['mcpReq'],
-    '_meta' | 'envelope' | 'signal' | 'notify' | 'send' | 'requestState' | 'inputResponses'
-  >;
-};
 
 type CallParams = Pick<CallToolRequest, 'params'>;
 
@@ -78,7 +68,7 @@ export interface ServerOptions {
    */
   listMode?: ListMode;
   /**
-   * A server for 2026-07-28 HTTP requests, one at a time: it follows no board or catalog changes (the HTTP
+   * A server for one 2026-07-28 HTTP request: it follows no board or catalog changes (the HTTP
    * layer publishes those once, for every `subscriptions/listen` stream: followChanges).
    */
   perRequest?: boolean;
@@ -86,16 +76,6 @@ export interface ServerOptions {
 
 export interface McpServerHandle {
   server: Server;
-  /**
-   * Serves a plain `tools/call` of an established 2025 connection itself (fastLane.ts), answering
-   * on the server's transport, or by `send` when given; undefined, having done nothing, when the
-   * SDK must serve it.
-   */
-  fast(
-    call: PlainCall,
-    who: CallerContext,
-    send?: (message: JSONRPCMessage) => Promise<void>,
-  ): Promise<void> | undefined;
   /** Requests being handled now. */
   readonly inFlight: number;
   /** Resolves when no request is being handled. */
@@ -152,7 +132,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   });
   const modern = () => isModernProtocol(server.getNegotiatedProtocolVersion());
   // 2026-07-28: each request says what its client can do (there is no initialize to remember).
-  const clientCapabilities = (extra: CallScope): ClientCapabilities | undefined =>
+  const clientCapabilities = (extra: Extra): ClientCapabilities | undefined =>
     modern()
       ? ((extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
           | ClientCapabilities
@@ -205,9 +185,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
     ),
   );
 
-  // One tools/call handler for both lanes: the SDK's (every request it serves) and the fast lane
-  // (fastLane.ts: a plain call on an established 2025 connection), which hands it the same parts.
-  const callTool = track(async (request: CallParams, extra: CallScope) => {
+  const callTool = track(async (request: CallParams, extra: Extra) => {
     const token = extra.mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
     const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
     const asks = clientCapabilities(extra);
@@ -423,35 +401,8 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
       });
   server.onclose = stopFollowing;
 
-  // The fast lane's request context: what the call sends meanwhile is tagged with its id, as the
-  // SDK tags it (a session's transport routes it to the call's reply: http/fastReplies.ts).
-  const fastScope = (who: CallerContext, call: PlainCall, signal: AbortSignal): CallScope => ({
-    ...who,
-    mcpReq: {
-      _meta: call.params._meta,
-      signal,
-      requestState: () => undefined,
-      notify: (notification) => server.notification(notification, { relatedRequestId: call.id }),
-      send: ((
-        request: { method: 'elicitation/create'; params: ElicitInputParams },
-        sendOptions?: RequestOptions,
-      ) =>
-        server.request(request, {
-          ...sendOptions,
-          relatedRequestId: call.id,
-        })) as CallScope['mcpReq']['send'],
-    },
-  });
-
   const handle: McpServerHandle = {
     server,
-    fast: (call, who, send) =>
-      answerPlainCall(
-        server,
-        call,
-        (request, signal) => callTool(request, fastScope(who, call, signal)),
-        send,
-      ),
     get inFlight() {
       return inFlight;
     },

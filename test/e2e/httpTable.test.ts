@@ -130,8 +130,6 @@ interface Row {
   code: number;
   dataCode?: number;
   headers?: Record<string, RegExp>;
-  /** A tools/call without `_meta`: a 2025 session answers it in plain JSON. */
-  plainCall?: true;
 }
 
 const tool = (name: string, args: Record<string, unknown> = {}) => ({ name, arguments: args });
@@ -203,21 +201,18 @@ const ROWS: Row[] = [
   {
     row: 'an unknown tool',
     send: (era) => call(era, open, 'tools/call', tool('no_such_tool')),
-    plainCall: true,
     status: 200,
     code: -32602,
   },
   {
     row: 'invalid arguments',
     send: (era) => call(era, open, 'tools/call', tool('dac_set', { channel: 'DAC1', volts: 99 })),
-    plainCall: true,
     status: 200,
     code: -32602,
   },
   {
     row: 'a capability denied (anonymous python_exec)',
     send: (era) => call(era, open, 'tools/call', tool('python_exec', { code: 'print(1)' })),
-    plainCall: true,
     status: 200,
     code: -32603,
     dataCode: 1001,
@@ -232,7 +227,6 @@ const ROWS: Row[] = [
       expect((await first).body?.result?.structuredContent).toEqual({ done: true });
       return second;
     },
-    plainCall: true,
     status: 200,
     code: -32603,
     dataCode: 1002,
@@ -334,9 +328,8 @@ describe.each(ERAS)('the HTTP error table, %s era', (era) => {
     const reply = await row.send(era);
     const status = typeof row.status === 'number' ? row.status : row.status[era];
     expect(reply.status).toBe(status);
-    // A 2025 session answers a plain tools/call in JSON (the fast lane, issue 12) and its other
-    // requests on an SSE stream, as it always did; every refusal is JSON.
-    const streamed = era === 'legacy' && status === 200 && !row.plainCall;
+    // A 2025 session answers its requests on an SSE stream (the SDK's transport); every refusal is JSON.
+    const streamed = era === 'legacy' && status === 200;
     expect(reply.headers.get('content-type')).toMatch(
       streamed ? /^text\/event-stream/ : /^application\/json/,
     );
