@@ -22,11 +22,11 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Board, sessionJobs } from '../src/device/board.js';
 import type { DeviceLink } from '../src/device/link.js';
 import { DeviceSession } from '../src/device/session.js';
 import { tcpLink } from '../src/device/tcpLink.js';
 import { createDispatcher, runTool } from '../src/dispatch/index.js';
-import { createBoardClient } from '../src/tools/boardClient.js';
 import { boardHelper, catalog } from '../src/tools/index.js';
 import { CAPABILITIES } from '../src/tools/tool.js';
 
@@ -212,12 +212,12 @@ async function main(): Promise<void> {
   const device = `tcp://127.0.0.1:${repl}`;
   // Prime the tools' helper once, so the bare loop can run the same snippet.
   const primer = new DeviceSession(tcpLink('127.0.0.1', repl));
-  await createBoardClient(primer, boardHelper).call('_jlt.power_get()');
+  await new Board(sessionJobs(primer, boardHelper)).call('_jlt.power_get()');
   await primer.close();
 
   // runTool in-process vs the bare board call, on one session (what dispatch itself adds).
   const inProcess = new DeviceSession(tcpLink('127.0.0.1', repl));
-  const boardClient = createBoardClient(inProcess, boardHelper);
+  const boardClient = new Board(sessionJobs(inProcess, boardHelper));
   const dispatcher = createDispatcher({ tools: catalog, board: boardClient });
   const operator = { id: 'bench', granted: new Set(CAPABILITIES) };
   const direct: number[] = [];

@@ -16,21 +16,9 @@ const allowed: Record<string, readonly string[]> = {
   dispatch: ['federation', 'auth', 'tools', 'device', 'board'],
   mcp: ['dispatch'],
   http: ['dispatch', 'mcp', 'auth'],
-  socket: ['dispatch', 'auth'],
-  share: ['socket', 'tools', 'device', 'board'],
-  cli: [
-    'mcp',
-    'http',
-    'socket',
-    'share',
-    'dispatch',
-    'federation',
-    'auth',
-    'tools',
-    'device',
-    'sim',
-    'board',
-  ],
+  // The frames and the private socket it listens on are device's (board sharing speaks them too).
+  socket: ['dispatch', 'auth', 'device'],
+  cli: ['mcp', 'http', 'socket', 'dispatch', 'federation', 'auth', 'tools', 'device', 'sim', 'board'],
 };
 /** Folders that must never see the MCP SDK (DESIGN.md §2). */
 const sdkFree = new Set(['contract', 'board', 'device', 'sim', 'tools', 'auth']);

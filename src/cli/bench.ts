@@ -4,12 +4,12 @@
  * when it serves a bench, with the SDK client and the socket client its children need.
  */
 import type { Resource } from '../contract/index.js';
+import { FrameClient } from '../device/frameClient.js';
 import { FederationAggregator } from '../federation/aggregator.js';
 import { type ChildConfig, type FederationConfig, loadFederationConfig } from '../federation/config.js';
 import { httpTransport, McpChild, stdioTransport } from '../federation/mcpChild.js';
 import { SocketChild } from '../federation/socketChild.js';
 import type { Subsystem } from '../federation/subsystem.js';
-import { SocketClient } from '../socket/client.js';
 import type { SafetyPolicy } from '../tools/safety.js';
 import type { ServedBoard } from './board.js';
 import { boardSubsystem } from './boardSubsystem.js';
@@ -81,7 +81,7 @@ function subsystemOf(
         ...common,
         ...remoteOptions(child),
         path: child.path,
-        open: (path) => SocketClient.connect(path),
+        open: (path) => FrameClient.connect(path),
       });
     case 'federation':
       return new FederationAggregator({

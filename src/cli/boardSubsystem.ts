@@ -24,7 +24,7 @@ export function boardSubsystem(
     open: async (): Promise<OpenedBoard> => {
       const board = await open(device);
       return {
-        client: board.client,
+        board: board.client,
         ready: () => board.ready(),
         health: () => board.session?.health(),
         onLog: (listener) =>

@@ -4,9 +4,9 @@ import {
   normalizeCapabilities,
   parseCapabilityList,
 } from '../auth/capabilities.js';
+import { defaultSocketPath } from '../device/socketPath.js';
 import { checkToolsetNames } from '../dispatch/selection.js';
 import { type ListMode, parseListMode } from '../federation/index.js';
-import { defaultSocketPath } from '../socket/socketPath.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
 
 /**

@@ -6,13 +6,13 @@
  * call `runTool` with it.
  */
 import type { LogLevel, Prompt, Resource, ResourceTemplate } from '../contract/index.js';
+import type { Board } from '../device/board.js';
 import {
   LocalSubsystem,
   type Subsystem,
   underscoreFormat,
   type WireNameTranslator,
 } from '../federation/index.js';
-import type { BoardClient } from '../tools/boardClient.js';
 import { localTool } from '../tools/local.js';
 import { type SafetyPolicy, safetyPolicy } from '../tools/safety.js';
 import type { AnyTool } from '../tools/tool.js';
@@ -34,7 +34,7 @@ export interface DispatcherOptions {
   root?: Subsystem;
   /** Or: a catalog bound to this board (tests, fixtures), served as a root with plain names. */
   tools?: readonly AnyTool[];
-  board?: BoardClient;
+  board?: Board;
   /** Wire names of dotted (bench) names; default underscores. */
   format?: WireNameTranslator;
   /** The server's own additions, next to the root's. */
@@ -94,7 +94,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   registry = buildRegistry({
     root,
     format,
-    own: [...(own.tools ?? []), ...meta].map((tool) => localTool(tool, env)),
+    own: [...(own.tools ?? []), ...meta].map((tool) => localTool(tool)),
+    ownEnv: env,
     ...(options.log ? { log: options.log } : {}),
   });
   const changes = new Set<(tool: string) => void>();

@@ -7,7 +7,6 @@ import { metaTools } from '../federation/metaTools.js';
 import { dotFormat, underscoreFormat } from '../federation/wireNames.js';
 import { catalog } from '../tools/index.js';
 import { describeTool, localTool } from '../tools/local.js';
-import { safetyPolicy } from '../tools/safety.js';
 import { CAPABILITIES, type Capability } from '../tools/tool.js';
 import type { AuditEvent } from './audit.js';
 import { createDispatcher } from './dispatcher.js';
@@ -117,7 +116,7 @@ describe('federated registry', () => {
       buildRegistry({
         root: shadow,
         format: underscoreFormat,
-        own: metaTools(noCatalog).map((tool) => localTool(tool, { safety: safetyPolicy() })),
+        own: metaTools(noCatalog).map((tool) => localTool(tool)),
       }),
     ).toThrow(/tools tools_search and tools\.search would share the wire name "tools_search"/);
   });
@@ -228,7 +227,7 @@ describe('federated registry', () => {
 
   it('describes a catalog tool exactly as the single-board server lists it', () => {
     for (const tool of catalog) {
-      const { descriptor } = localTool(tool, { safety: safetyPolicy() });
+      const { descriptor } = localTool(tool);
       const { name: _name, ...definition } = describeTool(tool);
       expect(descriptor).toMatchObject({
         ...definition,

@@ -17,6 +17,8 @@ import {
 } from '../contract/index.js';
 import { FederationError, type Subsystem, type WireNameTranslator, WireTable } from '../federation/index.js';
 import type { LocalTool } from '../tools/local.js';
+import { safetyPolicy } from '../tools/safety.js';
+import type { ToolEnv } from '../tools/tool.js';
 
 export interface ToolEntry {
   readonly definition: ToolDefinition;
@@ -62,6 +64,8 @@ export interface RegistryOptions {
   format: WireNameTranslator;
   /** The server's own tools (meta-tools, fixtures), under their own names, in the same table. */
   own?: readonly LocalTool[];
+  /** What the server's own tools run with (they need no board). */
+  ownEnv?: ToolEnv;
   /** Where a rebuild's problems are told (default stderr). */
   log?: (line: string) => void;
 }
@@ -88,7 +92,7 @@ export function buildRegistry(options: RegistryOptions): Registry {
     const key = 'own' in item ? item.own : item.child;
     let entry = entries.get(key);
     if (!entry) {
-      entry = 'own' in item ? ownEntry(item.own) : childEntry(root, item.child, wire);
+      entry = 'own' in item ? ownEntry(item.own, options.ownEnv) : childEntry(root, item.child, wire);
       entries.set(key, entry);
     }
     return entry;
@@ -162,9 +166,9 @@ export function buildRegistry(options: RegistryOptions): Registry {
   };
 }
 
-function ownEntry(local: LocalTool): ToolEntry {
+function ownEntry(local: LocalTool, env: ToolEnv = { safety: safetyPolicy() }): ToolEntry {
   return entryFrom(local.descriptor, local.descriptor.name, true, (args, context) =>
-    local.run(args, context),
+    local.run(args, context, env),
   );
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { RpcError } from '../contract/index.js';
+import { Board, type JobTarget } from '../device/board.js';
 import { DeviceError } from '../device/errors.js';
-import type { BoardClient } from '../tools/boardClient.js';
 import {
   type AnyTool,
   CAPABILITIES,
@@ -45,19 +45,19 @@ const echo = tool({
   handle: async ({ text }) => ({ text }),
 });
 
-function board(functions: string[] = []): BoardClient {
-  return {
-    call: async <T>() => 1 as T,
-    script: async <T>() => 1 as T,
-    exec: async () => ({ stdout: '', stderr: '', truncated: false, durationMs: 0 }),
-    firmwareFunctions: async () => new Set(functions),
+/** A board whose firmware offers `functions` and whose every call answers 1 (no session behind it). */
+function board(functions: string[] = []): Board {
+  const run: JobTarget['run'] = async (_kind, code) => (code === '_jlh.fw()' ? functions : 1);
+  const jobs: JobTarget = {
     id: 'fake',
+    run,
+    lease: async () => ({ run, released: false, release: () => {} }),
     health: async () => {
       throw new Error('unused');
     },
-    lease: async () => ({ ...board(functions), released: false, release: () => {} }),
-    seen: new Map(),
+    onStale: () => () => {},
   };
+  return new Board(jobs);
 }
 
 async function rpcError(promise: Promise<unknown>): Promise<RpcError> {

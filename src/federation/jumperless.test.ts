@@ -11,7 +11,7 @@ const safety = safetyPolicy({ maxVolts: 5, minVolts: -5 });
 async function opened(): Promise<OpenedBoard> {
   const board = await openBoard('sim');
   return {
-    client: board.client,
+    board: board.client,
     ready: () => board.session.connect(),
     health: () => board.session.health(),
     onLog: (listener) =>

@@ -15,8 +15,8 @@ import {
   type ToolDescriptor,
   type ToolResult,
 } from '../contract/index.js';
+import type { Board } from '../device/board.js';
 import type { SessionHealth } from '../device/health.js';
-import type { BoardClient } from '../tools/boardClient.js';
 import { type BoundCatalog, bindCatalog } from '../tools/local.js';
 import { boardResourcesFor } from '../tools/resources.js';
 import type { SafetyPolicy } from '../tools/safety.js';
@@ -25,9 +25,9 @@ import { unavailable } from './errors.js';
 import type { HealthStatus, InvokeContext, Subsystem, SubsystemEvent, SubsystemHealth } from './subsystem.js';
 import { checkSubsystemName } from './wireNames.js';
 
-/** A board once opened: the client tools use, and what the subsystem needs to run it. */
+/** A board once opened: the board tools use, and what the subsystem needs to run it. */
 export interface OpenedBoard {
-  client: BoardClient;
+  board: Board;
   /** Reaches a clean raw-REPL prompt (or the process that holds the port); rejects when no board answers. */
   ready(): Promise<unknown>;
   /** The session's health while this process holds the port; undefined while it works through another. */
@@ -82,13 +82,8 @@ export class JumperlessSubsystem implements Subsystem {
     if (options.ring !== undefined) checkSubsystemName(options.ring, 'ring id');
     this.name = options.name;
     this.ring = options.ring;
-    const board = deferredBoard(
-      options.device,
-      () => this.board(),
-      () => this.opened?.client,
-    );
-    this.catalog = bindCatalog(options.tools, { board, safety: options.safety });
-    this.boardResources = boardResourcesFor(board);
+    this.catalog = bindCatalog(options.tools);
+    this.boardResources = boardResourcesFor(() => this.board());
   }
 
   async connect(): Promise<void> {
@@ -148,8 +143,8 @@ export class JumperlessSubsystem implements Subsystem {
     const local = this.catalog.get(tool);
     if (!local) throw new RpcError(JSONRPC.invalidParams, `Unknown tool: ${tool}`);
     // The board is open before the tool starts, so what it keeps per board goes under its real id.
-    await this.board();
-    return local.run(args, context);
+    const board = await this.board();
+    return local.run(args, context, { board, safety: this.options.safety });
   }
 
   health(): SubsystemHealth {
@@ -178,11 +173,11 @@ export class JumperlessSubsystem implements Subsystem {
   }
 
   /** The open board; a call made while it opens waits for it, and opens it when it is not (yet) open. */
-  private board(): Promise<BoardClient> {
-    if (this.opened) return Promise.resolve(this.opened.client);
+  private board(): Promise<Board> {
+    if (this.opened) return Promise.resolve(this.opened.board);
     if (!this.started) return Promise.reject(unavailable(this.name, 'the board is not open'));
     return this.open().then(
-      (opened) => opened.client,
+      (opened) => opened.board,
       (error: unknown) =>
         Promise.reject(
           unavailable(
@@ -192,30 +187,4 @@ export class JumperlessSubsystem implements Subsystem {
         ),
     );
   }
-}
-
-/**
- * A BoardClient that reaches the board only once it is open (the catalog is bound before that);
- * its id and the bridges it has seen are the open board's as soon as there is one.
- */
-function deferredBoard(
-  device: string,
-  board: () => Promise<BoardClient>,
-  opened: () => BoardClient | undefined,
-): BoardClient {
-  const noneSeen = new Map<string, unknown>();
-  return {
-    call: async (expression, options) => (await board()).call(expression, options),
-    script: async (code, options) => (await board()).script(code, options),
-    exec: async (code, options) => (await board()).exec(code, options),
-    firmwareFunctions: async (options) => (await board()).firmwareFunctions(options),
-    lease: async (options) => (await board()).lease(options),
-    health: async () => (await board()).health(),
-    get id() {
-      return opened()?.id ?? device;
-    },
-    get seen() {
-      return opened()?.seen ?? noneSeen;
-    },
-  };
 }

@@ -30,7 +30,7 @@ export class LocalSubsystem implements Subsystem {
 
   constructor(private readonly options: LocalOptions) {
     this.name = options.name;
-    this.catalog = bindCatalog(options.tools, options.env);
+    this.catalog = bindCatalog(options.tools);
   }
 
   async connect(): Promise<void> {}
@@ -55,7 +55,7 @@ export class LocalSubsystem implements Subsystem {
   invoke(tool: string, args: unknown, context: InvokeContext): Promise<ToolResult> {
     const local = this.catalog.get(tool);
     if (!local) return Promise.reject(new RpcError(JSONRPC.invalidParams, `Unknown tool: ${tool}`));
-    return local.run(args, context);
+    return local.run(args, context, this.options.env);
   }
 
   health(): SubsystemHealth {

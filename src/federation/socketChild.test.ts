@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OpenBoard, openBoard } from '../cli/board.js';
 import { RpcError, renderResult } from '../contract/index.js';
+import { FrameClient } from '../device/frameClient.js';
 import { createDispatcher } from '../dispatch/dispatcher.js';
-import { SocketClient } from '../socket/client.js';
 import { dispatchHandler } from '../socket/dispatchHandler.js';
 import { type SocketServer, startSocketServer } from '../socket/server.js';
 import { catalog } from '../tools/index.js';
@@ -37,7 +37,7 @@ async function serve(path: string): Promise<SocketServer> {
   });
 }
 
-const child = (path: string) => new SocketChild({ name: 'lab', path, open: (p) => SocketClient.connect(p) });
+const child = (path: string) => new SocketChild({ name: 'lab', path, open: (p) => FrameClient.connect(p) });
 
 describe('SocketChild', () => {
   const path = join(dir, 'a.sock');

@@ -1,7 +1,7 @@
 /**
  * Another jumperless-mcp (or any ATD server) over its native socket (DESIGN.md §4 Protocol,
  * dispatch notes §2.1) as a subsystem. The socket client lives above federation, so the CLI hands
- * in how to open a connection (`SocketClient.connect`). One connection holds the catalog and
+ * in how to open a connection (`FrameClient.connect`). One connection holds the catalog and
  * tells when the server goes; calls take a connection of their own from a small pool, because a
  * connection runs one request at a time, and a cancel hangs that connection up (the server then
  * stops the call). Results come back as the structured object the server's MCP side renders, and
@@ -21,7 +21,7 @@ import type {
 } from './subsystem.js';
 import { checkSubsystemName } from './wireNames.js';
 
-/** One framed connection (src/socket/client.ts `SocketClient` is one). */
+/** One framed connection (src/device/frameClient.ts `FrameClient` is one). */
 export interface FrameChannel {
   /** Sends a request and resolves with the next response; rejects once the connection is gone. */
   request(message: unknown): Promise<unknown>;

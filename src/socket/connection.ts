@@ -8,7 +8,7 @@
  */
 import type { Socket } from 'node:net';
 import { intersectCapabilities } from '../auth/capabilities.js';
-import { encodeFrame, FrameDecoder, FrameError } from './frames.js';
+import { encodeFrame, FrameDecoder, FrameError } from '../device/frames.js';
 import type { SocketToolHandler } from './handler.js';
 import {
   parseRequest,

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CAPABILITIES, type Capability } from '../contract/index.js';
+import { FrameClient } from '../device/frameClient.js';
 import { type AnyTool, createDispatcher, defineTool, runTool, ToolError } from '../dispatch/index.js';
-import { SocketClient } from './client.js';
 import { dispatchHandler } from './dispatchHandler.js';
 import { type SocketServer, startSocketServer } from './server.js';
 
@@ -66,7 +66,7 @@ const tools: AnyTool[] = [
 const dispatcher = createDispatcher({ tools });
 let dir: string;
 let server: SocketServer;
-let client: SocketClient;
+let client: FrameClient;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'jl-sock-dispatch-'));
@@ -76,7 +76,7 @@ beforeAll(async () => {
     allowedCapabilities: [...CAPABILITIES],
     serverVersion: 'jumperless-mcp 0.1.0',
   });
-  client = await SocketClient.connect(server.path);
+  client = await FrameClient.connect(server.path);
   await client.request({
     type: 'hello',
     client_id: 'parity',

@@ -14,7 +14,7 @@ import { Connections } from '../board/connections.js';
 import { shortName } from '../board/nodes.js';
 import type { SlotData, SlotOverlay, SlotPower } from '../board/slots.js';
 import type { GpioPullName } from '../board/state.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import type { BoardClient } from '../device/board.js';
 import {
   customNetName,
   driveHazards,
@@ -25,6 +25,7 @@ import {
   supplySource,
 } from './boardState.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
 import { ToolError } from './tool.js';
 

@@ -23,8 +23,9 @@ import {
 } from '../board/nodes.js';
 import { parseFirmwareNodeName } from '../board/slots.js';
 import { type StateDocument, type StateDocumentNet, stateDocumentSchema } from '../board/stateDocument.js';
-import type { BoardCallOptions, BoardClient, PythonPart } from './boardClient.js';
+import type { BoardCallOptions, BoardClient } from '../device/board.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { ToolError } from './tool.js';
 
 export {

@@ -18,9 +18,10 @@
  */
 import { z } from 'zod';
 import { FILE_NAME_MAX } from '../board/limits.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import type { BoardClient } from '../device/board.js';
 import { checkText } from './oled.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
 /**

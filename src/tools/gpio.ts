@@ -9,9 +9,9 @@ import {
   pwmSlicePartner,
 } from '../board/limits.js';
 import { isDeviceError } from '../device/errors.js';
-import type { PythonPart } from './boardClient.js';
 import { assertCanDrive, gpioPinNode, netOfNode, readState, type StateDocument } from './boardState.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
 
 /**

@@ -71,11 +71,14 @@ function withoutNegativeZero(value: unknown): unknown {
 export interface LocalTool {
   readonly tool: AnyTool;
   readonly descriptor: ToolDescriptor;
-  /** Runs the tool on arguments that passed `descriptor.parse`; a failure is thrown, not rendered. */
-  run(args: unknown, context: CallContext): Promise<ToolResult>;
+  /**
+   * Runs the tool on arguments that passed `descriptor.parse`, with what it acts on now (the open
+   * board, the limits); a failure is thrown, not rendered.
+   */
+  run(args: unknown, context: CallContext, env: ToolEnv): Promise<ToolResult>;
 }
 
-export function localTool(tool: AnyTool, env: ToolEnv): LocalTool {
+export function localTool(tool: AnyTool): LocalTool {
   const definition = describeTool(tool);
   const descriptor: ToolDescriptor = {
     name: tool.name,
@@ -94,7 +97,7 @@ export function localTool(tool: AnyTool, env: ToolEnv): LocalTool {
   return {
     tool,
     descriptor,
-    async run(args, context) {
+    async run(args, context, env) {
       const extra: ContentBlock[] = [];
       const data = await tool.handle(args, { ...context, attach: (block) => extra.push(block) }, env);
       const output = tool.output.safeParse(data);
@@ -106,20 +109,20 @@ export function localTool(tool: AnyTool, env: ToolEnv): LocalTool {
   };
 }
 
-/** A catalog bound to one board: the descriptors in catalog order and a runner by name. */
+/** A catalog: the descriptors in catalog order and a runner by name. */
 export interface BoundCatalog {
   readonly descriptors: readonly ToolDescriptor[];
   get(name: string): LocalTool | undefined;
 }
 
-export function bindCatalog(tools: readonly AnyTool[], env: ToolEnv): BoundCatalog {
+export function bindCatalog(tools: readonly AnyTool[]): BoundCatalog {
   const byName = new Map<string, LocalTool>();
   for (const tool of tools) {
     const existing = byName.get(tool.name);
     if (existing) {
       throw new Error(`two tools are named "${tool.name}" (groups ${existing.tool.group} and ${tool.group})`);
     }
-    byName.set(tool.name, localTool(tool, env));
+    byName.set(tool.name, localTool(tool));
   }
   const descriptors = [...byName.values()].map((local) => local.descriptor);
   return { descriptors, get: (name) => byName.get(name) };

@@ -4,7 +4,6 @@ import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
-import { callBoard } from './boardClient.js';
 import { currentMeasure, voltageMeasure } from './measure.js';
 import { resistanceMeasure } from './resistance.js';
 import { voltageSweep } from './sweep.js';
@@ -41,7 +40,6 @@ function cancellable() {
     controller,
     extra: {
       signal: controller.signal,
-      board: callBoard(h.client, { signal: controller.signal, owner: 'test', atomic: false }).board,
     },
   };
 }

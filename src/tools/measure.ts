@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import { ISENSE_SHUNT_OHMS } from '../board/limits.js';
 import { ADC0, ISENSE_MINUS, ISENSE_PLUS } from '../board/nodes.js';
-import type { PythonPart } from './boardClient.js';
 import {
   ADC_SPAN,
   adcFor,
@@ -21,6 +20,7 @@ import {
 } from './measureRouting.js';
 import { nodeArg, routableNode } from './nodeArg.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { resistanceMeasure, resistancePython } from './resistance.js';
 import { nodeLabel, readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { sweepPython, voltageSweep } from './sweep.js';

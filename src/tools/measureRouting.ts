@@ -9,9 +9,10 @@
 import { z } from 'zod';
 import { ADC_RANGES } from '../board/limits.js';
 import { ADC0, ADC3 } from '../board/nodes.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import type { BoardClient } from '../device/board.js';
 import type { ResolvedNode } from './nodeArg.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import {
   type BoardSnapshot,
   type BridgeView,

@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { encodePng, rowBytes } from '../board/png.js';
-import type { PythonPart } from './boardClient.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
 /**

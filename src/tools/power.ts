@@ -1,7 +1,7 @@
 /** Supplies: the two DACs and the two rails (spec §6.5). */
 import { z } from 'zod';
-import type { PythonPart } from './boardClient.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { voltsArg } from './shapes.js';
 import { defineDeviceTool, ToolError } from './tool.js';

@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { ADC0, DAC1, GND, ISENSE_MINUS, ISENSE_PLUS, nodeInfo } from '../board/nodes.js';
-import type { PythonPart } from './boardClient.js';
 import {
   ADC_SPAN,
   assertNoWave,
@@ -19,6 +18,7 @@ import {
 } from './measureRouting.js';
 import { type NodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { nodeValue } from './shapes.js';
 import { nodeLabel, readSnapshot } from './snapshot.js';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { isSavableSlot, type SlotData, slotPath } from '../board/slots.js';
-import type { BoardClient } from './boardClient.js';
+import type { BoardClient } from '../device/board.js';
 import { differences, IMAGE_REQUIRES, listed, planTarget, putTarget, targetOfSlot } from './boardImage.js';
 import { readRam, readSlotLook } from './boardState.js';
 import type { SafetyPolicy } from './safety.js';

@@ -17,10 +17,11 @@
  */
 import { z } from 'zod';
 import { isSavableSlot, slotPath } from '../board/slots.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import type { BoardClient } from '../device/board.js';
 import { boardImagePython, listed } from './boardImage.js';
 import { RAM_REQUIRES, ramPython, readRam, readSlotLook } from './boardState.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { checkSaved, slotField, slotFilePython, slotStatus } from './slotFile.js';
 import { slotDiscard, slotSwitch } from './slotSwitch.js';
 import { defineDeviceTool, ToolError } from './tool.js';

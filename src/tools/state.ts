@@ -3,7 +3,6 @@
  * host-side snapshots with undo (stateUndo.ts), and Wokwi import (wokwi.ts).
  */
 import { z } from 'zod';
-import type { PythonPart } from './boardClient.js';
 import { boardImagePython } from './boardImage.js';
 import { renderBoardPicture } from './boardPicture.js';
 import {
@@ -13,6 +12,7 @@ import {
   stateDocumentSchema,
   withOverlaySummaries,
 } from './boardState.js';
+import type { PythonPart } from './pythonParts.js';
 import { readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { stateSnapshot, stateUndo } from './stateUndo.js';

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { MAX_BRIDGES, MAX_NODES_PER_NET } from '../board/limits.js';
 import { BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } from '../board/nodes.js';
 import { parseState } from '../board/state.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import type { BoardClient } from '../device/board.js';
 import { pairKey } from './boardImage.js';
 import {
   canonicalNode,
@@ -30,6 +30,7 @@ import {
   supplyShorts,
 } from './boardState.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { nodeValue } from './shapes.js';
 import { type Snapshot, takeSnapshot } from './stateUndo.js';
 import { defineDeviceTool, ToolError } from './tool.js';

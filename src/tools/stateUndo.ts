@@ -4,7 +4,7 @@
  * of a snapshot, instead of sending a get_state document back.
  */
 import { z } from 'zod';
-import type { BoardClient } from './boardClient.js';
+import type { BoardClient } from '../device/board.js';
 import {
   differences,
   IMAGE_REQUIRES,

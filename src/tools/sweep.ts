@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { ADC0 } from '../board/nodes.js';
-import type { PythonPart } from './boardClient.js';
 import {
   adcFor,
   assertNoWave,
@@ -17,6 +16,7 @@ import {
 import { routableNode } from './nodeArg.js';
 import { plotPng } from './plot.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { nodeValue, voltsArg } from './shapes.js';
 import { readSnapshot } from './snapshot.js';

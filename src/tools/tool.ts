@@ -6,8 +6,8 @@
  */
 import type { z } from 'zod';
 import type { CallContext, Capability, ContentBlock, ToolKind } from '../contract/index.js';
+import type { Board, BoardClient } from '../device/board.js';
 import { DeviceError } from '../device/errors.js';
-import { type BoardClient, callBoard } from './boardClient.js';
 import type { SafetyPolicy } from './safety.js';
 
 export {
@@ -28,7 +28,7 @@ export interface ToolImage {
 /** Where a catalog is bound: the board its device tools act on and the limits in force. */
 export interface ToolEnv {
   /** Absent for a server without a board: device tools then fail with `not_found`. */
-  board?: BoardClient;
+  board?: Board;
   /** Voltage limits in force (board envelope, tightened by the operator). */
   safety: SafetyPolicy;
 }
@@ -118,7 +118,7 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
       if (!env.board) {
         throw new DeviceError('not_found', 'this server was started without a board');
       }
-      const held = callBoard(env.board, {
+      const held = env.board.hold({
         signal: context.signal,
         owner: context.caller,
         atomic: atomic !== false,
@@ -133,7 +133,7 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
             context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
         });
       } finally {
-        held.end();
+        held.release();
       }
     },
   };

@@ -19,9 +19,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { PythonPart } from './boardClient.js';
 import { autoTextSize, checkText } from './oled.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
 
 /** Python run on the board, inside `_jlt`. */

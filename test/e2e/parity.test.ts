@@ -16,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { buildServed, type Served } from '../../src/cli/serve.js';
 import { CAPABILITIES } from '../../src/contract/index.js';
+import { FrameClient } from '../../src/device/frameClient.js';
 import { runTool } from '../../src/dispatch/index.js';
-import { SocketClient } from '../../src/socket/index.js';
 import { serveHttpCli } from '../support/cliHttp.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -95,7 +95,7 @@ async function stdioClient(args: string[]): Promise<Client> {
 }
 
 /** The socket names tools by their internal dotted names (`lab.dac_set`), as DESIGN.md decided. */
-async function overSocket(client: SocketClient, c: Case, internal: (wire: string) => string): Promise<Seen> {
+async function overSocket(client: FrameClient, c: Case, internal: (wire: string) => string): Promise<Seen> {
   const reply = (await client.request({
     type: 'run_tool',
     tool_id: internal(c.name),
@@ -121,8 +121,8 @@ describe.each([
   let args: string[];
   let direct: Served;
   let serving: { child: ChildProcess; url: string };
-  let socket: SocketClient;
-  let stdioSocket: SocketClient;
+  let socket: FrameClient;
+  let stdioSocket: FrameClient;
   let http: Client;
   let stdio: Client;
 
@@ -146,8 +146,8 @@ describe.each([
     ]);
     await direct.ready();
     [socket, stdioSocket] = await Promise.all([
-      SocketClient.connect(socketPath),
-      SocketClient.connect(stdioSocketPath),
+      FrameClient.connect(socketPath),
+      FrameClient.connect(stdioSocketPath),
     ]);
     for (const client of [socket, stdioSocket]) {
       const hello = await client.request({

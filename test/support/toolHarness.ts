@@ -4,11 +4,11 @@
  * runTool (argument check, deadline, board held for the call, output check, rendering), minus MCP.
  */
 import { CAPABILITIES, type ToolResult } from '../../src/contract/index.js';
+import { Board, sessionJobs } from '../../src/device/board.js';
 import { streamLink } from '../../src/device/link.js';
 import { DeviceSession } from '../../src/device/session.js';
 import { createDispatcher, type Dispatcher, runTool } from '../../src/dispatch/index.js';
 import { SimBoard, type SimBoardOptions } from '../../src/sim/index.js';
-import { type BoardClient, createBoardClient } from '../../src/tools/boardClient.js';
 import { boardHelper } from '../../src/tools/index.js';
 import { type SafetyPolicy, safetyPolicy } from '../../src/tools/safety.js';
 import { type AnyTool, type ToolContext, ToolError, type ToolImage } from '../../src/tools/tool.js';
@@ -17,14 +17,14 @@ import { type AnyTool, type ToolContext, ToolError, type ToolImage } from '../..
 export type CallExtras = Partial<Pick<ToolContext, 'signal' | 'confirm' | 'progress'>> & {
   caller?: string;
   safety?: SafetyPolicy;
-  /** Another client for the same board (one that records or alters what is sent). */
-  board?: BoardClient;
+  /** Another view of the same board (one that records or alters what is sent: interceptBoard). */
+  board?: Board;
 };
 
 export interface ToolHarness {
   board: SimBoard;
   session: DeviceSession;
-  client: BoardClient;
+  client: Board;
   /**
    * Calls the tool through runTool; returns its JSON result and pictures, or throws the failure a
    * client would see as a ToolError (code, message, the rest as details; -32602 as an RpcError).
@@ -49,7 +49,7 @@ export async function startToolHarness(options: SimBoardOptions = {}): Promise<T
     release: () => {},
   });
   const session = new DeviceSession(link, { reconnectDelayMs: { initial: 50, max: 300 } });
-  const client = createBoardClient(session, boardHelper);
+  const client = new Board(sessionJobs(session, boardHelper));
   const dispatchers = new Map<string, Dispatcher>();
   const ids = new WeakMap<object, number>();
   let nextId = 0;

@@ -10,18 +10,18 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
-import { streamLink } from '../device/link.js';
-import { closeSerial, openSerial } from '../device/serialLink.js';
-import { DeviceSession } from '../device/session.js';
-import { SimBoard } from '../sim/index.js';
-import { createBoardClient } from '../tools/boardClient.js';
+import { PTY_MISSING } from '../../../test/support/ptyAvailable.js';
+import { SimBoard } from '../../sim/index.js';
+import { Board, sessionJobs } from '../board.js';
+import { streamLink } from '../link.js';
+import { closeSerial, openSerial } from '../serialLink.js';
+import { DeviceSession } from '../session.js';
 import { type LocalBoard, SharedBoard } from './shared.js';
 
 let sim: SimBoard;
 let dir: string;
 let ptyPath: string;
-let boards: SharedBoard[] = [];
+let boards: Shared[] = [];
 let socketPath: string;
 
 beforeAll(async () => {
@@ -43,7 +43,10 @@ afterEach(async () => {
   boards = [];
 });
 
-function shared(client: string): SharedBoard {
+/** A SharedBoard, and the Board tools would use over it. */
+type Shared = SharedBoard & { board: Board };
+
+function shared(client: string): Shared {
   socketPath ??= join(dir, 'board.sock');
   const board = new SharedBoard({
     id: `serial:${ptyPath}`,
@@ -54,9 +57,10 @@ function shared(client: string): SharedBoard {
     openLocal: async (): Promise<LocalBoard> => {
       // A link id of its own per open, as two processes would have: the port's lock decides.
       const session = new DeviceSession(ptyLink(`pty-${serial++}`));
-      return { client: createBoardClient(session), session, close: () => session.close() };
+      return { jobs: sessionJobs(session), session, close: () => session.close() };
     },
-  });
+  }) as Shared;
+  board.board = new Board(board);
   boards.push(board);
   return board;
 }
@@ -67,49 +71,49 @@ describe.skipIf(PTY_MISSING)('one owner per board', () => {
     await owner.ready();
     expect(owner.role).toBe('owner');
     const client = shared('second');
-    expect(await client.call('1 + 1')).toBe(2);
+    expect(await client.board.call('1 + 1')).toBe(2);
     expect(client.role).toBe('client');
     const before = owner.session?.health().jobs.done ?? 0;
-    await client.exec('x = 41');
-    expect(await client.call('x + 1')).toBe(42);
+    await client.board.exec('x = 41');
+    expect(await client.board.call('x + 1')).toBe(42);
     expect((owner.session?.health().jobs.done ?? 0) - before).toBe(2);
-    const health = await client.health();
+    const health = await client.board.health();
     expect(health.sharing).toMatchObject({
       role: 'client',
       owner: { pid: process.pid, socket: socketPath },
       clients: [{ client: 'second', pid: process.pid }],
     });
-    expect((await owner.health()).sharing?.role).toBe('owner');
+    expect((await owner.board.health()).sharing?.role).toBe('owner');
   });
 
   it('holds a lease across the socket: the owner own jobs wait until it is released', async () => {
     const owner = shared('first');
     await owner.ready();
     const client = shared('second');
-    await client.exec('log = []');
-    const lease = await client.lease({ owner: 'remote-caller' });
-    await lease.exec('log.append("r1")');
-    const local = owner.exec('log.append("o1")', { owner: 'local-caller' });
+    await client.board.exec('log = []');
+    const lease = await client.lease('remote-caller');
+    await lease.run('exec', 'log.append("r1")', {});
+    const local = owner.board.exec('log.append("o1")', { owner: 'local-caller' });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await lease.exec('log.append("r2")');
+    await lease.run('exec', 'log.append("r2")', {});
     lease.release();
     await local;
-    expect(await owner.call('log')).toEqual(['r1', 'r2', 'o1']);
+    expect(await owner.board.call('log')).toEqual(['r1', 'r2', 'o1']);
   });
 
   it('stops a job when its caller cancels through the socket, and the board is free again', async () => {
     const owner = shared('first');
     await owner.ready();
     const client = shared('second');
-    await client.call('0');
+    await client.board.call('0');
     const controller = new AbortController();
-    const running = client.exec('import time\ntime.sleep(20)', {
+    const running = client.board.exec('import time\ntime.sleep(20)', {
       signal: controller.signal,
       timeoutMs: 30_000,
     });
     setTimeout(() => controller.abort(), 200);
     await expect(running).rejects.toMatchObject({ code: 'canceled' });
-    expect(await client.call('"free"')).toBe('free');
+    expect(await client.board.call('"free"')).toBe('free');
     expect(owner.session?.health().interrupts).toBeGreaterThan(0);
   });
 
@@ -117,17 +121,17 @@ describe.skipIf(PTY_MISSING)('one owner per board', () => {
     const owner = shared('first');
     await owner.ready();
     const client = shared('second');
-    await client.call('0');
+    await client.board.call('0');
     const gone = Date.now();
     await owner.close();
     for (let i = 0; client.role !== 'owner' && i < 100; i++) await new Promise((r) => setTimeout(r, 20));
     const tookMs = Date.now() - gone;
     expect(client.role).toBe('owner');
     expect(tookMs).toBeLessThan(2000);
-    expect(await client.call('"mine"')).toBe('mine');
+    expect(await client.board.call('"mine"')).toBe('mine');
     // The next process finds the new owner.
     const third = shared('third');
-    expect(await third.call('2 * 3')).toBe(6);
+    expect(await third.board.call('2 * 3')).toBe(6);
     expect(third.role).toBe('client');
   });
 
@@ -142,11 +146,11 @@ describe.skipIf(PTY_MISSING)('one owner per board', () => {
     await new Promise((resolve) => child.once('exit', resolve));
     expect(existsSync(path)).toBe(true);
     const board = shared('after-crash');
-    expect(await board.call('3')).toBe(3);
+    expect(await board.board.call('3')).toBe(3);
     expect(board.role).toBe('owner');
     // And it serves there now.
     const client = shared('client');
-    expect(await client.call('4')).toBe(4);
+    expect(await client.board.call('4')).toBe(4);
     expect(client.role).toBe('client');
   });
 });

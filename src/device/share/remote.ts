@@ -1,17 +1,15 @@
 /**
- * A board held by another process, as a BoardClient: jobs, leases and health go over the owner's
+ * A board held by another process, as a JobTarget: jobs, leases and health go over the owner's
  * board socket. Each job takes a connection from a small pool; a lease keeps one connection for
  * itself until it is released. Cancelling hangs the connection up, which the owner takes as
  * "stop it". When the owner goes away, calls fail with `disconnected` and `onLost` is told.
  */
-import { DeviceError, type DeviceErrorCode } from '../device/errors.js';
-import type { ExecResult } from '../device/session.js';
-import { SocketClient } from '../socket/client.js';
-import type { BoardCallOptions, BoardClient, BoardHealth, BoardLease } from '../tools/boardClient.js';
+import type { BoardCallOptions, BoardHealth, JobKind, JobLease, JobTarget } from '../board.js';
+import { DeviceError, type DeviceErrorCode } from '../errors.js';
+import { FrameClient } from '../frameClient.js';
 import { SHARE_PROTOCOL, type ShareResponse, shareResponse } from './protocol.js';
 
 type Welcome = Extract<ShareResponse, { type: 'welcome' }>;
-type JobKind = 'exec' | 'call' | 'script';
 
 export interface RemoteBoardOptions {
   path: string;
@@ -35,12 +33,10 @@ const CODES = new Set<string>([
   'invalid_code',
 ]);
 
-export class RemoteBoard implements BoardClient {
-  readonly seen = new Map<string, unknown>();
-  private idle: SocketClient[] = [];
-  private watch: SocketClient | undefined;
+export class RemoteBoard implements JobTarget {
+  private idle: FrameClient[] = [];
+  private watch: FrameClient | undefined;
   private welcome: Welcome | undefined;
-  private functions: ReadonlySet<string> | undefined;
   private lost = false;
 
   private constructor(
@@ -63,25 +59,8 @@ export class RemoteBoard implements BoardClient {
     return (this.welcome as Welcome).owner;
   }
 
-  call<T = unknown>(expression: string, options?: BoardCallOptions): Promise<T> {
-    return this.job('call', expression, options) as Promise<T>;
-  }
-
-  script<T = unknown>(code: string, options?: BoardCallOptions): Promise<T> {
-    return this.job('script', code, options) as Promise<T>;
-  }
-
-  exec(code: string, options?: BoardCallOptions): Promise<ExecResult> {
-    return this.job('exec', code, options) as Promise<ExecResult>;
-  }
-
-  async firmwareFunctions(options?: BoardCallOptions, leased?: SocketClient): Promise<ReadonlySet<string>> {
-    if (this.functions) return this.functions;
-    // Inside a lease, on the lease's own connection: asked outside, the owner would queue the job
-    // behind this very lease. Only answers are shared, not fetches in flight (see boardClient.ts).
-    const answer = await this.request({ type: 'functions' }, options, leased);
-    this.functions = new Set((answer as Extract<ShareResponse, { type: 'functions' }>).names);
-    return this.functions;
+  run(kind: JobKind, code: string, options: BoardCallOptions): Promise<unknown> {
+    return this.job(kind, code, options);
   }
 
   async health(): Promise<BoardHealth> {
@@ -90,43 +69,44 @@ export class RemoteBoard implements BoardClient {
     return { ...health, ...(health.sharing ? { sharing: { ...health.sharing, role: 'client' } } : {}) };
   }
 
-  async lease(options: { owner: string; signal?: AbortSignal }): Promise<BoardLease> {
+  async lease(owner: string, signal?: AbortSignal): Promise<JobLease> {
     const channel = await this.take();
     const hangUp = () => channel.close();
-    options.signal?.addEventListener('abort', hangUp, { once: true });
+    signal?.addEventListener('abort', hangUp, { once: true });
     let released = false;
     try {
-      await this.exchange(channel, { type: 'lease', owner: options.owner }, options.signal);
+      await this.exchange(channel, { type: 'lease', owner }, signal);
     } catch (error) {
-      options.signal?.removeEventListener('abort', hangUp);
+      signal?.removeEventListener('abort', hangUp);
       channel.close();
       throw error;
     }
-    const on = (kind: JobKind, code: string, call?: BoardCallOptions) =>
-      released
-        ? Promise.reject(new DeviceError('canceled', 'a job was sent after its board lease ended'))
-        : this.job(kind, code, { ...call, owner: options.owner }, channel);
     return {
-      id: this.id,
-      seen: this.seen,
-      call: (expression, call) => on('call', expression, call) as never,
-      script: (code, call) => on('script', code, call) as never,
-      exec: (code, call) => on('exec', code, call) as Promise<ExecResult>,
-      firmwareFunctions: (call) => this.firmwareFunctions(call, released ? undefined : channel),
-      health: () => this.health(),
+      run: (kind, code, call) =>
+        released
+          ? Promise.reject(new DeviceError('canceled', 'a job was sent after its board lease ended'))
+          : this.job(kind, code, { ...call, owner }, channel),
       get released() {
         return released;
       },
       release: () => {
         if (released) return;
         released = true;
-        options.signal?.removeEventListener('abort', hangUp);
+        signal?.removeEventListener('abort', hangUp);
         void this.exchange(channel, { type: 'release' }).then(
           () => this.give(channel),
           () => channel.close(),
         );
       },
     };
+  }
+
+  /**
+   * The owner's resets are not told over the board socket: what tools saw stays a hint there (a
+   * tool checks it on the board); a new owner clears it (shared.ts).
+   */
+  onStale(): () => void {
+    return () => {};
   }
 
   close(): void {
@@ -138,7 +118,7 @@ export class RemoteBoard implements BoardClient {
     kind: JobKind,
     code: string,
     options: BoardCallOptions = {},
-    leased?: SocketClient,
+    leased?: FrameClient,
   ): Promise<unknown> {
     const answer = await this.request(
       {
@@ -155,7 +135,7 @@ export class RemoteBoard implements BoardClient {
   }
 
   /** One request on a pooled connection (or the lease's own), cancelled by hanging it up. */
-  private async request(message: unknown, options: BoardCallOptions = {}, leased?: SocketClient) {
+  private async request(message: unknown, options: BoardCallOptions = {}, leased?: FrameClient) {
     const channel = leased ?? (await this.take());
     const signal = options.signal;
     const hangUp = () => channel.close();
@@ -173,7 +153,7 @@ export class RemoteBoard implements BoardClient {
   }
 
   private async exchange(
-    channel: SocketClient,
+    channel: FrameClient,
     message: unknown,
     signal?: AbortSignal,
   ): Promise<ShareResponse> {
@@ -194,7 +174,7 @@ export class RemoteBoard implements BoardClient {
     return parsed.data;
   }
 
-  private async take(): Promise<SocketClient> {
+  private async take(): Promise<FrameClient> {
     if (this.lost) throw this.ownerGone('the owner went away');
     const idle = this.idle.pop();
     if (idle) return idle;
@@ -207,13 +187,13 @@ export class RemoteBoard implements BoardClient {
     }
   }
 
-  private give(channel: SocketClient): void {
+  private give(channel: FrameClient): void {
     if (!this.lost && this.idle.length < (this.options.poolSize ?? 4)) this.idle.push(channel);
     else channel.close();
   }
 
-  private async open(): Promise<{ channel: SocketClient; welcome: Welcome }> {
-    const channel = await SocketClient.connect(this.options.path);
+  private async open(): Promise<{ channel: FrameClient; welcome: Welcome }> {
+    const channel = await FrameClient.connect(this.options.path);
     try {
       const answer = shareResponse.parse(
         await channel.request({

@@ -6,15 +6,15 @@
  * file a crashed owner left behind. When the owner goes, the processes working through it race
  * for the port; the winner serves it, the others connect to the winner.
  */
-import { DeviceError, isDeviceError } from '../device/errors.js';
-import type { DeviceSession, SessionEvent } from '../device/session.js';
-import type { BoardCallOptions, BoardClient, BoardHealth, BoardLease } from '../tools/boardClient.js';
+import type { BoardCallOptions, BoardHealth, JobKind, JobLease, JobTarget } from '../board.js';
+import { DeviceError, isDeviceError } from '../errors.js';
+import type { DeviceSession, SessionEvent } from '../session.js';
 import { type BoardShareServer, serveBoard } from './owner.js';
 import { RemoteBoard } from './remote.js';
 
-/** The board opened in this process (cli/board.ts `openBoard`). */
+/** The board opened in this process (cli/board.ts `openBoard`): its session's jobs. */
 export interface LocalBoard {
-  client: BoardClient;
+  jobs: JobTarget;
   session: DeviceSession;
   close(): Promise<void>;
 }
@@ -42,12 +42,12 @@ type Mode =
   | { kind: 'owner'; local: LocalBoard; server: BoardShareServer }
   | { kind: 'client'; remote: RemoteBoard };
 
-export class SharedBoard implements BoardClient {
-  readonly seen = new Map<string, unknown>();
+export class SharedBoard implements JobTarget {
   private mode: Mode | undefined;
   private ensuring: Promise<Mode> | undefined;
   private closed = false;
   private readonly listeners = new Set<(event: SessionEvent | ShareEvent) => void>();
+  private readonly stale = new Set<() => void>();
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: SharedBoardOptions) {}
@@ -82,30 +82,24 @@ export class SharedBoard implements BoardClient {
     return this.ensuring;
   }
 
-  call<T = unknown>(expression: string, options?: BoardCallOptions): Promise<T> {
-    return this.through((board) => board.call<T>(expression, options));
+  run(kind: JobKind, code: string, options: BoardCallOptions): Promise<unknown> {
+    return this.through((jobs) => jobs.run(kind, code, options));
   }
 
-  script<T = unknown>(code: string, options?: BoardCallOptions): Promise<T> {
-    return this.through((board) => board.script<T>(code, options));
+  lease(owner: string, signal?: AbortSignal): Promise<JobLease> {
+    return this.through((jobs) => jobs.lease(owner, signal));
   }
 
-  exec(code: string, options?: BoardCallOptions) {
-    return this.through((board) => board.exec(code, options));
-  }
-
-  firmwareFunctions(options?: BoardCallOptions): Promise<ReadonlySet<string>> {
-    return this.through((board) => board.firmwareFunctions(options));
-  }
-
-  lease(options: { owner: string; signal?: AbortSignal }): Promise<BoardLease> {
-    return this.through((board) => board.lease(options));
+  /** A new owner (this process or another), and while this process holds the port, its session's resets. */
+  onStale(listener: () => void): () => void {
+    this.stale.add(listener);
+    return () => this.stale.delete(listener);
   }
 
   async health(): Promise<BoardHealth> {
     const mode = await this.ready();
     if (mode.kind === 'client') return mode.remote.health();
-    return { ...(await mode.local.client.health()), sharing: mode.server.sharing() };
+    return { ...(await mode.local.jobs.health()), sharing: mode.server.sharing() };
   }
 
   async close(): Promise<void> {
@@ -121,9 +115,9 @@ export class SharedBoard implements BoardClient {
     } else mode?.remote.close();
   }
 
-  private async through<T>(work: (board: BoardClient) => Promise<T>): Promise<T> {
+  private async through<T>(work: (jobs: JobTarget) => Promise<T>): Promise<T> {
     const mode = await this.ready();
-    return work(mode.kind === 'owner' ? mode.local.client : mode.remote);
+    return work(mode.kind === 'owner' ? mode.local.jobs : mode.remote);
   }
 
   private async establish(): Promise<Mode> {
@@ -139,7 +133,7 @@ export class SharedBoard implements BoardClient {
       const local = await this.options.openLocal();
       try {
         await local.session.connect();
-        const server = await serveBoard(local.client, {
+        const server = await serveBoard(local.jobs, {
           path: this.options.path,
           device: this.options.device,
           ...(this.options.log ? { log: this.options.log } : {}),
@@ -158,12 +152,14 @@ export class SharedBoard implements BoardClient {
     this.mode = mode;
     // Closed meanwhile: close() is waiting for this takeover and closes the mode just set.
     if (this.closed) throw new DeviceError('disconnected', 'the board is closed');
-    this.seen.clear();
+    this.staled();
     if (mode.kind === 'owner') {
-      this.unsubscribe = mode.local.session.onEvent((event) => {
-        if (event.type !== 'recovery') this.seen.clear();
-        this.emit(event);
-      });
+      const stopStale = mode.local.jobs.onStale(() => this.staled());
+      const stopEvents = mode.local.session.onEvent((event) => this.emit(event));
+      this.unsubscribe = () => {
+        stopStale();
+        stopEvents();
+      };
       this.emit({ type: 'owner', device: this.options.device });
     } else {
       this.emit({ type: 'client', ownerPid: mode.remote.owner.pid });
@@ -180,6 +176,10 @@ export class SharedBoard implements BoardClient {
       void this.ready().catch((error: unknown) =>
         this.options.log?.(`taking the board over failed: ${String(error)}`),
       );
+  }
+
+  private staled(): void {
+    for (const listener of this.stale) listener();
   }
 
   private emit(event: SessionEvent | ShareEvent): void {

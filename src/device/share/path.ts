@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { defaultSocketPath } from '../socket/socketPath.js';
+import { defaultSocketPath } from '../socketPath.js';
 
 /** The identity of a serial port: /dev/serial/by-id/... and /dev/ttyACM0 are one board. */
 export function serialIdentity(path: string): string {

@@ -1,13 +1,14 @@
 /**
- * Where the socket lives and making that place safe to listen on: the user's runtime dir, else
- * a private 0700 folder under the temp dir (a bare /tmp path could be taken or swapped by
- * another user). A socket left by a crashed server is replaced; a live one or any other file
- * is never touched.
+ * Where a private Unix socket lives (the native socket, a board's share socket) and making that
+ * place safe to listen on: the user's runtime dir, else a private 0700 folder under the temp dir
+ * (a bare /tmp path could be taken or swapped by another user). A socket left by a crashed server
+ * is replaced; a live one or any other file is never touched. Listening makes it 0600 at once.
  */
-import { lstatSync, mkdirSync, unlinkSync } from 'node:fs';
-import { createConnection } from 'node:net';
+import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import { createConnection, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 
 const SOCKET_NAME = 'jumperless-mcp.sock';
 /** sun_path is 108 bytes on Linux, NUL included. */
@@ -79,4 +80,23 @@ function probeSocket(path: string): Promise<'listening' | 'stale' | string> {
       resolve(error.code === 'ECONNREFUSED' ? 'stale' : (error.code ?? 'error')),
     );
   });
+}
+
+/**
+ * Binds with umask 0177 so the socket is 0600 from its first instant (the bind happens inside
+ * listen(), synchronously), then chmods as well for threads where umask cannot be set.
+ */
+export async function listenPrivately(server: Server, path: string): Promise<void> {
+  const listening = new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const previous = isMainThread ? process.umask(0o177) : undefined;
+  try {
+    server.listen(path);
+  } finally {
+    if (previous !== undefined) process.umask(previous);
+  }
+  await listening;
+  chmodSync(path, 0o600);
 }

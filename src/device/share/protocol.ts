@@ -7,8 +7,11 @@
  */
 import { z } from 'zod';
 
-/** Bumped when a message changes meaning; an owner refuses a client of another version. */
-export const SHARE_PROTOCOL = 1;
+/**
+ * Bumped when a message changes meaning; an owner refuses a client of another version. 2: the
+ * firmware function list is an ordinary job (`functions` is gone).
+ */
+export const SHARE_PROTOCOL = 2;
 
 const owner = z.string().min(1).max(300);
 
@@ -28,7 +31,6 @@ export const shareRequest = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('lease'), owner }),
   z.object({ type: z.literal('release') }),
-  z.object({ type: z.literal('functions') }),
   z.object({ type: z.literal('health') }),
 ]);
 export type ShareRequest = z.output<typeof shareRequest>;
@@ -49,7 +51,6 @@ export const shareResponse = z.discriminatedUnion('type', [
   z.object({ type: z.literal('failed'), error: shareFailure }),
   z.object({ type: z.literal('leased') }),
   z.object({ type: z.literal('released') }),
-  z.object({ type: z.literal('functions'), names: z.array(z.string()) }),
   z.object({ type: z.literal('health'), health: z.record(z.string(), z.unknown()) }),
 ]);
 export type ShareResponse = z.output<typeof shareResponse>;

@@ -6,11 +6,10 @@
  */
 import type { Server, Socket } from 'node:net';
 import { createServer } from 'node:net';
-import { DeviceError } from '../device/errors.js';
-import { encodeFrame, FrameDecoder } from '../socket/frames.js';
-import { listenPrivately } from '../socket/server.js';
-import { prepareSocketPath } from '../socket/socketPath.js';
-import type { BoardClient, BoardLease, BoardSharing } from '../tools/boardClient.js';
+import type { BoardSharing, JobLease, JobTarget } from '../board.js';
+import { DeviceError } from '../errors.js';
+import { encodeFrame, FrameDecoder } from '../frames.js';
+import { listenPrivately, prepareSocketPath } from '../socketPath.js';
 import { SHARE_PROTOCOL, type ShareRequest, type ShareResponse, shareRequest } from './protocol.js';
 
 export interface BoardShareServer {
@@ -27,7 +26,7 @@ interface Peer {
 }
 
 export async function serveBoard(
-  board: BoardClient,
+  board: JobTarget,
   options: { path: string; device: string; log?: (line: string) => void },
 ): Promise<BoardShareServer> {
   const log = options.log ?? ((line) => process.stderr.write(`jumperless-mcp share: ${line}\n`));
@@ -84,10 +83,10 @@ interface ChannelHooks {
   log(line: string): void;
 }
 
-function serveChannel(socket: Socket, board: BoardClient, hooks: ChannelHooks): void {
+function serveChannel(socket: Socket, board: JobTarget, hooks: ChannelHooks): void {
   const decoder = new FrameDecoder();
   const gone = new AbortController();
-  let lease: BoardLease | undefined;
+  let lease: JobLease | undefined;
   let greeted = false;
   let chain = Promise.resolve();
   const end = () => {
@@ -133,32 +132,22 @@ function serveChannel(socket: Socket, board: BoardClient, hooks: ChannelHooks): 
     switch (request.type) {
       case 'job': {
         const on = lease && !lease.released ? lease : board;
-        const options = {
+        const value = await on.run(request.kind, request.code, {
           signal,
           owner: request.owner,
           ...(request.timeout_ms ? { timeoutMs: request.timeout_ms } : {}),
-        };
-        const value =
-          request.kind === 'exec'
-            ? await on.exec(request.code, options)
-            : request.kind === 'call'
-              ? await on.call(request.code, options)
-              : await on.script(request.code, options);
+        });
         return { type: 'done', value: value === undefined ? null : value };
       }
       case 'lease':
         if (lease && !lease.released)
           throw new DeviceError('protocol', 'this connection holds a lease already');
-        lease = await board.lease({ owner: request.owner, signal });
+        lease = await board.lease(request.owner, signal);
         return { type: 'leased' };
       case 'release':
         lease?.release();
         lease = undefined;
         return { type: 'released' };
-      case 'functions': {
-        const on = lease && !lease.released ? lease : board;
-        return { type: 'functions', names: [...(await on.firmwareFunctions({ signal }))] };
-      }
       case 'health':
         return { type: 'health', health: await hooks.health() };
     }

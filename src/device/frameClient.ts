@@ -1,12 +1,12 @@
 /**
- * A minimal client of the native socket: send a request, get the next response (the protocol
- * answers in order). For tests, the parity check and scripts; ATD's own clients work too.
+ * A client of a framed Unix socket (frames.ts): send a request, get the next response (both the
+ * native socket and a board's share socket answer in order). The native socket's tests, the
+ * parity check, a bench's socket child and the share client (share/remote.ts) use it.
  */
 import { createConnection, type Socket } from 'node:net';
 import { encodeFrame, FrameDecoder } from './frames.js';
-import type { SocketResponse } from './messages.js';
 
-export class SocketClient {
+export class FrameClient {
   private readonly decoder = new FrameDecoder();
   private readonly received: unknown[] = [];
   private readonly waiting: { resolve(value: unknown): void; reject(error: Error): void }[] = [];
@@ -22,18 +22,18 @@ export class SocketClient {
     socket.on('error', (error) => this.finish(error));
   }
 
-  static connect(path: string): Promise<SocketClient> {
+  static connect(path: string): Promise<FrameClient> {
     return new Promise((resolve, reject) => {
       const socket = createConnection(path);
-      socket.once('connect', () => resolve(new SocketClient(socket)));
+      socket.once('connect', () => resolve(new FrameClient(socket)));
       socket.once('error', reject);
     });
   }
 
   /** Sends one request and resolves with its response. */
-  async request(message: unknown): Promise<SocketResponse> {
+  request(message: unknown): Promise<unknown> {
     this.send(message);
-    return (await this.next()) as SocketResponse;
+    return this.next();
   }
 
   send(message: unknown): void {
