@@ -25,7 +25,7 @@ import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@model
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type Config, DEFAULT_CONFIG } from '../src/cli/config.js';
 import { buildServed, type Served } from '../src/cli/serve.js';
-import { CAPABILITIES, type Capability } from '../src/tools/tool.js';
+import { CAPABILITIES, type Capability } from '../src/core/capabilities.js';
 
 const CALLS = Number(process.argv[2] ?? 300);
 const BLOCKS = Number(process.argv[3] ?? 3);

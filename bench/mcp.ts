@@ -22,13 +22,15 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { CAPABILITIES } from '../src/core/capabilities.js';
+import { createDispatcher } from '../src/core/dispatcher.js';
+import { runTool } from '../src/core/runTool.js';
+import { ToolSubsystem } from '../src/core/toolSubsystem.js';
 import { Board, sessionJobs } from '../src/device/board.js';
 import type { DeviceLink } from '../src/device/link.js';
 import { DeviceSession } from '../src/device/session.js';
 import { tcpLink } from '../src/device/tcpLink.js';
-import { createDispatcher, runTool } from '../src/dispatch/index.js';
 import { boardHelper, catalog } from '../src/tools/index.js';
-import { CAPABILITIES } from '../src/tools/tool.js';
 
 const CALLS = Number(process.argv[2] ?? 300);
 const BLOCKS = Number(process.argv[3] ?? 3);
@@ -218,7 +220,9 @@ async function main(): Promise<void> {
   // runTool in-process vs the bare board call, on one session (what dispatch itself adds).
   const inProcess = new DeviceSession(tcpLink('127.0.0.1', repl));
   const boardClient = new Board(sessionJobs(inProcess, boardHelper));
-  const dispatcher = createDispatcher({ tools: catalog, board: boardClient });
+  const dispatcher = createDispatcher({
+    root: new ToolSubsystem({ name: 'local', tools: catalog, board: boardClient }),
+  });
   const operator = { id: 'bench', granted: new Set(CAPABILITIES) };
   const direct: number[] = [];
   const dispatched: number[] = [];

@@ -2,8 +2,9 @@
  * An in-memory TokenBroker for tests of the transports: tokens added by hand, revocable, with
  * an injectable clock and a hook that makes the next lookups fail like a broken store.
  */
+
+import { normalizeCapabilities } from '../core/capabilities.js';
 import type { BearerIdentity, BearerResolution, BrokerError, TokenBroker } from './broker.js';
-import { normalizeCapabilities } from './capabilities.js';
 import { hashToken, sameHash } from './token.js';
 
 interface Entry {

@@ -34,7 +34,7 @@ describe('buildApp', () => {
   it('runs a call made while the virtual board boots, once it is up', async () => {
     app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim' });
     expect(app.board).toBeUndefined();
-    const { runTool } = await import('../dispatch/index.js');
+    const { runTool } = await import('../core/runTool.js');
     const result = await runTool(app.dispatcher, {
       name: 'power_get',
       caller: { id: 'test', granted: new Set(['jumperless.read']) },

@@ -7,9 +7,10 @@
  * and a call tries again); a bench's children appear as they connect (`tools/list_changed`).
  */
 import { existsSync } from 'node:fs';
+import { fileAuditSink } from '../core/audit.js';
+import { createDispatcher, type Dispatcher, type ServerExtras } from '../core/dispatcher.js';
+import type { Subsystem } from '../core/subsystem.js';
 import { parseDeviceUrl } from '../device/deviceUrl.js';
-import { createDispatcher, type Dispatcher, fileAuditSink, type ServerExtras } from '../dispatch/index.js';
-import type { Subsystem } from '../federation/index.js';
 import { wireFormat } from '../federation/wireNames.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { safetyPolicy } from '../tools/safety.js';
@@ -75,7 +76,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       root,
       format: wireFormat(bench?.file.wireFormat),
       own,
-      safety,
       log,
       ...(audit ? { audit } : {}),
       outputSchemas: config.outputSchemas,

@@ -3,13 +3,13 @@
  * jumperless-mcp processes, with its health resource and instructions. Loaded by the app only
  * when it serves a bench, with the SDK client and the socket client its children need.
  */
-import type { Resource } from '../contract/index.js';
+import type { Resource } from '../core/resources.js';
+import type { Subsystem } from '../core/subsystem.js';
 import { FrameClient } from '../device/frameClient.js';
 import { FederationAggregator } from '../federation/aggregator.js';
 import { type ChildConfig, type FederationConfig, loadFederationConfig } from '../federation/config.js';
 import { httpTransport, McpChild, stdioTransport } from '../federation/mcpChild.js';
 import { SocketChild } from '../federation/socketChild.js';
-import type { Subsystem } from '../federation/subsystem.js';
 import type { SafetyPolicy } from '../tools/safety.js';
 import type { ServedBoard } from './board.js';
 import { boardSubsystem } from './boardSubsystem.js';

@@ -1,12 +1,12 @@
 import {
-  DEFAULT_ANONYMOUS_CAPABILITIES,
-  KNOWN_CAPABILITIES,
+  ANONYMOUS_CAPABILITIES,
+  CAPABILITIES,
   normalizeCapabilities,
   parseCapabilityList,
-} from '../auth/capabilities.js';
+} from '../core/capabilities.js';
+import { type ListMode, parseListMode } from '../core/listModes.js';
+import { checkToolsetNames } from '../core/selection.js';
 import { defaultSocketPath } from '../device/socketPath.js';
-import { checkToolsetNames } from '../dispatch/selection.js';
-import { type ListMode, parseListMode } from '../federation/index.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
 
 /**
@@ -107,8 +107,8 @@ export const DEFAULT_CONFIG: Config = {
   listMode: undefined,
   tokens: undefined,
   requireToken: false,
-  anonymousCaps: [...DEFAULT_ANONYMOUS_CAPABILITIES],
-  grant: normalizeCapabilities(KNOWN_CAPABILITIES),
+  anonymousCaps: [...ANONYMOUS_CAPABILITIES],
+  grant: normalizeCapabilities(CAPABILITIES),
   socket: undefined,
   outputSchemas: false,
   toolsets: undefined,

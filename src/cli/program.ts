@@ -3,7 +3,7 @@
  * the virtual board; `start` for a person at a terminal; `sim` for the virtual board alone.
  */
 import { Command } from 'commander';
-import { PACKAGE_VERSION } from '../contract/version.js';
+import { PACKAGE_VERSION } from '../core/version.js';
 import type { Flags } from './config.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
 import { tokensCommand } from './tokensCommand.js';

@@ -4,8 +4,8 @@
  */
 
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { CAPABILITIES, type Capability, capabilitiesIn } from '../contract/index.js';
-import type { Caller } from '../dispatch/index.js';
+import { CAPABILITIES, type Capability, capabilitiesIn } from '../core/capabilities.js';
+import type { Caller } from '../core/runTool.js';
 import type { RunningHttpServer } from '../http/app.js';
 import { serveStdio } from '../mcp/stdio.js';
 import type { SocketServer } from '../socket/index.js';

@@ -3,8 +3,9 @@
  * first sentence of the description), read from the same registry a server builds. Needs no board.
  */
 
-import { createDispatcher } from '../dispatch/index.js';
-import { firstSentence } from '../federation/search.js';
+import { createDispatcher } from '../core/dispatcher.js';
+import { firstSentence } from '../core/search.js';
+import { ToolSubsystem } from '../core/toolSubsystem.js';
 import { catalog } from '../tools/index.js';
 
 export interface ToolsOptions {
@@ -22,7 +23,10 @@ export interface ToolRow {
 }
 
 export function toolRows(options: ToolsOptions = {}): ToolRow[] {
-  const dispatcher = createDispatcher({ tools: catalog, log: () => {} });
+  const dispatcher = createDispatcher({
+    root: new ToolSubsystem({ name: 'local', tools: catalog }),
+    log: () => {},
+  });
   try {
     return dispatcher.registry
       .all()

@@ -20,28 +20,16 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
-import {
-  CAPABILITIES,
-  type Capability,
-  HIDDEN_TOOLS_META,
-  isModernProtocol,
-  isRecord,
-  RpcError,
-  TOOL_CAPABILITY_META,
-} from '../contract/index.js';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../contract/version.js';
-import { ToolError } from '../tools/tool.js';
-import { unavailable } from './errors.js';
+import { CAPABILITIES, type Capability } from '../core/capabilities.js';
+import { isModernProtocol } from '../core/era.js';
+import { RpcError, ToolError, unavailable } from '../core/errors.js';
+import { isRecord } from '../core/json.js';
+import type { ContentBlock, ToolResult } from '../core/render.js';
+import type { Subsystem, SubsystemEvent, SubsystemHealth } from '../core/subsystem.js';
+import type { CallContext, ToolDescriptor } from '../core/toolDefinition.js';
+import { HIDDEN_TOOLS_META, TOOL_CAPABILITY_META } from '../core/toolDefinition.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../core/version.js';
 import { fetchPerRequestSignal } from './httpFetch.js';
-import type {
-  ContentBlock,
-  InvokeContext,
-  Subsystem,
-  SubsystemEvent,
-  SubsystemHealth,
-  SubsystemResult,
-  ToolDescriptor,
-} from './subsystem.js';
 import { checkSubsystemName } from './wireNames.js';
 
 /** Operator-only capabilities outrank the rest; between others the operator's choice stands. */
@@ -98,7 +86,7 @@ export class McpChild implements Subsystem {
   private server: { name: string; version: string } | undefined;
   private readonly listeners = new Set<(event: SubsystemEvent) => void>();
   /** Calls in flight: a question the child asks goes to the client of the only one that has one. */
-  private readonly calls: InvokeContext[] = [];
+  private readonly calls: CallContext[] = [];
 
   constructor(private readonly options: McpChildOptions) {
     checkSubsystemName(options.name);
@@ -182,7 +170,7 @@ export class McpChild implements Subsystem {
     return this.catalog;
   }
 
-  async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
+  async invoke(tool: string, args: unknown, context: CallContext): Promise<ToolResult> {
     const client = this.client;
     if (!client) throw unavailable(this.name, 'not connected');
     const timeoutMs = this.catalog.find((t) => t.name === tool)?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -198,9 +186,9 @@ export class McpChild implements Subsystem {
     client: Client,
     tool: string,
     args: unknown,
-    context: InvokeContext,
+    context: CallContext,
     timeoutMs: number,
-  ): Promise<SubsystemResult> {
+  ): Promise<ToolResult> {
     try {
       const result = await client.request(
         { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },

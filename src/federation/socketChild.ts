@@ -8,17 +8,13 @@
  * are rendered the same way here; tool failures become ToolErrors, refusals RpcErrors.
  */
 import { z } from 'zod';
-import { CAPABILITIES, type Capability, isRecord, RpcError, renderResult } from '../contract/index.js';
-import { ToolError } from '../tools/tool.js';
-import { unavailable } from './errors.js';
-import type {
-  InvokeContext,
-  Subsystem,
-  SubsystemEvent,
-  SubsystemHealth,
-  SubsystemResult,
-  ToolDescriptor,
-} from './subsystem.js';
+import { CAPABILITIES, type Capability } from '../core/capabilities.js';
+import { RpcError, ToolError, unavailable } from '../core/errors.js';
+import { isRecord } from '../core/json.js';
+import type { ToolResult } from '../core/render.js';
+import { renderResult } from '../core/render.js';
+import type { Subsystem, SubsystemEvent, SubsystemHealth } from '../core/subsystem.js';
+import type { CallContext, ToolDescriptor } from '../core/toolDefinition.js';
 import { checkSubsystemName } from './wireNames.js';
 
 /** One framed connection (src/device/frameClient.ts `FrameClient` is one). */
@@ -135,7 +131,7 @@ export class SocketChild implements Subsystem {
     return this.catalog;
   }
 
-  async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
+  async invoke(tool: string, args: unknown, context: CallContext): Promise<ToolResult> {
     if (!this.main) throw unavailable(this.name, 'not connected');
     const channel =
       this.idle.pop() ??
@@ -198,7 +194,7 @@ export class SocketChild implements Subsystem {
     }
   }
 
-  private outcome(answer: unknown): SubsystemResult {
+  private outcome(answer: unknown): ToolResult {
     const result = toolResult.safeParse(answer);
     if (result.success) {
       const value = result.data.result;

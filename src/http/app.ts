@@ -14,8 +14,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
-import { isRecord } from '../contract/index.js';
-import type { Dispatcher } from '../dispatch/index.js';
+import type { Dispatcher } from '../core/dispatcher.js';
+import { isRecord } from '../core/json.js';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { authenticate, type BearerGateOptions } from './bearer.js';

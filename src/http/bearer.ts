@@ -16,15 +16,8 @@
  * reach a log or a reply; logs name a token by `tokenFingerprint`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  type BearerOutcome,
-  checkBearer,
-  DEFAULT_ANONYMOUS_CAPABILITIES,
-  intersectCapabilities,
-  KNOWN_CAPABILITIES,
-  type TokenBroker,
-  tokenFingerprint,
-} from '../auth/index.js';
+import { type BearerOutcome, checkBearer, type TokenBroker, tokenFingerprint } from '../auth/index.js';
+import { ANONYMOUS_CAPABILITIES, CAPABILITIES, intersectCapabilities } from '../core/capabilities.js';
 import { type Rejection, reject } from './rejection.js';
 
 /** JSON-RPC code of every bearer refusal; the HTTP status and headers tell the classes apart. */
@@ -80,7 +73,7 @@ export async function authenticate(
   headers: IncomingHttpHeaders,
   options: BearerGateOptions,
 ): Promise<AuthResult> {
-  const allowList = options.allowList ?? KNOWN_CAPABILITIES;
+  const allowList = options.allowList ?? CAPABILITIES;
   const header = parseAuthorization(headers.authorization);
   switch (header.kind) {
     case 'none':
@@ -93,8 +86,7 @@ export async function authenticate(
         ok: true,
         caller: {
           id: undefined,
-          capabilities: intersectCapabilities(options.anonymous ?? DEFAULT_ANONYMOUS_CAPABILITIES, allowList)
-            .granted,
+          capabilities: intersectCapabilities(options.anonymous ?? ANONYMOUS_CAPABILITIES, allowList).granted,
         },
       };
     case 'empty':

@@ -9,8 +9,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import { isModernProtocol } from '../contract/index.js';
-import type { Dispatcher } from '../dispatch/index.js';
+import type { Dispatcher } from '../core/dispatcher.js';
+import { isModernProtocol } from '../core/era.js';
 import { followChanges, type McpServerHandle } from '../mcp/server.js';
 
 export interface ModernOptions {

@@ -5,8 +5,9 @@
  * and renderer as the board's, so the suite exercises our real path.
  */
 import { z } from 'zod';
-import { type Prompt, type Resource, type ResourceTemplate, userText } from '../contract/index.js';
-import { type AnyTool, defineTool, type HandlerContext, ToolError } from '../dispatch/index.js';
+import { ToolError } from '../core/errors.js';
+import { type Prompt, type Resource, type ResourceTemplate, userText } from '../core/resources.js';
+import { type AnyTool, defineTool, type HandlerContext } from '../core/toolDefinition.js';
 
 /** A 1x1 PNG. */
 const PNG_1PX =

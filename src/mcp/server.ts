@@ -24,24 +24,17 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import {
-  type Capability,
-  type ClientBridge,
-  DISPATCH,
-  isModernProtocol,
-  JSONRPC,
-  RpcError,
-} from '../contract/index.js';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../contract/version.js';
-import {
-  type Caller,
-  type Dispatcher,
-  failureOf,
-  type ListMode,
-  listTools,
-  matchTemplate,
-  runTool,
-} from '../dispatch/index.js';
+import type { Capability } from '../core/capabilities.js';
+import type { Dispatcher } from '../core/dispatcher.js';
+import { isModernProtocol } from '../core/era.js';
+import { DISPATCH, JSONRPC, RpcError } from '../core/errors.js';
+import { failureOf } from '../core/failure.js';
+import type { ListMode } from '../core/listModes.js';
+import { listTools } from '../core/listTools.js';
+import { matchTemplate } from '../core/resources.js';
+import { type Caller, runTool } from '../core/runTool.js';
+import type { ClientBridge } from '../core/toolDefinition.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../core/version.js';
 import { InputRounds, type RoundState, sharedRoundStateCodec } from './inputRounds.js';
 import { RESOURCE_NOT_FOUND } from './legacyCodes.js';
 
@@ -63,7 +56,7 @@ export interface ServerOptions {
   caller: (extra: CallerContext) => Caller;
   instructions?: string;
   /**
-   * What `tools/list` shows (federation/listModes.ts); undefined lets the client choose: `discovery`
+   * What `tools/list` shows (core/listModes.ts); undefined lets the client choose: `discovery`
    * when it declares `x-deferred-tools`, else `full`.
    */
   listMode?: ListMode;

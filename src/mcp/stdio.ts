@@ -13,7 +13,7 @@
 import { PassThrough } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveEra } from '@modelcontextprotocol/server/stdio';
-import { isModernProtocol } from '../contract/index.js';
+import { isModernProtocol } from '../core/era.js';
 import { keepLegacyCodes } from './legacyCodes.js';
 import { parseErrorOf, precheck } from './precheck.js';
 import type { McpServerHandle } from './server.js';

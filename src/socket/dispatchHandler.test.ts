@@ -3,9 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CAPABILITIES, type Capability } from '../contract/index.js';
+import { CAPABILITIES, type Capability } from '../core/capabilities.js';
+import { createDispatcher } from '../core/dispatcher.js';
+import { ToolError } from '../core/errors.js';
+import { runTool } from '../core/runTool.js';
+import { type AnyTool, defineTool } from '../core/toolDefinition.js';
+import { ToolSubsystem } from '../core/toolSubsystem.js';
 import { FrameClient } from '../device/frameClient.js';
-import { type AnyTool, createDispatcher, defineTool, runTool, ToolError } from '../dispatch/index.js';
 import { dispatchHandler } from './dispatchHandler.js';
 import { type SocketServer, startSocketServer } from './server.js';
 
@@ -63,7 +67,7 @@ const tools: AnyTool[] = [
   }),
 ];
 
-const dispatcher = createDispatcher({ tools });
+const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: tools }) });
 let dir: string;
 let server: SocketServer;
 let client: FrameClient;

@@ -14,6 +14,7 @@ import { Connections } from '../board/connections.js';
 import { shortName } from '../board/nodes.js';
 import type { SlotData, SlotOverlay, SlotPower } from '../board/slots.js';
 import type { GpioPullName } from '../board/state.js';
+import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import {
   customNetName,
@@ -27,7 +28,6 @@ import {
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
-import { ToolError } from './tool.js';
 
 /** Firmware functions `putTarget` (and its read-back) use. */
 export const IMAGE_REQUIRES = [

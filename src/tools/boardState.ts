@@ -23,10 +23,10 @@ import {
 } from '../board/nodes.js';
 import { parseFirmwareNodeName } from '../board/slots.js';
 import { type StateDocument, type StateDocumentNet, stateDocumentSchema } from '../board/stateDocument.js';
+import { ToolError } from '../core/errors.js';
 import type { BoardCallOptions, BoardClient } from '../device/board.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
-import { ToolError } from './tool.js';
 
 export {
   type StateDocument,

@@ -1,4 +1,6 @@
 /** The Jumperless tool catalog: every group's tools, and the board-side helper they share. */
+
+import type { AnyTool } from '../core/toolDefinition.js';
 import type { HelperModule } from '../device/session.js';
 import * as connections from './connections.js';
 import * as exec from './exec.js';
@@ -13,7 +15,6 @@ import * as slots from './slots.js';
 import { snapshotPython } from './snapshot.js';
 import * as state from './state.js';
 import * as system from './system.js';
-import type { AnyTool } from './tool.js';
 import * as user from './user.js';
 import * as wavegen from './wavegen.js';
 

@@ -15,10 +15,11 @@
 import { z } from 'zod';
 import { OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
 import { type StateDocumentOverlay, stateOverlaySchema } from '../board/stateDocument.js';
+import { ToolError } from '../core/errors.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { hexColor } from './shapes.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 export const python: readonly PythonPart[] = [
   {

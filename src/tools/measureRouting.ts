@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { ADC_RANGES } from '../board/limits.js';
 import { ADC0, ADC3 } from '../board/nodes.js';
+import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import type { ResolvedNode } from './nodeArg.js';
 import { py } from './py.js';
@@ -21,7 +22,6 @@ import {
   SNAPSHOT_REQUIRES,
   sameBridges,
 } from './snapshot.js';
-import { ToolError } from './tool.js';
 
 /** Board-side helpers, inside `_jlt`: routing the instruments and putting a supply back. */
 export const measureRoutingPython: PythonPart = {

@@ -1,10 +1,11 @@
 /** Supplies: the two DACs and the two rails (spec §6.5). */
 import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { voltsArg } from './shapes.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 export const SUPPLIES = ['DAC0', 'DAC1', 'TOP_RAIL', 'BOTTOM_RAIL'] as const;
 const CHANNEL: Record<(typeof SUPPLIES)[number], number> = { DAC0: 0, DAC1: 1, TOP_RAIL: 2, BOTTOM_RAIL: 3 };

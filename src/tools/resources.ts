@@ -6,7 +6,7 @@
 
 import { Buffer } from 'node:buffer';
 import { ALL_NODES } from '../board/nodes.js';
-import type { Resource } from '../contract/index.js';
+import type { Resource } from '../core/resources.js';
 import type { Board, BoardCallOptions, BoardClient } from '../device/board.js';
 import { API_REFERENCE } from './apiReference.js';
 import { renderBoardPicture } from './boardPicture.js';

@@ -2,7 +2,7 @@
  * Safety rules in code (DESIGN.md §4 "Device"): limits are checked before anything is sent.
  * The operator may tighten them (config); nothing loosens them past the board's envelope.
  */
-import { ToolError } from './tool.js';
+import { ToolError } from '../core/errors.js';
 
 export interface SafetyPolicy {
   /** Highest voltage a supply may be set to. Board envelope +8 V. */

@@ -5,12 +5,13 @@
  */
 import { z } from 'zod';
 import { isSavableSlot, type SlotData, slotPath } from '../board/slots.js';
+import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import { differences, IMAGE_REQUIRES, listed, planTarget, putTarget, targetOfSlot } from './boardImage.js';
 import { readRam, readSlotLook } from './boardState.js';
 import type { SafetyPolicy } from './safety.js';
 import { parseSlotText, saveActive, slotField } from './slotFile.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** What a slot file holds that putting it on the board through the API cannot restore. */
 function slotLosses(slot: SlotData, skipped: readonly string[]): string[] {

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { MAX_BRIDGES, MAX_NODES_PER_NET } from '../board/limits.js';
 import { BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } from '../board/nodes.js';
 import { parseState } from '../board/state.js';
+import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import { pairKey } from './boardImage.js';
 import {
@@ -33,7 +34,7 @@ import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { nodeValue } from './shapes.js';
 import { type Snapshot, takeSnapshot } from './stateUndo.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /**
  * Board-side helper, inside `_jlt`. The state is read back in a job of its own: with a full board's

@@ -4,6 +4,7 @@
  * of a snapshot, instead of sending a get_state document back.
  */
 import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import {
   differences,
@@ -16,7 +17,7 @@ import {
 } from './boardImage.js';
 import { parseRam, RAM_REQUIRES, type RamState, readRam } from './boardState.js';
 import { py } from './py.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** A snapshot, kept host-side per board (a state is 10-20 KB: too much for the board's RAM). */
 export interface Snapshot {

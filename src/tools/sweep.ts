@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ADC0 } from '../board/nodes.js';
+import { ToolError } from '../core/errors.js';
 import {
   adcFor,
   assertNoWave,
@@ -20,7 +21,7 @@ import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { nodeValue, voltsArg } from './shapes.js';
 import { readSnapshot } from './snapshot.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** Board-side helper, inside `_jlt`: one point of the sweep. */
 export const sweepPython: PythonPart = {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import { type ToolContext, ToolError } from './tool.js';
+import { ToolError } from '../core/errors.js';
+import type { ToolContext } from './tool.js';
 import { askUser, buttonWait, clickwheelRead, probeWait } from './user.js';
 
 let h: ToolHarness;

@@ -11,7 +11,7 @@ import { Client, InMemoryTransport, ProtocolError } from '@modelcontextprotocol/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
-import { CAPABILITIES, type Capability } from '../../src/contract/index.js';
+import { CAPABILITIES, type Capability } from '../../src/core/capabilities.js';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
 const EVERYTHING = new Set<Capability>(CAPABILITIES);

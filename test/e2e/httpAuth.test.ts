@@ -15,15 +15,15 @@ import {
   BrokerInternalError,
   BrokerLookupError,
   BrokerNotConfiguredError,
-  DEFAULT_ANONYMOUS_CAPABILITIES,
   FileTokenStore,
-  KNOWN_CAPABILITIES,
   MemoryTokenBroker,
   mintToken,
 } from '../../src/auth/index.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { type App, buildApp } from '../../src/cli/serve.js';
-import { createDispatcher } from '../../src/dispatch/index.js';
+import { ANONYMOUS_CAPABILITIES, CAPABILITIES } from '../../src/core/capabilities.js';
+import { createDispatcher } from '../../src/core/dispatcher.js';
+import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type HttpAuthOptions, type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
@@ -76,7 +76,7 @@ beforeAll(async () => {
   strict = await serve({
     broker,
     requireBearer: true,
-    allowList: KNOWN_CAPABILITIES.filter((c) => c !== 'jumperless.exec'),
+    allowList: CAPABILITIES.filter((c) => c !== 'jumperless.exec'),
   });
   bare = await serve(undefined);
 });
@@ -272,7 +272,7 @@ describe('past the gates (HTTP 200)', () => {
         code: 1001,
         retryable: false,
         required: ['jumperless.exec'],
-        granted: [...DEFAULT_ANONYMOUS_CAPABILITIES],
+        granted: [...ANONYMOUS_CAPABILITIES],
         missing: ['jumperless.exec'],
       },
     });
@@ -284,7 +284,7 @@ describe('past the gates (HTTP 200)', () => {
       release = done;
     });
     const slow = slowReadTool(() => gate);
-    const dispatcher = createDispatcher({ tools: [slow] });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [slow] }) });
     const server = await startHttpServer({
       port: 0,
       auth: { broker },

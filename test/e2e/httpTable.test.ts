@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrokerLookupError, MemoryTokenBroker, mintToken } from '../../src/auth/index.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { type App, buildApp } from '../../src/cli/serve.js';
-import { createDispatcher } from '../../src/dispatch/index.js';
+import { createDispatcher } from '../../src/core/dispatcher.js';
+import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
@@ -40,14 +41,17 @@ let down: RunningHttpServer;
 let slow: RunningHttpServer;
 let release: () => void = () => {};
 const dispatcher = createDispatcher({
-  tools: [
-    slowReadTool(
-      () =>
-        new Promise<void>((done) => {
-          release = done;
-        }),
-    ),
-  ],
+  root: new ToolSubsystem({
+    name: 'local',
+    tools: [
+      slowReadTool(
+        () =>
+          new Promise<void>((done) => {
+            release = done;
+          }),
+      ),
+    ],
+  }),
 });
 
 async function serve(options: Partial<Parameters<typeof startHttpServer>[0]>): Promise<RunningHttpServer> {

@@ -5,7 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Dispatcher } from '../../src/dispatch/index.js';
+import type { Dispatcher } from '../../src/core/dispatcher.js';
 import { openSession, send } from './httpReplies.js';
 import { type HttpFixture, MODERN, startHttpFixture } from './serverFixture.js';
 

@@ -15,9 +15,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { buildServed, type Served } from '../../src/cli/serve.js';
-import { CAPABILITIES } from '../../src/contract/index.js';
+import { CAPABILITIES } from '../../src/core/capabilities.js';
+import { runTool } from '../../src/core/runTool.js';
 import { FrameClient } from '../../src/device/frameClient.js';
-import { runTool } from '../../src/dispatch/index.js';
 import { serveHttpCli } from '../support/cliHttp.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');

@@ -2,7 +2,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Config, DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
-import type { Capability } from '../../src/contract/index.js';
+import type { Capability } from '../../src/core/capabilities.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 
 export const MODERN = '2026-07-28';

@@ -1,20 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RpcError } from '../contract/index.js';
 import { Board, type JobTarget } from '../device/board.js';
 import { DeviceError } from '../device/errors.js';
-import {
-  type AnyTool,
-  CAPABILITIES,
-  type DeviceToolSpec,
-  defineDeviceTool,
-  defineTool,
-  type HandlerContext,
-  ToolError,
-} from '../tools/tool.js';
+import { type DeviceToolSpec, defineDeviceTool } from '../tools/tool.js';
 import type { AuditEvent } from './audit.js';
+import { CAPABILITIES } from './capabilities.js';
 import { createDispatcher } from './dispatcher.js';
+import { RpcError, ToolError } from './errors.js';
 import { type Caller, runTool } from './runTool.js';
+import { type AnyTool, defineTool, type HandlerContext } from './toolDefinition.js';
+import { ToolSubsystem } from './toolSubsystem.js';
 
 const everyone: Caller = { id: 'test', granted: new Set(CAPABILITIES) };
 
@@ -71,13 +66,17 @@ async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
 
 describe('registry', () => {
   it('refuses two tools with one name', () => {
-    expect(() => createDispatcher({ tools: [echo, { ...echo, group: 'other' }] })).toThrow(
-      /two tools are named "echo"/,
-    );
+    expect(() =>
+      createDispatcher({
+        root: new ToolSubsystem({ name: 'local', tools: [echo, { ...echo, group: 'other' }] }),
+      }),
+    ).toThrow(/two tools are named "echo"/);
   });
   it('leaves hidden tools out of the list but finds them by name', () => {
     const hidden = tool({ name: 'secret', hidden: true, handle: async () => ({}) });
-    const { registry } = createDispatcher({ tools: [echo, hidden] });
+    const { registry } = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: [echo, hidden] }),
+    });
     expect(registry.listed().map((t) => t.definition.name)).toEqual(['echo']);
     expect(registry.get('secret')?.hidden).toBe(true);
   });
@@ -85,7 +84,7 @@ describe('registry', () => {
 
 describe('runTool', () => {
   it('renders data as structuredContent plus its exact JSON text', async () => {
-    const dispatcher = createDispatcher({ tools: [echo] });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [echo] }) });
     const result = await runTool(dispatcher, { name: 'echo', arguments: { text: 'hi' }, caller: everyone });
     expect(result).toEqual({
       content: [{ type: 'text', text: '{"text":"hi"}' }],
@@ -95,7 +94,10 @@ describe('runTool', () => {
 
   it('answers an unknown tool with -32602', async () => {
     const error = await rpcError(
-      runTool(createDispatcher({ tools: [echo] }), { name: 'nope', caller: everyone }),
+      runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [echo] }) }), {
+        name: 'nope',
+        caller: everyone,
+      }),
     );
     expect(error.code).toBe(-32602);
     expect(error.message).toBe('Unknown tool: nope');
@@ -111,7 +113,7 @@ describe('runTool', () => {
         return {};
       },
     });
-    await runTool(createDispatcher({ tools: [ints] }), {
+    await runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [ints] }) }), {
       name: 'ints',
       arguments: JSON.parse('{"n": -0, "list": [-0, 1]}'),
       caller: everyone,
@@ -122,7 +124,7 @@ describe('runTool', () => {
 
   it('answers invalid arguments with -32602 and the validation details', async () => {
     const error = await rpcError(
-      runTool(createDispatcher({ tools: [echo] }), {
+      runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [echo] }) }), {
         name: 'echo',
         arguments: { text: 'too long' },
         caller: everyone,
@@ -136,7 +138,12 @@ describe('runTool', () => {
   it('refuses a caller without the capability with 1001 and what is missing', async () => {
     const power = tool({ name: 'power', capability: 'jumperless.power', handle: async () => ({}) });
     const caller: Caller = { id: 'anon', granted: new Set(['jumperless.read', 'jumperless.wire'] as const) };
-    const error = await rpcError(runTool(createDispatcher({ tools: [power] }), { name: 'power', caller }));
+    const error = await rpcError(
+      runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [power] }) }), {
+        name: 'power',
+        caller,
+      }),
+    );
     expect(error.code).toBe(-32603);
     expect(error.data).toEqual({
       code: 1001,
@@ -160,7 +167,7 @@ describe('runTool', () => {
         return {};
       },
     });
-    const dispatcher = createDispatcher({ tools: [slow] });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [slow] }) });
     const first = runTool(dispatcher, { name: 'slow', caller: everyone });
     const error = await rpcError(runTool(dispatcher, { name: 'slow', caller: everyone }));
     expect(error.data).toMatchObject({ code: 1002, retryable: true, limit: 1 });
@@ -181,7 +188,10 @@ describe('runTool', () => {
         return new Promise(() => {});
       },
     });
-    const result = await runTool(createDispatcher({ tools: [stuck] }), { name: 'stuck', caller: everyone });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [stuck] }) }),
+      { name: 'stuck', caller: everyone },
+    );
     expect(result.isError).toBe(true);
     expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({
       code: 'timeout',
@@ -208,11 +218,14 @@ describe('runTool', () => {
           ),
       });
     const controller = new AbortController();
-    const call = runTool(createDispatcher({ tools: [partial()] }), {
-      name: 'partial',
-      caller: everyone,
-      signal: controller.signal,
-    });
+    const call = runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [partial()] }) }),
+      {
+        name: 'partial',
+        caller: everyone,
+        signal: controller.signal,
+      },
+    );
     controller.abort();
     expect(JSON.parse(((await call).content[0] as { text: string }).text)).toEqual({
       code: 'canceled',
@@ -220,10 +233,13 @@ describe('runTool', () => {
       retryable: false,
       done: [1, 2],
     });
-    const late = await runTool(createDispatcher({ tools: [partial(30)] }), {
-      name: 'partial',
-      caller: everyone,
-    });
+    const late = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [partial(30)] }) }),
+      {
+        name: 'partial',
+        caller: everyone,
+      },
+    );
     expect(JSON.parse((late.content[0] as { text: string }).text)).toEqual({
       code: 'timeout',
       message: 'Stopped after 2 of 5.',
@@ -245,7 +261,7 @@ describe('runTool', () => {
         );
       },
     });
-    const call = runTool(createDispatcher({ tools: [waits] }), {
+    const call = runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [waits] }) }), {
       name: 'waits',
       caller: everyone,
       signal: controller.signal,
@@ -266,10 +282,15 @@ describe('runTool', () => {
         return {};
       },
     });
-    const result = await runTool(createDispatcher({ tools: [needs], board: board(['dac_set']) }), {
-      name: 'needs',
-      caller: everyone,
-    });
+    const result = await runTool(
+      createDispatcher({
+        root: new ToolSubsystem({ name: 'local', tools: [needs], board: board(['dac_set']) }),
+      }),
+      {
+        name: 'needs',
+        caller: everyone,
+      },
+    );
     expect(ran).toBe(false);
     expect(result.isError).toBe(true);
     const failure = JSON.parse((result.content[0] as { text: string }).text);
@@ -294,7 +315,9 @@ describe('runTool', () => {
         return {};
       },
     });
-    const dispatcher = createDispatcher({ tools: [branches], board: board(['gpio_set_pull']) });
+    const dispatcher = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: [branches], board: board(['gpio_set_pull']) }),
+    });
     const pullOnly = await runTool(dispatcher, {
       name: 'branches',
       arguments: { level: false },
@@ -323,7 +346,10 @@ describe('runTool', () => {
         });
       },
     });
-    const result = await runTool(createDispatcher({ tools: [fails] }), { name: 'fails', caller: everyone });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [fails] }) }),
+      { name: 'fails', caller: everyone },
+    );
     expect(result).toEqual({
       content: [
         {
@@ -354,7 +380,10 @@ describe('runTool', () => {
         throw new DeviceError(code, 'something happened', { port: '/dev/ttyACM0' });
       },
     });
-    const result = await runTool(createDispatcher({ tools: [device] }), { name: 'device', caller: everyone });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [device] }) }),
+      { name: 'device', caller: everyone },
+    );
     const failure = JSON.parse((result.content[0] as { text: string }).text);
     expect(failure).toMatchObject({ code, retryable, port: '/dev/ttyACM0' });
     expect(failure.message).toMatch(/^Something happened\. /);
@@ -373,7 +402,7 @@ describe('runTool', () => {
       output: z.object({ volts: z.number() }),
       handle: async () => ({ volts: 'high' }),
     });
-    const dispatcher = createDispatcher({ tools: [buggy, liar] });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [buggy, liar] }) });
     const error = await rpcError(runTool(dispatcher, { name: 'buggy', caller: everyone }));
     expect(error).toMatchObject({ code: -32603, data: { code: 1999, retryable: false, tool: 'buggy' } });
     expect(error.message).toMatch(/x is undefined/);
@@ -396,11 +425,14 @@ describe('runTool', () => {
       },
     });
     const progress: unknown[] = [];
-    const result = await runTool(createDispatcher({ tools: [pictures] }), {
-      name: 'pictures',
-      caller: everyone,
-      onProgress: (...args) => progress.push(args),
-    });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [pictures] }) }),
+      {
+        name: 'pictures',
+        caller: everyone,
+        onProgress: (...args) => progress.push(args),
+      },
+    );
     expect(result.content).toEqual([
       { type: 'text', text: '{"n":1}' },
       { type: 'image', mimeType: 'image/png', data: 'AAAA' },
@@ -415,7 +447,10 @@ describe('runTool', () => {
   it('writes one audit event per call on every branch, and signals board changes after mutating tools', async () => {
     const events: AuditEvent[] = [];
     const write = tool({ name: 'write', kind: 'write', handle: async () => ({}) });
-    const dispatcher = createDispatcher({ tools: [echo, write], audit: (event) => events.push(event) });
+    const dispatcher = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: [echo, write] }),
+      audit: (event) => events.push(event),
+    });
     const changed: string[] = [];
     dispatcher.onBoardChange((name) => changed.push(name));
     await runTool(dispatcher, { name: 'echo', arguments: { text: 'a' }, caller: everyone });
@@ -442,10 +477,13 @@ describe('runTool', () => {
       name: 'needs_board',
       handle: async (_a, { board }) => ({ v: await board.call('1') }),
     });
-    const result = await runTool(createDispatcher({ tools: [needsBoard] }), {
-      name: 'needs_board',
-      caller: everyone,
-    });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [needsBoard] }) }),
+      {
+        name: 'needs_board',
+        caller: everyone,
+      },
+    );
     expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ code: 'not_found' });
   });
 });

@@ -1,17 +1,18 @@
 /**
- * The two meta-tools of `names` and `discovery` list modes: `tools_search` (keyword search over
- * the listed tools, scores 0..1) and `tools_describe` (full definitions by name). They are
- * ordinary tools run through the same pipeline as every other; hidden, so `full` mode never
- * lists them, and they only ever see listed tools (never hidden ones).
+ * The two meta-tools of `names` and `discovery` list modes (listModes.ts): `tools_search` (keyword
+ * search over the listed tools, scores 0..1) and `tools_describe` (full definitions by name). They
+ * are ordinary tools run through the same pipeline as every other; hidden, so `full` mode never
+ * lists them, and they search and describe exactly what `tools/list` shows in full mode, never
+ * hidden tools.
  */
 import { z } from 'zod';
-import type { Capability } from '../contract/index.js';
-import { type AnyTool, defineTool } from '../tools/tool.js';
+import type { Capability } from './capabilities.js';
+import { DESCRIBE_TOOL, SEARCH_TOOL } from './listModes.js';
+import { listedDefinition } from './listTools.js';
+import type { Registry, ToolEntry } from './registry.js';
 import { keywordSearch, type SearchEngine, type SearchEntry } from './search.js';
-
-export const SEARCH_TOOL = 'tools_search';
-export const DESCRIBE_TOOL = 'tools_describe';
-export const META_TOOL_NAMES: readonly string[] = [SEARCH_TOOL, DESCRIBE_TOOL];
+import type { Selection } from './selection.js';
+import { type AnyTool, defineTool } from './toolDefinition.js';
 
 /** What the meta-tools read: the listed tools by wire name, meta-tools and hidden tools excluded. */
 export interface DiscoveryCatalog {
@@ -75,4 +76,47 @@ export function metaTools(catalog: DiscoveryCatalog, engine: SearchEngine = keyw
   });
 
   return [search, describe];
+}
+
+/** `registry` is read on each call, so the tools can be built before the registry that holds them. */
+export function discoveryTools(
+  registry: () => Registry,
+  outputSchemas: boolean,
+  selection: Selection,
+): AnyTool[] {
+  let seen: readonly ToolEntry[] | undefined;
+  let entries: SearchEntry[] = [];
+  let capabilities = new Map<string, string>();
+  let on = '';
+  const refresh = () => {
+    const all = registry().listed();
+    const listed = all.filter((entry) => selection.enabled(entry));
+    const key = listed.map((entry) => entry.definition.name).join(',');
+    if (all !== seen || key !== on) {
+      seen = all;
+      on = key;
+      entries = listed.map(({ definition }) => ({
+        name: definition.name,
+        title: definition.title,
+        description: definition.description,
+      }));
+      capabilities = new Map(listed.map((entry) => [entry.definition.name, entry.capability]));
+    }
+  };
+  const may = (name: string, granted: ReadonlySet<string> | undefined) => {
+    const capability = capabilities.get(name);
+    return capability !== undefined && (granted === undefined || granted.has(capability));
+  };
+  const catalog: DiscoveryCatalog = {
+    entries: (granted) => {
+      refresh();
+      return granted ? entries.filter((entry) => may(entry.name, granted)) : entries;
+    },
+    definition: (name, granted) => {
+      refresh();
+      const entry = may(name, granted) ? registry().get(name) : undefined;
+      return entry ? { ...listedDefinition(entry.definition, outputSchemas) } : undefined;
+    },
+  };
+  return metaTools(catalog);
 }

@@ -5,22 +5,14 @@
  * event. The firmware check and the board lease belong to the tool (defineDeviceTool).
  */
 import { randomUUID } from 'node:crypto';
-import {
-  type CallContext,
-  type Capability,
-  type ClientBridge,
-  DISPATCH,
-  JSONRPC,
-  RpcError,
-  renderFailure,
-  type ToolFailure,
-  type ToolResult,
-} from '../contract/index.js';
-import { ToolError } from '../tools/tool.js';
 import type { AuditOutcome } from './audit.js';
+import type { Capability } from './capabilities.js';
 import type { Dispatcher } from './dispatcher.js';
-import { failureOf } from './mapError.js';
+import { DISPATCH, JSONRPC, RpcError, ToolError } from './errors.js';
+import { failureOf } from './failure.js';
 import type { ToolEntry } from './registry.js';
+import { renderFailure, type ToolFailure, type ToolResult } from './render.js';
+import type { CallContext, ClientBridge } from './toolDefinition.js';
 
 /** Who is calling and what they may do (DESIGN.md §4 "Trust"). */
 export interface Caller {

@@ -1,27 +1,16 @@
 /**
- * The Subsystem contract (dispatch notes §6, DESIGN.md §2 "federation"): anything that offers
- * tools behind one name. A board in this process, an MCP server started as a command or reached
- * at a URL, another jumperless-mcp over its socket, and the FederationAggregator, which is itself
- * a Subsystem, so federations nest (`bench.jumperless.dac_set`).
+ * The Subsystem contract (dispatch notes §6): anything that offers tools behind one name. Tools in
+ * this process (toolSubsystem.ts: a board's catalog, the server's own tools), an MCP server started
+ * as a command or reached at a URL, an ATD server over its socket, and a bench's aggregator, which
+ * is itself a Subsystem, so benches nest (`bench.jumperless.dac_set`). A server is one subsystem,
+ * its root, behind the registry (registry.ts).
  *
  * Names inside a subsystem are its own; the aggregator prefixes them with `<child>.` and the
  * server turns the dotted internal names into wire names (wireNames.ts).
  */
-import type {
-  CallContext,
-  LogLevel,
-  Prompt,
-  Resource,
-  ResourceTemplate,
-  ToolDescriptor,
-  ToolResult,
-} from '../contract/index.js';
-
-export type { ContentBlock, JsonSchemaObject, ToolDescriptor } from '../contract/index.js';
-/** What a call returns: the shape runTool renders and MCP sends (`CallToolResult`). */
-export type SubsystemResult = ToolResult;
-/** What a call carries down the tree besides its arguments. */
-export type InvokeContext = CallContext;
+import type { ToolResult } from './render.js';
+import type { LogLevel, Prompt, Resource, ResourceTemplate } from './resources.js';
+import type { CallContext, ToolDescriptor } from './toolDefinition.js';
 
 /** Ordered from best to worst, so an aggregate is the worst of its children. */
 export const HEALTH_ORDER = ['ok', 'degraded', 'down'] as const;
@@ -69,7 +58,7 @@ export interface Subsystem {
    * when it has one. A tool failure is a result with `isError`, or a thrown ToolError/DeviceError;
    * a refusal the caller should see as JSON-RPC is an RpcError.
    */
-  invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult>;
+  invoke(tool: string, args: unknown, context: CallContext): Promise<ToolResult>;
   health(): SubsystemHealth;
   /** Events the subsystem raises on its own; returns an unsubscribe function. */
   watch(listener: (event: SubsystemEvent) => void): () => void;

@@ -1,20 +1,20 @@
 /**
  * The answer to `tools/list`, built once for every transport (MCP over either SDK, the native
  * socket): the tools this caller may call (their capability granted), shown in the list mode
- * (federation/listModes.ts), plus, for a gateway in front of us, the hidden tools it may call.
+ * (listModes.ts), plus, for a gateway in front of us, the hidden tools it may call.
  */
+import type { Capability } from './capabilities.js';
+import type { Dispatcher } from './dispatcher.js';
+import { DESCRIBE_TOOL, type ListMode, listModeFor, nameOnly, SEARCH_TOOL } from './listModes.js';
+import type { ToolEntry } from './registry.js';
+import { TOOLSET_TOOL } from './selection.js';
 import {
-  type Capability,
   HIDDEN_TOOLS_META,
   listedAnnotations,
   TOOL_CAPABILITY_META,
   type ToolAnnotations,
   type ToolDefinition,
-} from '../contract/index.js';
-import { DESCRIBE_TOOL, type ListMode, listModeFor, nameOnly, SEARCH_TOOL } from '../federation/index.js';
-import type { Dispatcher } from './dispatcher.js';
-import type { ToolEntry } from './registry.js';
-import { TOOLSET_TOOL } from './selection.js';
+} from './toolDefinition.js';
 
 export interface ListToolsOptions {
   caller: { readonly granted: ReadonlySet<Capability> };

@@ -1,9 +1,10 @@
-/** The board subsystem over a real virtual board, bound to the catalog, as the CLI builds it. */
+/** A board's catalog as a subsystem, over a real virtual board, as the CLI builds it. */
 import { afterAll, describe, expect, it } from 'vitest';
 import { openBoard } from '../cli/board.js';
 import { catalog } from '../tools/index.js';
+import { boardResourcesFor } from '../tools/resources.js';
 import { safetyPolicy } from '../tools/safety.js';
-import { JumperlessSubsystem, type OpenedBoard } from './jumperless.js';
+import { type OpenedBoard, ToolSubsystem } from './toolSubsystem.js';
 
 const context = () => ({ signal: new AbortController().signal, progress: () => {}, caller: 'test' });
 const safety = safetyPolicy({ maxVolts: 5, minVolts: -5 });
@@ -22,18 +23,21 @@ async function opened(): Promise<OpenedBoard> {
   };
 }
 
-describe('JumperlessSubsystem', () => {
+describe('a board catalog as a subsystem', () => {
   let opens = 0;
-  const board = new JumperlessSubsystem({
+  const board = new ToolSubsystem({
     name: 'jumperless-a',
     ring: 'personal-bench',
-    device: 'sim',
     tools: catalog,
     safety,
-    open: async () => {
-      opens++;
-      return opened();
+    board: {
+      device: 'sim',
+      open: async () => {
+        opens++;
+        return opened();
+      },
     },
+    resources: boardResourcesFor,
   });
   afterAll(async () => {
     await board.disconnect();
@@ -95,21 +99,29 @@ describe('JumperlessSubsystem', () => {
 
   it('fails to connect when the board cannot be opened, and tries again next time', async () => {
     let tries = 0;
-    const broken = new JumperlessSubsystem({
+    const broken = new ToolSubsystem({
       name: 'jumperless-b',
-      device: '/dev/nothing',
       tools: catalog,
       safety,
-      open: async () => {
-        tries++;
-        throw new Error('no such port');
+      board: {
+        device: '/dev/nothing',
+        open: async () => {
+          tries++;
+          throw new Error('no such port');
+        },
       },
     });
     await expect(broken.connect()).rejects.toThrow('no such port');
     await expect(broken.connect()).rejects.toThrow('no such port');
     expect(tries).toBe(2);
     expect(
-      () => new JumperlessSubsystem({ name: 'jumperless_b', device: 'sim', tools: [], safety, open: opened }),
+      () =>
+        new ToolSubsystem({
+          name: 'jumperless_b',
+          tools: [],
+          safety,
+          board: { device: 'sim', open: opened },
+        }),
     ).toThrow(/kebab-case/);
   });
 });

@@ -6,10 +6,14 @@
  * the operator chose a mode (flag, environment, config file). Hidden tools are never listed.
  */
 import { firstSentence } from './search.js';
-import type { JsonSchemaObject } from './subsystem.js';
+import type { JsonSchemaObject } from './toolDefinition.js';
 
 export const LIST_MODES = ['full', 'names', 'discovery'] as const;
 export type ListMode = (typeof LIST_MODES)[number];
+
+/** The meta-tools `names` and `discovery` modes list (toolSearch.ts). */
+export const SEARCH_TOOL = 'tools_search';
+export const DESCRIBE_TOOL = 'tools_describe';
 
 /** The `experimental` capability key by which a client asks for deferred tool loading. */
 export const DEFERRED_TOOLS = 'x-deferred-tools';

@@ -4,11 +4,12 @@
  * conversation, so a tool that grows its description or schema past these budgets fails here.
  */
 import { describe, expect, it } from 'vitest';
-import { CAPABILITIES, type Capability } from '../contract/index.js';
-import type { ListMode } from '../federation/index.js';
 import { catalog } from '../tools/index.js';
+import { CAPABILITIES, type Capability } from './capabilities.js';
 import { createDispatcher } from './dispatcher.js';
+import type { ListMode } from './listModes.js';
 import { listTools } from './listTools.js';
+import { ToolSubsystem } from './toolSubsystem.js';
 
 /** Bytes of JSON, as the list goes over the wire (issue 13's figures). */
 const BUDGET = {
@@ -19,7 +20,7 @@ const BUDGET = {
 } as const;
 
 const operator = { granted: new Set<Capability>(CAPABILITIES) };
-const dispatcher = createDispatcher({ tools: catalog });
+const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) });
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 const list = (mode: ListMode) => listTools(dispatcher, { caller: operator, mode });
 

@@ -5,20 +5,19 @@
  * runTool needs and nothing more: the definition `tools/list` shows, the capability, kind and
  * limits the gateway enforces, an argument check when the tool is in this process, and `run`.
  */
+import { FederationError } from '../federation/errors.js';
+import { type WireNameTranslator, WireTable } from '../federation/wireNames.js';
+import type { Capability } from './capabilities.js';
+import type { ToolResult } from './render.js';
+import type { Subsystem } from './subsystem.js';
 import {
   type CallContext,
-  type Capability,
   kindOf,
   type ToolAnnotations,
   type ToolDefinition,
   type ToolDescriptor,
   type ToolKind,
-  type ToolResult,
-} from '../contract/index.js';
-import { FederationError, type Subsystem, type WireNameTranslator, WireTable } from '../federation/index.js';
-import type { LocalTool } from '../tools/local.js';
-import { safetyPolicy } from '../tools/safety.js';
-import type { ToolEnv } from '../tools/tool.js';
+} from './toolDefinition.js';
 
 export interface ToolEntry {
   readonly definition: ToolDefinition;
@@ -63,14 +62,12 @@ export interface RegistryOptions {
   root: Subsystem;
   format: WireNameTranslator;
   /** The server's own tools (meta-tools, fixtures), under their own names, in the same table. */
-  own?: readonly LocalTool[];
-  /** What the server's own tools run with (they need no board). */
-  ownEnv?: ToolEnv;
+  own?: Subsystem;
   /** Where a rebuild's problems are told (default stderr). */
   log?: (line: string) => void;
 }
 
-type Item = { own: LocalTool } | { child: ToolDescriptor };
+type Item = { own: ToolDescriptor } | { child: ToolDescriptor };
 
 /**
  * Builds the table now (the root's catalog as it is); a problem (two tools sharing a wire name, a
@@ -92,7 +89,8 @@ export function buildRegistry(options: RegistryOptions): Registry {
     const key = 'own' in item ? item.own : item.child;
     let entry = entries.get(key);
     if (!entry) {
-      entry = 'own' in item ? ownEntry(item.own, options.ownEnv) : childEntry(root, item.child, wire);
+      entry =
+        'own' in item ? ownEntry(options.own as Subsystem, item.own) : childEntry(root, item.child, wire);
       entries.set(key, entry);
     }
     return entry;
@@ -107,12 +105,12 @@ export function buildRegistry(options: RegistryOptions): Registry {
   /** Rebuilds the table; true when the listed tools changed. */
   const build = (): boolean => {
     const items: Item[] = [
-      ...(options.own ?? []).map((own) => ({ own })),
+      ...(options.own?.tools() ?? []).map((own) => ({ own })),
       ...root.tools().map((child) => ({ child })),
     ];
     const table = WireTable.build(
       items,
-      (item) => ('own' in item ? item.own.tool.name : item.child.name),
+      (item) => ('own' in item ? item.own.name : item.child.name),
       translator,
     );
     byWire = new Map();
@@ -166,9 +164,9 @@ export function buildRegistry(options: RegistryOptions): Registry {
   };
 }
 
-function ownEntry(local: LocalTool, env: ToolEnv = { safety: safetyPolicy() }): ToolEntry {
-  return entryFrom(local.descriptor, local.descriptor.name, true, (args, context) =>
-    local.run(args, context, env),
+function ownEntry(own: Subsystem, descriptor: ToolDescriptor): ToolEntry {
+  return entryFrom(descriptor, descriptor.name, true, (args, context) =>
+    own.invoke(descriptor.name, args, context),
   );
 }
 

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySubsystem } from '../../test/support/fakeSubsystem.js';
-import { RpcError, renderResult } from '../contract/index.js';
 import { FederationAggregator } from '../federation/aggregator.js';
-import { unavailable } from '../federation/errors.js';
-import { metaTools } from '../federation/metaTools.js';
 import { dotFormat, underscoreFormat } from '../federation/wireNames.js';
 import { catalog } from '../tools/index.js';
-import { describeTool, localTool } from '../tools/local.js';
-import { CAPABILITIES, type Capability } from '../tools/tool.js';
 import type { AuditEvent } from './audit.js';
+import { CAPABILITIES, type Capability } from './capabilities.js';
 import { createDispatcher } from './dispatcher.js';
+import { RpcError, unavailable } from './errors.js';
 import { buildRegistry } from './registry.js';
+import { renderResult } from './render.js';
 import { runTool } from './runTool.js';
+import { metaTools } from './toolSearch.js';
+import { describeTool, ToolSubsystem } from './toolSubsystem.js';
 
 const quiet = () => {};
 const operator = { id: 'test', granted: new Set<Capability>(CAPABILITIES) };
@@ -116,7 +116,7 @@ describe('federated registry', () => {
       buildRegistry({
         root: shadow,
         format: underscoreFormat,
-        own: metaTools(noCatalog).map((tool) => localTool(tool)),
+        own: new ToolSubsystem({ name: 'own', tools: metaTools(noCatalog) }),
       }),
     ).toThrow(/tools tools_search and tools\.search would share the wire name "tools_search"/);
   });
@@ -226,8 +226,9 @@ describe('federated registry', () => {
   });
 
   it('describes a catalog tool exactly as the single-board server lists it', () => {
+    const board = new ToolSubsystem({ name: 'jumperless', tools: catalog });
     for (const tool of catalog) {
-      const { descriptor } = localTool(tool);
+      const descriptor = board.tools().find((d) => d.name === tool.name);
       const { name: _name, ...definition } = describeTool(tool);
       expect(descriptor).toMatchObject({
         ...definition,

@@ -3,9 +3,9 @@
  * tool failure the model can act on (`isError` result) or a protocol error (RpcError). Pure.
  */
 
-import { DISPATCH, JSONRPC, RpcError, type ToolFailure } from '../contract/index.js';
 import { DeviceError } from '../device/errors.js';
-import { ToolError } from '../tools/tool.js';
+import { DISPATCH, JSONRPC, RpcError, ToolError } from './errors.js';
+import type { ToolFailure } from './render.js';
 
 /** What to try next, per device error code: the device message says what happened, this says what to do. */
 const DEVICE_HINTS: Record<DeviceError['code'], string> = {

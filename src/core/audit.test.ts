@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CAPABILITIES, defineTool } from '../tools/tool.js';
 import { fileAuditSink } from './audit.js';
+import { CAPABILITIES } from './capabilities.js';
 import { createDispatcher } from './dispatcher.js';
 import { runTool } from './runTool.js';
+import { defineTool } from './toolDefinition.js';
+import { ToolSubsystem } from './toolSubsystem.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -32,7 +34,10 @@ describe('fileAuditSink', () => {
     const caller = { id: 'stdio', granted: new Set(CAPABILITIES) };
     for (const round of [1, 2]) {
       const audit = fileAuditSink(path);
-      const dispatcher = createDispatcher({ tools: [ping], audit });
+      const dispatcher = createDispatcher({
+        root: new ToolSubsystem({ name: 'local', tools: [ping] }),
+        audit,
+      });
       await runTool(dispatcher, { name: 'ping', caller });
       await runTool(dispatcher, { name: 'nope', caller }).catch(() => {});
       await audit.close();

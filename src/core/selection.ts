@@ -6,9 +6,9 @@
  * are always on unless excluded or, under read-only, not read-only.
  */
 import { z } from 'zod';
-import { type AnyTool, defineTool } from '../tools/tool.js';
 import { isToolset, TOOLSET_NAMES, TOOLSETS, type Toolset, toolsetOf } from '../tools/toolsets.js';
 import type { ToolEntry } from './registry.js';
+import { type AnyTool, defineTool } from './toolDefinition.js';
 
 export interface SelectionOptions {
   /** Toolsets on at start; undefined: all of them (unless `tools` names single tools). */

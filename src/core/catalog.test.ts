@@ -7,10 +7,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../tools/index.js';
-import { describeTool } from '../tools/local.js';
-import { CAPABILITIES } from '../tools/tool.js';
+import { CAPABILITIES } from './capabilities.js';
 import { createDispatcher } from './dispatcher.js';
 import { runTool } from './runTool.js';
+import { describeTool, ToolSubsystem } from './toolSubsystem.js';
 
 const SNAP_DIR = join(import.meta.dirname, '..', 'tools', '__toolsnaps__');
 const KINDS = ['read', 'write', 'physical', 'destructive'];
@@ -41,7 +41,9 @@ describe('catalog', () => {
   });
 
   it('names tools uniquely, snake_case, at most 40 characters (room for mcp__<server>__ within 64)', () => {
-    expect(() => createDispatcher({ tools: catalog })).not.toThrow();
+    expect(() =>
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) }),
+    ).not.toThrow();
     for (const tool of catalog) {
       expect(tool.name, tool.name).toMatch(/^[a-z][a-z0-9_]*$/);
       expect(tool.name.length, tool.name).toBeLessThanOrEqual(40);
@@ -70,7 +72,7 @@ describe('catalog', () => {
   });
 
   it('keeps hidden tools out of the list and callable by name', async () => {
-    const dispatcher = createDispatcher({ tools: catalog });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) });
     const listed = new Set(dispatcher.registry.listed().map((t) => t.definition.name));
     const hidden = catalog.filter((t) => t.hidden);
     for (const tool of hidden) {
@@ -98,7 +100,7 @@ describe('toolsnaps', () => {
     }
     expect(
       existsSync(file),
-      `${file} is missing: run UPDATE_TOOLSNAPS=1 npx vitest run src/dispatch/catalog.test.ts`,
+      `${file} is missing: run UPDATE_TOOLSNAPS=1 npx vitest run src/core/catalog.test.ts`,
     ).toBe(true);
     expect(actual, `${name} drifted from its snap: review, then UPDATE_TOOLSNAPS=1`).toBe(
       readFileSync(file, 'utf8'),

@@ -1,10 +1,16 @@
 /**
- * A tool as every layer above the catalog sees it: its kind and annotations, how `tools/list`
- * shows it, what a subsystem offers (a descriptor), and what one call carries (a CallContext,
- * the same on every transport, with or without a board behind it).
+ * What a tool is (STYLE.md §1-§5): one plain object with its name, schemas, kind, capability and
+ * handler; its kind and annotations; how `tools/list` shows it (a definition); what a subsystem
+ * offers (a descriptor); and what one call carries (a CallContext, the same on every transport,
+ * with or without a board behind it). Tools know nothing of MCP or of transports. A tool that acts
+ * on the board is made by `defineDeviceTool` (tools/tool.ts), which holds the board for the call.
  */
+import type { z } from 'zod';
 import type { Capability } from './capabilities.js';
-import type { JsonSchemaObject } from './jsonSchema.js';
+import type { ContentBlock } from './render.js';
+
+/** A JSON Schema for an object, as MCP carries tool inputs and outputs. */
+export type JsonSchemaObject = { type: 'object'; [key: string]: unknown };
 
 /** Drives annotations: read-only, changes state, drives real hardware, or loses data. */
 export type ToolKind = 'read' | 'write' | 'physical' | 'destructive';
@@ -162,3 +168,53 @@ export const HIDDEN_TOOLS_META = 'io.github.jumperless-mcp/hidden-tools';
  * gateway in front of us (a bench) gates it as we do, rather than guessing from its annotations.
  */
 export const TOOL_CAPABILITY_META = 'io.github.jumperless-mcp/capability';
+
+/** What a handler gets: the call's context and a place for content after the JSON text item. */
+export interface HandlerContext extends CallContext {
+  attach(block: ContentBlock): void;
+}
+
+export interface ToolShape<I extends z.ZodObject, O extends z.ZodObject> {
+  /** snake_case `<group>_<verb>[_<noun>]`, unique in the catalog. */
+  name: string;
+  title: string;
+  /** One or two sentences: what it does, the hazards that matter, units. */
+  description: string;
+  /** Tool group id (file name), e.g. `power`. */
+  group: string;
+  input: I;
+  output: O;
+  kind: ToolKind;
+  capability: Capability;
+  /** Run-time limit; default 10 s. */
+  timeoutMs?: number;
+  /** Left out of lists but callable by name (e.g. python_exec). */
+  hidden?: boolean;
+  /** Concurrent calls allowed; board tools queue on the session anyway. Default unlimited. */
+  maxConcurrent?: number;
+}
+
+/**
+ * A tool: its shape and its handler. `Env` is what the tool acts on, handed in per call by the
+ * subsystem that runs it (the board and the limits for a device tool; nothing for the others).
+ */
+export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, Env = unknown>
+  extends ToolShape<I, O> {
+  /** `jumperless` module functions the tool needs (set by defineDeviceTool; read by selftest). */
+  requires?: readonly string[];
+  /** The functions one call needs, when less than `requires`. */
+  requiresFor?(args: z.infer<I>): readonly string[];
+  /** Runs one call with validated arguments. */
+  handle(args: z.infer<I>, context: HandlerContext, env: Env): Promise<z.infer<O>>;
+}
+
+/** A tool that needs no board (the discovery meta-tools, fixtures). */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolShape<I, O> & { handle(args: z.infer<I>, context: HandlerContext): Promise<z.infer<O>> },
+): Tool<I, O> {
+  return tool;
+}
+
+/** A catalog entry of unknown argument, result and environment types. */
+// biome-ignore lint/suspicious/noExplicitAny: the catalog holds tools of every shape.
+export type AnyTool = Tool<any, any, any>;

@@ -3,24 +3,26 @@
  * in each list mode, with the operator's toolsets, and toolset_enable turning one on at run time.
  */
 import { describe, expect, it } from 'vitest';
-import { CAPABILITIES, type Capability, JSONRPC } from '../contract/index.js';
 import { catalog } from '../tools/index.js';
 import { TOOLSETS, toolsetOf } from '../tools/toolsets.js';
+import { CAPABILITIES, type Capability } from './capabilities.js';
 import { createDispatcher } from './dispatcher.js';
+import { JSONRPC } from './errors.js';
 import { listTools } from './listTools.js';
 import { runTool } from './runTool.js';
+import { ToolSubsystem } from './toolSubsystem.js';
 
 const everything = { id: 'operator', granted: new Set<Capability>(CAPABILITIES) };
 const names = (list: { tools: { name: string }[] }) => list.tools.map((tool) => tool.name);
 
 describe('listTools', () => {
   it('lists every catalog tool for the operator, python_exec included, and no more', () => {
-    const dispatcher = createDispatcher({ tools: catalog });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) });
     expect(names(listTools(dispatcher, { caller: everything }))).toEqual(catalog.map((tool) => tool.name));
   });
 
   it('lists only what the caller may call: jumperless.read alone gets no connect, no python_exec', () => {
-    const dispatcher = createDispatcher({ tools: catalog });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) });
     const reader = { granted: new Set<Capability>(['jumperless.read']) };
     const listed = names(listTools(dispatcher, { caller: reader }));
     expect(listed).toContain('state_get');
@@ -35,7 +37,7 @@ describe('listTools', () => {
   });
 
   it('leaves output schemas, titles and default hints out unless asked', () => {
-    const dispatcher = createDispatcher({ tools: catalog });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) });
     const [first] = listTools(dispatcher, { caller: everything }).tools;
     expect(first).not.toHaveProperty('outputSchema');
     expect(first).not.toHaveProperty('title');
@@ -47,12 +49,15 @@ describe('listTools', () => {
     expect(destructive).not.toHaveProperty('annotations');
     const withSchemas = listTools(dispatcher, { caller: everything, outputSchemas: true }).tools[0];
     expect(withSchemas?.outputSchema).toMatchObject({ type: 'object' });
-    const operatorChoice = createDispatcher({ tools: catalog, outputSchemas: true });
+    const operatorChoice = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: catalog }),
+      outputSchemas: true,
+    });
     expect(listTools(operatorChoice, { caller: everything }).tools[0]).toHaveProperty('outputSchema');
   });
 
   it('names mode: names and one line; discovery: the two meta-tools', () => {
-    const dispatcher = createDispatcher({ tools: catalog });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) });
     const named = listTools(dispatcher, { caller: everything, mode: 'names' });
     expect(names(named)).toEqual([...catalog.map((t) => t.name), 'tools_search', 'tools_describe']);
     expect(named.tools[0]).toEqual({
@@ -73,7 +78,7 @@ describe('listTools', () => {
   });
 
   it('tools_describe and tools_search show only what the caller may call', async () => {
-    const dispatcher = createDispatcher({ tools: catalog });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) });
     const reader = { id: 'reader', granted: new Set<Capability>(['jumperless.read']) };
     const described = await runTool(dispatcher, {
       name: 'tools_describe',
@@ -112,7 +117,10 @@ describe('toolsets', () => {
   });
 
   it('serves only the chosen toolsets, refuses the rest by name, and turns one on at run time', async () => {
-    const dispatcher = createDispatcher({ tools: catalog, selection: { toolsets: ['measure'] } });
+    const dispatcher = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: catalog }),
+      selection: { toolsets: ['measure'] },
+    });
     let changes = 0;
     dispatcher.registry.onChange(() => changes++);
     const measure = catalog.filter((t) => toolsetOf(t.group) === 'measure').map((t) => t.name);
@@ -141,19 +149,31 @@ describe('toolsets', () => {
   });
 
   it('adds single tools, takes tools out, and keeps to read-only tools', () => {
-    const tools = createDispatcher({ tools: catalog, selection: { tools: ['state_get', 'connect'] } });
+    const tools = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: catalog }),
+      selection: { tools: ['state_get', 'connect'] },
+    });
     expect(names(listTools(tools, { caller: everything }))).toEqual([
       'toolset_enable',
       'connect',
       'state_get',
     ]);
-    const excluded = createDispatcher({ tools: catalog, selection: { excludeTools: ['python_exec'] } });
+    const excluded = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: catalog }),
+      selection: { excludeTools: ['python_exec'] },
+    });
     expect(names(listTools(excluded, { caller: everything }))).not.toContain('python_exec');
-    const readOnly = createDispatcher({ tools: catalog, selection: { readOnly: true } });
+    const readOnly = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: catalog }),
+      selection: { readOnly: true },
+    });
     const listed = names(listTools(readOnly, { caller: everything }));
     expect(listed).toEqual(catalog.filter((t) => t.kind === 'read').map((t) => t.name));
-    expect(() => createDispatcher({ tools: catalog, selection: { toolsets: ['wirng'] } })).toThrow(
-      /unknown toolset wirng/,
-    );
+    expect(() =>
+      createDispatcher({
+        root: new ToolSubsystem({ name: 'local', tools: catalog }),
+        selection: { toolsets: ['wirng'] },
+      }),
+    ).toThrow(/unknown toolset wirng/);
   });
 });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_ANONYMOUS_CAPABILITIES,
+  ANONYMOUS_CAPABILITIES,
+  CAPABILITIES,
   intersectCapabilities,
-  KNOWN_CAPABILITIES,
   parseCapabilityList,
 } from './capabilities.js';
 
 describe('capabilities', () => {
   it('gives anonymous callers everything but exec and admin', () => {
-    expect(DEFAULT_ANONYMOUS_CAPABILITIES).toEqual([
+    expect(ANONYMOUS_CAPABILITIES).toEqual([
       'jumperless.files',
       'jumperless.io',
       'jumperless.power',
@@ -22,7 +22,7 @@ describe('capabilities', () => {
       ok: true,
       capabilities: ['jumperless.read', 'jumperless.wire'],
     });
-    expect(parseCapabilityList('*')).toEqual({ ok: true, capabilities: [...KNOWN_CAPABILITIES].sort() });
+    expect(parseCapabilityList('*')).toEqual({ ok: true, capabilities: [...CAPABILITIES].sort() });
   });
 
   it('refuses unknown names and empty lists with the known names in the message', () => {

@@ -5,21 +5,15 @@
  * (board changes for resource updates, link events for log messages). Transports hold one and
  * call `runTool` with it.
  */
-import type { LogLevel, Prompt, Resource, ResourceTemplate } from '../contract/index.js';
-import type { Board } from '../device/board.js';
-import {
-  LocalSubsystem,
-  type Subsystem,
-  underscoreFormat,
-  type WireNameTranslator,
-} from '../federation/index.js';
-import { localTool } from '../tools/local.js';
-import { type SafetyPolicy, safetyPolicy } from '../tools/safety.js';
-import type { AnyTool } from '../tools/tool.js';
+import { underscoreFormat, type WireNameTranslator } from '../federation/wireNames.js';
 import type { AuditSink } from './audit.js';
-import { discoveryTools } from './discovery.js';
 import { buildRegistry, type Registry } from './registry.js';
+import type { LogLevel, Prompt, Resource, ResourceTemplate } from './resources.js';
 import { createSelection, type Selection, type SelectionOptions, toolsetTool } from './selection.js';
+import type { Subsystem } from './subsystem.js';
+import type { AnyTool } from './toolDefinition.js';
+import { discoveryTools } from './toolSearch.js';
+import { ToolSubsystem } from './toolSubsystem.js';
 
 export interface ServerExtras {
   /** Tools that need no board (fixtures), under their own names. */
@@ -31,16 +25,11 @@ export interface ServerExtras {
 
 export interface DispatcherOptions {
   /** What the server serves: a board, a bench, or any subsystem. */
-  root?: Subsystem;
-  /** Or: a catalog bound to this board (tests, fixtures), served as a root with plain names. */
-  tools?: readonly AnyTool[];
-  board?: Board;
+  root: Subsystem;
   /** Wire names of dotted (bench) names; default underscores. */
   format?: WireNameTranslator;
   /** The server's own additions, next to the root's. */
   own?: ServerExtras;
-  /** Voltage limits; default the board envelope (-8..+8 V). */
-  safety?: SafetyPolicy;
   audit?: AuditSink;
   /** Deadline of a tool that names none. Default 10 000 ms. */
   defaultTimeoutMs?: number;
@@ -55,7 +44,6 @@ export interface DispatcherOptions {
 export interface Dispatcher {
   readonly root: Subsystem;
   readonly registry: Registry;
-  readonly safety: SafetyPolicy;
   readonly audit: AuditSink | undefined;
   readonly defaultTimeoutMs: number;
   readonly outputSchemas: boolean;
@@ -73,14 +61,7 @@ export interface Dispatcher {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const safety = options.safety ?? safetyPolicy();
-  const root =
-    options.root ??
-    new LocalSubsystem({
-      name: 'local',
-      tools: options.tools ?? [],
-      env: { ...(options.board ? { board: options.board } : {}), safety },
-    });
+  const { root } = options;
   const format = options.format ?? underscoreFormat;
   const own = options.own ?? {};
   // tools_search and tools_describe: hidden, listed only in the names and discovery list modes.
@@ -90,12 +71,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     ...discoveryTools(() => registry as Registry, options.outputSchemas === true, selection),
     toolsetTool(selection, () => registry?.announce()),
   ];
-  const env = { safety };
   registry = buildRegistry({
     root,
     format,
-    own: [...(own.tools ?? []), ...meta].map((tool) => localTool(tool)),
-    ownEnv: env,
+    own: new ToolSubsystem({ name: 'own', tools: [...(own.tools ?? []), ...meta] }),
     ...(options.log ? { log: options.log } : {}),
   });
   const changes = new Set<(tool: string) => void>();
@@ -108,7 +87,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return {
     root,
     registry,
-    safety,
     audit: options.audit,
     defaultTimeoutMs: options.defaultTimeoutMs ?? 10_000,
     outputSchemas: options.outputSchemas === true,
