@@ -139,7 +139,7 @@ async function inProcessClient(
   experimental?: Record<string, Record<string, never>>,
 ): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await served.createServer(() => OPERATOR).server.connect(serverSide);
+  await served.createServer(() => OPERATOR, { era: 'legacy' }).server.connect(serverSide);
   const client = new Client(
     { name: 'bench', version: '0' },
     { capabilities: experimental ? { experimental } : {} },

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { fileAuditSink } from '../core/audit.js';
 import { createDispatcher, type Dispatcher, type ServerExtras } from '../core/dispatcher.js';
+import type { Era } from '../core/era.js';
 import type { Subsystem } from '../core/subsystem.js';
 import { parseDeviceUrl } from '../device/deviceUrl.js';
 import { wireFormat } from '../federation/wireNames.js';
@@ -27,8 +28,8 @@ export interface App {
   dispatcher: Dispatcher;
   /** The board of a single-board server (undefined for a bench). */
   readonly board: ServedBoard | undefined;
-  /** `perRequest`: a server for one 2026-07-28 HTTP request (it follows no changes). */
-  createServer(caller: CallerOf, options?: { perRequest?: boolean }): McpServerHandle;
+  /** A server for a connection or request of `era`; `perRequest`: for one 2026-07-28 HTTP request (it follows no changes). */
+  createServer(caller: CallerOf, options: { era: Era; perRequest?: boolean }): McpServerHandle;
   /** Resolves once the board, or every child of a bench, has connected or failed once. */
   ready(): Promise<void>;
   close(): Promise<void>;

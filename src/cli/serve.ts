@@ -34,7 +34,7 @@ export async function runStdio(config: Config): Promise<void> {
     throw error;
   });
   const granted = capabilitiesIn(config.grant);
-  await serveStdio(() => app.createServer(() => ({ id: 'stdio', granted })), {
+  await serveStdio((era) => app.createServer(() => ({ id: 'stdio', granted }), { era }), {
     shutdown: async () => {
       await socket?.close();
       await app.close();
@@ -69,7 +69,7 @@ export async function runHttp(
       loopbackHostOnly: isLoopback(where.host),
       auth: access,
       dispatcher: app.dispatcher,
-      createServer: (_, era) => app.createServer(httpCaller, { perRequest: era === 'modern' }),
+      createServer: (_, era) => app.createServer(httpCaller, { era, perRequest: era === 'modern' }),
     });
   const http = await listen(where.port).catch(async (error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;

@@ -111,3 +111,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
   };
 }
+
+/** Where a change goes: to one connection's client, or to every `subscriptions/listen` stream. */
+export interface ChangeSink {
+  resourceUpdated(uri: string): void;
+  toolsChanged(): void;
+  log?(level: LogLevel, text: string): void;
+}
+
+/** Follows the board (every live resource changes with it), the catalog and the links' events. */
+export function followChanges(dispatcher: Dispatcher, sink: ChangeSink): () => void {
+  const unfollowBoard = dispatcher.onBoardChange(() => {
+    for (const resource of dispatcher.resources()) if (resource.live) sink.resourceUpdated(resource.uri);
+  });
+  const unfollowTools = dispatcher.registry.onChange(() => sink.toolsChanged());
+  const unfollowLogs = sink.log ? dispatcher.onLog((level, text) => sink.log?.(level, text)) : () => {};
+  return () => {
+    unfollowBoard();
+    unfollowTools();
+    unfollowLogs();
+  };
+}

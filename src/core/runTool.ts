@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditOutcome } from './audit.js';
-import type { Capability } from './capabilities.js';
+import { type Capability, denied } from './capabilities.js';
 import type { Dispatcher } from './dispatcher.js';
 import { DISPATCH, JSONRPC, RpcError, ToolError } from './errors.js';
 import { failureOf } from './failure.js';
@@ -82,14 +82,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
 
   if (!request.caller.granted.has(entry.capability)) {
     audit('denied');
-    const granted = [...request.caller.granted].sort();
-    throw new RpcError(JSONRPC.internalError, `Capability denied: ${name} needs ${entry.capability}`, {
-      code: DISPATCH.capabilityDenied,
-      retryable: false,
-      required: [entry.capability],
-      granted,
-      missing: [entry.capability],
-    });
+    throw denied(name, entry.capability, request.caller.granted);
   }
 
   if (entry.maxConcurrent !== undefined && entry.running >= entry.maxConcurrent) {

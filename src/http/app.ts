@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import type { Dispatcher } from '../core/dispatcher.js';
+import type { Era } from '../core/era.js';
 import { isRecord } from '../core/json.js';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
@@ -34,15 +35,12 @@ export interface HttpAuthOptions extends BearerGateOptions {
   recheckMs?: number;
 }
 
-/** `legacy`: the server of a new session; `modern`: a server for one 2026-07-28 request. */
-export type HttpEra = 'legacy' | 'modern';
-
 export interface HttpOptions {
   /**
-   * Makes an MCP server: for a new session (`sessionId()` is known once initialize completes) or
-   * for one 2026-07-28 request (no session).
+   * Makes an MCP server: `legacy`, for a new session (`sessionId()` is known once initialize
+   * completes), or `modern`, for one 2026-07-28 request (no session).
    */
-  createServer(sessionId: () => string | undefined, era: HttpEra): McpServerHandle;
+  createServer(sessionId: () => string | undefined, era: Era): McpServerHandle;
   /** What changed (the board, the catalog), for 2026-07-28 `subscriptions/listen` streams. */
   dispatcher?: Dispatcher;
   /** Origins allowed besides loopback and tauri://, matched exactly. */
@@ -77,7 +75,7 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
   const log = options.log ?? ((line: string) => process.stderr.write(`jumperless-mcp: http: ${line}\n`));
   const auth: HttpAuthOptions = { log, ...options.auth };
   const formats = auth.broker?.acceptedTokenFormats() ?? [];
-  const makeServer = (sessionId: () => string | undefined, era: HttpEra) => {
+  const makeServer = (sessionId: () => string | undefined, era: Era) => {
     const handle = options.createServer(sessionId, era);
     // A hint for clients (dispatch notes §3 "initialize"); nothing routes on it.
     if (formats.length > 0) {

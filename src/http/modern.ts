@@ -9,9 +9,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import type { Dispatcher } from '../core/dispatcher.js';
+import { type Dispatcher, followChanges } from '../core/dispatcher.js';
 import { isModernProtocol } from '../core/era.js';
-import { followChanges, type McpServerHandle } from '../mcp/server.js';
+import type { McpServerHandle } from '../mcp/server.js';
 
 export interface ModernOptions {
   /** A server for one request. */

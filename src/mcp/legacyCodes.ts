@@ -8,7 +8,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 
 /** Resource not found (MCP 2025-11-25 resources). */
-export const RESOURCE_NOT_FOUND = -32002;
+const RESOURCE_NOT_FOUND = -32002;
 
 function isResourceNotFound(error: { code: number; data?: unknown }): boolean {
   const { data } = error;

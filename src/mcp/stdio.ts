@@ -13,7 +13,7 @@
 import { PassThrough } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio as serveEra } from '@modelcontextprotocol/server/stdio';
-import { isModernProtocol } from '../core/era.js';
+import type { Era } from '../core/era.js';
 import { keepLegacyCodes } from './legacyCodes.js';
 import { parseErrorOf, precheck } from './precheck.js';
 import type { McpServerHandle } from './server.js';
@@ -32,7 +32,7 @@ export interface StdioOptions {
 }
 
 /** Makes the server of the connection, for the era its client speaks. */
-export type StdioServerFactory = (era: 'legacy' | 'modern') => McpServerHandle;
+export type StdioServerFactory = (era: Era) => McpServerHandle;
 
 export async function serveStdio(createServer: StdioServerFactory, options: StdioOptions): Promise<void> {
   const input = options.input ?? process.stdin;
@@ -103,10 +103,7 @@ export async function serveStdio(createServer: StdioServerFactory, options: Stdi
       return handle.server;
     },
     {
-      transport: keepLegacyCodes(
-        transport,
-        () => !isModernProtocol(handles.at(-1)?.server.getNegotiatedProtocolVersion()),
-      ),
+      transport: keepLegacyCodes(transport, () => handles.at(-1)?.era === 'legacy'),
     },
   );
 }

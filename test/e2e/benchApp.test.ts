@@ -25,7 +25,9 @@ const questions: string[] = [];
 
 async function clientOf(granted: ReadonlySet<Capability>, elicitation: boolean): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await bench.createServer(() => ({ id: `test:${granted.size}`, granted })).server.connect(serverSide);
+  await bench
+    .createServer(() => ({ id: `test:${granted.size}`, granted }), { era: 'legacy' })
+    .server.connect(serverSide);
   const client = new Client(
     { name: 'bench-app', version: '0' },
     { capabilities: elicitation ? { elicitation: {} } : {} },

@@ -84,7 +84,11 @@ beforeAll(async () => {
   await app.ready();
   http = await startHttpServer({
     port: 0,
-    createServer: () => app.createServer((sessionId) => ({ id: `http:${sessionId}`, granted: ANONYMOUS })),
+    createServer: (_, era) =>
+      app.createServer((sessionId) => ({ id: `http:${sessionId}`, granted: ANONYMOUS }), {
+        era,
+        perRequest: era === 'modern',
+      }),
   });
 }, 60_000);
 

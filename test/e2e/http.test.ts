@@ -173,7 +173,8 @@ describe('HTTP gates', () => {
     const small = await startHttpServer({
       port: 0,
       maxSessions: 2,
-      createServer: () => fx.app.createServer(() => ({ id: 'cap', granted: ANONYMOUS })),
+      createServer: (_, era) =>
+        fx.app.createServer(() => ({ id: 'cap', granted: ANONYMOUS }), { era, perRequest: era === 'modern' }),
     });
     try {
       const open = async () => {

@@ -56,7 +56,7 @@ async function serve(auth: HttpAuthOptions | undefined, extra: { origins?: strin
     ...(auth ? { auth } : {}),
     bodyLimit: 64 * 1024,
     log: () => {},
-    createServer: () => app.createServer(httpCaller),
+    createServer: (_, era) => app.createServer(httpCaller, { era, perRequest: era === 'modern' }),
   });
   servers.push(server);
   return server;
@@ -288,10 +288,12 @@ describe('past the gates (HTTP 200)', () => {
     const server = await startHttpServer({
       port: 0,
       auth: { broker },
-      createServer: () =>
+      createServer: (_, era) =>
         createMcpServer({
           dispatcher,
+          era,
           caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
+          perRequest: era === 'modern',
         }),
     });
     servers.push(server);

@@ -59,10 +59,12 @@ beforeAll(async () => {
     bodyTimeoutMs: BODY_TIMEOUT_MS,
     auth: { broker: store },
     log: (line) => logs.push(line),
-    createServer: () =>
+    createServer: (_, era) =>
       createMcpServer({
         dispatcher,
+        era,
         caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
+        perRequest: era === 'modern',
       }),
   });
 });

@@ -61,7 +61,7 @@ async function serve(options: Partial<Parameters<typeof startHttpServer>[0]>): P
     bodyTimeoutMs: 300,
     log: () => {},
     dispatcher: app.dispatcher,
-    createServer: (_, era) => app.createServer(httpCaller, { perRequest: era === 'modern' }),
+    createServer: (_, era) => app.createServer(httpCaller, { era, perRequest: era === 'modern' }),
     ...options,
   });
   servers.push(server);
@@ -87,6 +87,7 @@ beforeAll(async () => {
     createServer: (_, era) =>
       createMcpServer({
         dispatcher,
+        era,
         caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
         perRequest: era === 'modern',
       }),

@@ -29,6 +29,7 @@ export async function startHttpFixture(
     dispatcher: app.dispatcher,
     createServer: (_, era) =>
       app.createServer((sessionId) => ({ id: `http:${sessionId ?? 'stateless'}`, granted }), {
+        era,
         perRequest: era === 'modern',
       }),
   });
