@@ -12,6 +12,5 @@ export {
   type TokenBroker,
 } from './broker.js';
 export { FileTokenStore, TokenStoreError, type TokenSummary } from './fileTokenStore.js';
-export { MemoryTokenBroker } from './memoryBroker.js';
 export { defaultTokenStorePath } from './storePath.js';
 export { looksLikeToken, mintToken, TOKEN_PREFIX, tokenFingerprint } from './token.js';

@@ -40,6 +40,8 @@ export interface AppOptions {
   announceBoard?: boolean;
   /** false: an app that serves no MCP (one-shot commands run tools only), so the SDK is not loaded. */
   mcp?: boolean;
+  /** What the server adds beside its root's tools, resources and prompts (the tests' conformance fixtures). */
+  extras?: ServerExtras;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
@@ -53,23 +55,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (!config.federation) single = board;
     return board;
   };
-  // Loaded only when used: a bench's children (the SDK client among them), the conformance fixtures.
+  // Loaded only when used: a bench's children (the SDK client among them).
   const bench = config.federation
     ? (await import('./bench.js')).loadBench(config.federation, safety, openBoard)
     : undefined;
-  const fixtures = config.conformanceFixtures ? await import('../mcp/conformance.js') : undefined;
   const mcp = options.mcp === false ? undefined : await import('../mcp/server.js');
   const root: Subsystem = bench ? bench.root : boardSubsystem('jumperless', config.device, safety, openBoard);
   const audit = config.audit ? fileAuditSink(config.audit) : undefined;
+  const extras = options.extras ?? {};
   const own: ServerExtras = {
-    ...(fixtures
-      ? {
-          tools: fixtures.conformanceTools,
-          templates: fixtures.conformanceTemplates,
-          prompts: fixtures.conformancePrompts,
-        }
-      : {}),
-    resources: [...(bench ? [bench.health] : []), ...(fixtures ? fixtures.conformanceResources : [])],
+    ...extras,
+    resources: [...(bench ? [bench.health] : []), ...(extras.resources ?? [])],
   };
   let dispatcher: Dispatcher;
   try {

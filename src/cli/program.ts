@@ -3,6 +3,7 @@
  * the virtual board; `start` for a person at a terminal; `sim` for the virtual board alone.
  */
 import { Command } from 'commander';
+import type { ServerExtras } from '../core/dispatcher.js';
 import { PACKAGE_VERSION } from '../core/version.js';
 import type { Flags } from './config.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
@@ -26,7 +27,6 @@ const program = new Command()
   .option('--audit <file>', 'append one JSON line per tool call to this file')
   .option('--max-volts <volts>', 'highest supply voltage tools may set (<= 8)')
   .option('--min-volts <volts>', 'lowest supply voltage tools may set (>= -8)')
-  .option('--conformance-fixtures', 'add the MCP conformance suite test tools, resources and prompts')
   .option(
     '--config <file>',
     'serve a federation: the boards and MCP servers a JSON config names, behind one endpoint',
@@ -55,11 +55,11 @@ const program = new Command()
     const { runHttp, runStdio } = await import('./serve.js');
     const config = resolveConfig(flags);
     if (config.http) {
-      const { http } = await runHttp(config);
+      const { http } = await runHttp(config, { extras });
       const what = config.federation ? `federation: ${config.federation}` : `board: ${config.device}`;
       process.stderr.write(`jumperless-mcp: serving ${http.url} (${what})\n`);
     } else {
-      await runStdio(config);
+      await runStdio(config, extras);
     }
   });
 
@@ -279,7 +279,11 @@ program
 program.addCommand(tokensCommand());
 program.helpCommand('help [command]', 'show the help of jumperless-mcp or of one of its commands');
 
-export async function runProgram(): Promise<void> {
+/** What a server adds beside its root's tools (an embedding's own, e.g. the tests' fixtures). */
+let extras: ServerExtras | undefined;
+
+export async function runProgram(own?: ServerExtras): Promise<void> {
+  extras = own;
   await program.parseAsync().catch((error: unknown) => {
     process.stderr.write(`jumperless-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

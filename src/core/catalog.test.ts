@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../tools/index.js';
+import { TOOLSET_NAMES, TOOLSETS, toolsetOf } from '../tools/toolsets.js';
 import { CAPABILITIES } from './capabilities.js';
 import { createDispatcher } from './dispatcher.js';
 import { runTool } from './runTool.js';
@@ -32,12 +33,17 @@ function sortedJson(value: unknown): string {
 }
 
 describe('catalog', () => {
-  it('has tools, in groups none of which is empty', () => {
+  it('has tools, in groups none of which is empty: every group a toolset names holds a tool, every tool is in one', () => {
     expect(catalog.length).toBeGreaterThan(0);
-    const groups = new Map<string, number>();
-    for (const tool of catalog) groups.set(tool.group, (groups.get(tool.group) ?? 0) + 1);
-    for (const [group, count] of groups) expect(count, group).toBeGreaterThan(0);
-    expect([...groups.keys()].every((g) => /^[a-z][a-z0-9_]*$/.test(g))).toBe(true);
+    const toolsIn = (group: string) => catalog.filter((tool) => tool.group === group).length;
+    for (const name of TOOLSET_NAMES) {
+      for (const group of TOOLSETS[name].groups)
+        expect(toolsIn(group), `${name}: ${group}`).toBeGreaterThan(0);
+    }
+    for (const tool of catalog) {
+      expect(tool.group, tool.name).toMatch(/^[a-z][a-z0-9_]*$/);
+      expect(toolsetOf(tool.group), `${tool.name} (group ${tool.group}) is in no toolset`).toBeDefined();
+    }
   });
 
   it('names tools uniquely, snake_case, at most 40 characters (room for mcp__<server>__ within 64)', () => {

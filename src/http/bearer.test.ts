@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTokenBroker, mintToken } from '../auth/index.js';
+import { MemoryTokenBroker } from '../../test/support/memoryBroker.js';
+import { mintToken } from '../auth/index.js';
 import { ANONYMOUS_CAPABILITIES } from '../core/capabilities.js';
 import { authenticate, parseAuthorization } from './bearer.js';
 import { authInfoOf, httpCaller } from './caller.js';

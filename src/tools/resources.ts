@@ -13,9 +13,6 @@ import { renderBoardPicture } from './boardPicture.js';
 import { withOverlaySummaries } from './boardState.js';
 import { type BoardSnapshot, readSnapshot } from './snapshot.js';
 
-export type { BoardSnapshot } from './snapshot.js';
-export { readSnapshot as readBoardSnapshot } from './snapshot.js';
-
 /** The state as the firmware reports it, plus every bridge with whether it is routed. */
 export function renderStateJson(snapshot: BoardSnapshot): string {
   return JSON.stringify({ ...withOverlaySummaries(snapshot.state), bridges: snapshot.bridges }, null, 2);

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { isSavableSlot, type SlotData, slotPath } from '../board/slots.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
-import { differences, IMAGE_REQUIRES, listed, planTarget, putTarget, targetOfSlot } from './boardImage.js';
 import { readRam, readSlotLook } from './boardState.js';
+import { differences, listed, planTarget, putTarget, RESTORE_REQUIRES, targetOfSlot } from './restorePlan.js';
 import type { SafetyPolicy } from './safety.js';
 import { parseSlotText, saveActive, slotField } from './slotFile.js';
 import { defineDeviceTool } from './tool.js';
@@ -89,7 +89,7 @@ export const slotSwitch = defineDeviceTool({
   group: 'slots',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['switch_slot', ...IMAGE_REQUIRES],
+  requires: ['switch_slot', ...RESTORE_REQUIRES],
   timeoutMs: 60_000,
   input: z.object({
     slot: slotField,
@@ -146,7 +146,7 @@ export const slotDiscard = defineDeviceTool({
   group: 'slots',
   kind: 'destructive',
   capability: 'jumperless.wire',
-  requires: IMAGE_REQUIRES,
+  requires: RESTORE_REQUIRES,
   timeoutMs: 60_000,
   input: z.object({}),
   output: z.object({

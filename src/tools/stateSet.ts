@@ -11,12 +11,12 @@
  * set before the wiring that carries it, so that nothing sees the old voltage.
  */
 import { z } from 'zod';
+import { pairKey } from '../board/connections.js';
 import { MAX_BRIDGES, MAX_NODES_PER_NET } from '../board/limits.js';
 import { BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } from '../board/nodes.js';
 import { parseState } from '../board/state.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
-import { pairKey } from './boardImage.js';
 import {
   canonicalNode,
   driveHazards,

@@ -6,17 +6,17 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { parseRam, RAM_REQUIRES, type RamState, readRam } from './boardState.js';
+import { py } from './py.js';
 import {
   differences,
-  IMAGE_REQUIRES,
   listed,
   planTarget,
   putTarget,
+  RESTORE_REQUIRES,
   type Target,
   targetOfRam,
-} from './boardImage.js';
-import { parseRam, RAM_REQUIRES, type RamState, readRam } from './boardState.js';
-import { py } from './py.js';
+} from './restorePlan.js';
 import { defineDeviceTool } from './tool.js';
 
 /** A snapshot, kept host-side per board (a state is 10-20 KB: too much for the board's RAM). */
@@ -91,7 +91,7 @@ export const stateUndo = defineDeviceTool({
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: IMAGE_REQUIRES,
+  requires: RESTORE_REQUIRES,
   timeoutMs: 60_000,
   input: z.object({ snapshot_id: z.number().int().min(1).optional() }),
   output: z.object({

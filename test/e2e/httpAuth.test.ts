@@ -16,17 +16,18 @@ import {
   BrokerLookupError,
   BrokerNotConfiguredError,
   FileTokenStore,
-  MemoryTokenBroker,
   mintToken,
 } from '../../src/auth/index.js';
+import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
-import { type App, buildApp } from '../../src/cli/serve.js';
 import { ANONYMOUS_CAPABILITIES, CAPABILITIES } from '../../src/core/capabilities.js';
 import { createDispatcher } from '../../src/core/dispatcher.js';
 import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type HttpAuthOptions, type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { conformanceExtras } from '../fixtures/conformance/fixtures.js';
+import { MemoryTokenBroker } from '../support/memoryBroker.js';
 import { slowReadTool } from '../support/slowTool.js';
 import { bearer, INIT, openSession, type Reply, send } from './httpReplies.js';
 
@@ -63,7 +64,7 @@ async function serve(auth: HttpAuthOptions | undefined, extra: { origins?: strin
 }
 
 beforeAll(async () => {
-  app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim', conformanceFixtures: true });
+  app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim' }, { extras: conformanceExtras });
   broker.add(READER, { callerId: 'token:reader', capabilities: ['jumperless.read'] });
   broker.add(EXEC, { callerId: 'token:exec', capabilities: ['jumperless.read', 'jumperless.exec'] });
   broker.add(EXPIRING, {
@@ -546,6 +547,9 @@ function statusWithHost(url: string, host: string, headers: Record<string, strin
   });
 }
 
+/** The CLI with the conformance fixtures beside the board's tools. */
+const FIXTURES_CLI = 'test/fixtures/conformance/cli.ts';
+
 describe('binding off loopback (the real CLI)', () => {
   const ROOT = resolve(import.meta.dirname, '..', '..');
   let dir: string;
@@ -554,8 +558,8 @@ describe('binding off loopback (the real CLI)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  function cli(args: string[], tokens: string) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  function cli(args: string[], tokens: string, entry = 'src/cli/main.ts') {
+    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: dir, JUMPERLESS_MCP_TOKENS: tokens },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -578,7 +582,7 @@ describe('binding off loopback (the real CLI)', () => {
   it('starts with a token; then every caller needs a bearer', async () => {
     const path = join(dir, 'tokens.json');
     const { token } = await new FileTokenStore(path).create({ capabilities: ['jumperless.read'] });
-    const run = cli(['--sim', '--http', '0.0.0.0:0', '--conformance-fixtures'], path);
+    const run = cli(['--sim', '--http', '0.0.0.0:0'], path, FIXTURES_CLI);
     try {
       await expect
         .poll(() => /serving http:\/\/0\.0\.0\.0:\d+/.test(run.stderr()), { timeout: 20_000 })

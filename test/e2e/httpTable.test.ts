@@ -6,14 +6,15 @@
  */
 import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrokerLookupError, MemoryTokenBroker, mintToken } from '../../src/auth/index.js';
+import { BrokerLookupError, mintToken } from '../../src/auth/index.js';
+import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
-import { type App, buildApp } from '../../src/cli/serve.js';
 import { createDispatcher } from '../../src/core/dispatcher.js';
 import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { MemoryTokenBroker } from '../support/memoryBroker.js';
 import { slowReadTool } from '../support/slowTool.js';
 import { bearer, openSession, type Reply, send } from './httpReplies.js';
 import { MODERN } from './serverFixture.js';

@@ -13,15 +13,18 @@ import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
-import { buildServed, type Served } from '../../src/cli/serve.js';
 import { CAPABILITIES } from '../../src/core/capabilities.js';
 import { runTool } from '../../src/core/runTool.js';
 import { FrameClient } from '../../src/device/frameClient.js';
+import { conformanceExtras } from '../fixtures/conformance/fixtures.js';
 import { serveHttpCli } from '../support/cliHttp.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const MAIN = 'src/cli/main.ts';
+/** The CLI with the conformance fixtures beside the board's tools (the single-board cases call them). */
+const FIXTURES_CLI = 'test/fixtures/conformance/cli.ts';
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
 const MAX_VOLTS = '3.3';
 
@@ -78,14 +81,15 @@ const federated: Case[] = [
 ];
 
 /** A CLI child serving HTTP and the socket, with the URL it printed. */
-const startServing = (args: string[], socket: string) => serveHttpCli([...args, '--socket', socket], ENV);
+const startServing = (entry: string, args: string[], socket: string) =>
+  serveHttpCli([...args, '--socket', socket], ENV, entry);
 
-async function stdioClient(args: string[]): Promise<Client> {
+async function stdioClient(entry: string, args: string[]): Promise<Client> {
   const client = new Client({ name: 'parity-stdio', version: '0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [...CLI, ...args],
+      args: ['--import', 'tsx', entry, ...args],
       cwd: ROOT,
       env: ENV,
       stderr: 'ignore',
@@ -119,7 +123,7 @@ describe.each([
   const socketPath = join(dir, 'p.sock');
   const stdioSocketPath = join(dir, 's.sock');
   let args: string[];
-  let direct: Served;
+  let direct: App;
   let serving: { child: ChildProcess; url: string };
   let socket: FrameClient;
   let stdioSocket: FrameClient;
@@ -134,15 +138,15 @@ describe.each([
       );
       args = ['--config', join(dir, file), '--max-volts', MAX_VOLTS];
     } else {
-      args = ['--sim', '--conformance-fixtures', '--max-volts', MAX_VOLTS];
+      args = ['--sim', '--max-volts', MAX_VOLTS];
     }
     const config = file
       ? { ...DEFAULT_CONFIG, federation: join(dir, file), maxVolts: Number(MAX_VOLTS) }
-      : { ...DEFAULT_CONFIG, device: 'sim', conformanceFixtures: true, maxVolts: Number(MAX_VOLTS) };
+      : { ...DEFAULT_CONFIG, device: 'sim', maxVolts: Number(MAX_VOLTS) };
     [direct, serving, stdio] = await Promise.all([
-      buildServed(config),
-      startServing(args, socketPath),
-      stdioClient([...args, '--socket', stdioSocketPath]),
+      buildApp(config, file ? {} : { extras: conformanceExtras }),
+      startServing(file ? MAIN : FIXTURES_CLI, args, socketPath),
+      stdioClient(file ? MAIN : FIXTURES_CLI, [...args, '--socket', stdioSocketPath]),
     ]);
     await direct.ready();
     [socket, stdioSocket] = await Promise.all([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BrokerLookupError, checkBearer } from './broker.js';
+import { BrokerLookupError, checkBearer } from '../../src/auth/broker.js';
+import { mintToken } from '../../src/auth/token.js';
 import { MemoryTokenBroker } from './memoryBroker.js';
-import { mintToken } from './token.js';
 
 describe('MemoryTokenBroker', () => {
   it('goes valid -> revoked, keeping the reason', async () => {

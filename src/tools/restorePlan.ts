@@ -1,6 +1,7 @@
 /**
- * A whole board state as the slot and state tools restore it and compare with it: what a slot file
- * holds, or a host-side snapshot. The firmware has no call that loads a slot (switch_slot only
+ * The plan to restore a whole board state, as the slot and state tools restore it and compare with
+ * it: a target (what a slot file holds, or a host-side snapshot), how it differs from the board,
+ * and the jobs that put it there. The firmware has no call that loads a slot (switch_slot only
  * renumbers, JumperlessMicroPythonAPI.cpp:1559-1585) and its set_state drops duplicates, names and
  * colours (JsonState.cpp:473-567), so a target is put on the board call by call: one job clears,
  * makes every bridge with its duplicates, the supplies, names and colours, sets GPIO through
@@ -10,10 +11,10 @@
  * text twice (the code received, the string compiled from it) next to the bridges and names, more
  * than the 58 KB a board without PSRAM has free.
  */
-import { Connections } from '../board/connections.js';
+import { Connections, pairKey } from '../board/connections.js';
 import { shortName } from '../board/nodes.js';
-import type { SlotData, SlotOverlay, SlotPower } from '../board/slots.js';
-import type { GpioPullName } from '../board/state.js';
+import type { SlotData, SlotPower } from '../board/slots.js';
+import type { GpioPullName, OverlayInput } from '../board/state.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import {
@@ -30,7 +31,7 @@ import type { PythonPart } from './pythonParts.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
 
 /** Firmware functions `putTarget` (and its read-back) use. */
-export const IMAGE_REQUIRES = [
+export const RESTORE_REQUIRES = [
   'nodes_clear',
   'connect',
   'dac_set',
@@ -44,8 +45,8 @@ export const IMAGE_REQUIRES = [
 ] as const;
 
 /** Board-side helpers, inside `_jlt` (`net_looks` reads back with the RAM part's `ram`). */
-export const boardImagePython: PythonPart = {
-  name: 'boardImage',
+export const restorePlanPython: PythonPart = {
+  name: 'restorePlan',
   source: `
 def image_put(s, br, pw, nm, co, st):
     if s is not None:
@@ -95,7 +96,7 @@ export interface Target {
   readonly gpio: readonly PinSetting[];
   /** Pins whose PWM the file has enabled (their pads are not compared). */
   readonly pwmPins: ReadonlySet<number>;
-  readonly overlays: readonly SlotOverlay[];
+  readonly overlays: readonly OverlayInput[];
   /** A slot file names only nets of two or more nodes; a snapshot knows every net's name. */
   readonly namesOfAllNets: boolean;
 }
@@ -152,7 +153,6 @@ export function targetOfRam(ram: RamState): Target {
   };
 }
 
-export const pairKey = (a: number, b: number): string => (a < b ? `${a}-${b}` : `${b}-${a}`);
 const bridgeName = (a: number, b: number): string => `${shortName(a)}-${shortName(b)}`;
 const POWER_FIELDS = [
   ['topRail', 'top_rail'],
@@ -162,7 +162,7 @@ const POWER_FIELDS = [
 ] as const;
 /** Slot files keep two decimals, get_state prints three. */
 const POWER_TOLERANCE = 0.006;
-const overlayKey = (o: SlotOverlay): string =>
+const overlayKey = (o: OverlayInput): string =>
   `${o.name}@${o.row},${o.col} ${o.width}x${o.height}:${Array.from({ length: o.width * o.height }, (_, i) => ((o.colors[i] ?? 0) & 0xffffff).toString(16)).join(',')}`;
 
 /** How the board differs from the target, one sentence each (board first, then the target). */
@@ -305,7 +305,7 @@ function gpioDocument(gpio: readonly PinSetting[]): string {
  * does for each entry: 300 colours are 2.4 KB of code, where a document of eight is 22 KB. Returns
  * the names the board refused (no free slot, a bad size or position).
  */
-export async function putOverlays(board: BoardClient, overlays: readonly SlotOverlay[]): Promise<string[]> {
+export async function putOverlays(board: BoardClient, overlays: readonly OverlayInput[]): Promise<string[]> {
   const refused: string[] = [];
   for (const o of overlays) {
     const colors = Array.from({ length: o.width * o.height }, (_, i) => (o.colors[i] ?? 0) & 0xffffff);

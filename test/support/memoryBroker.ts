@@ -1,11 +1,11 @@
 /**
- * An in-memory TokenBroker for tests of the transports: tokens added by hand, revocable, with
+ * Test support: an in-memory TokenBroker for tests of the transports: tokens added by hand, revocable, with
  * an injectable clock and a hook that makes the next lookups fail like a broken store.
  */
 
-import { normalizeCapabilities } from '../core/capabilities.js';
-import type { BearerIdentity, BearerResolution, BrokerError, TokenBroker } from './broker.js';
-import { hashToken, sameHash } from './token.js';
+import type { BearerIdentity, BearerResolution, BrokerError, TokenBroker } from '../../src/auth/broker.js';
+import { hashToken, sameHash } from '../../src/auth/token.js';
+import { normalizeCapabilities } from '../../src/core/capabilities.js';
 
 interface Entry {
   hash: Buffer;
