@@ -2,9 +2,10 @@
  * The one builder (issue 11 "one app"): a server is a root subsystem behind the dispatch core.
  * One board is a root of its own with plain names; a bench (`--config bench.json`) is an
  * aggregator of its children with dotted names in the wire format. Tools, resources, prompts,
- * completions and link-event logs come from the root either way. The server answers at once: one
- * board opens meanwhile and its calls wait for it (when it cannot be opened, the server says why
- * and a call tries again); a bench's children appear as they connect (`tools/list_changed`).
+ * completions and link-event logs come from the root either way. The server answers at once and
+ * opens no board before a call needs it (a copy of a stdio server started only to learn its
+ * protocol version must not touch the board); a bench's remote children appear as they connect
+ * (`tools/list_changed`).
  */
 import { existsSync } from 'node:fs';
 import { fileAuditSink } from '../core/audit.js';
@@ -30,7 +31,7 @@ export interface App {
   readonly board: ServedBoard | undefined;
   /** A server for a connection or request of `era`; `perRequest`: for one 2026-07-28 HTTP request (it follows no changes). */
   createServer(caller: CallerOf, options: { era: Era; perRequest?: boolean }): McpServerHandle;
-  /** Resolves once the board, or every child of a bench, has connected or failed once. */
+  /** Resolves once every remote child of a bench has connected or failed once (at once for a board). */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
@@ -87,21 +88,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await audit?.close();
     throw error;
   }
-  let closing = false;
   const close = async () => {
-    closing = true;
     dispatcher.close();
     await root.disconnect();
     await audit?.close();
   };
-  // The server answers while its board opens (a virtual board boots for a quarter of a second):
-  // a call made meanwhile waits for it. A board that is not there yet (unplugged, still booting)
-  // does not stop the server: the first call opens it again, and says why when it cannot.
-  const connecting = root.connect().catch((error: unknown) => {
-    // A bench tells of each child; a server stopped while its board opened has nothing to tell.
-    if (bench || closing) return;
-    log(`${config.device}: ${error instanceof Error ? error.message : String(error)}; a call will try again`);
-  });
+  // A board opens nothing here (its first call opens it); a bench connects its remote children,
+  // each telling on its own when it cannot, and retrying by itself.
+  const connecting = root.connect().catch(() => {});
   const listMode = config.listMode ?? bench?.file.listMode;
   return {
     dispatcher,

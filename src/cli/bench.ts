@@ -58,10 +58,7 @@ function subsystemOf(
   const common = { name: child.name, ...(child.ring ? { ring: child.ring } : {}) };
   switch (child.type) {
     case 'jumperless':
-      return boardSubsystem(child.name, child.device, safety, open, {
-        ...(child.ring ? { ring: child.ring } : {}),
-        inBench: true,
-      });
+      return boardSubsystem(child.name, child.device, safety, open, child.ring ? { ring: child.ring } : {});
     case 'stdio':
       return new McpChild({
         ...common,

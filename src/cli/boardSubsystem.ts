@@ -11,7 +11,7 @@ export function boardSubsystem(
   device: string,
   safety: SafetyPolicy,
   open: (device: string) => Promise<ServedBoard>,
-  options: { ring?: string; inBench?: boolean } = {},
+  options: { ring?: string } = {},
 ): ToolSubsystem {
   return new ToolSubsystem({
     name,
@@ -22,13 +22,10 @@ export function boardSubsystem(
     resources: boardResourcesFor,
     board: {
       device,
-      // A bench's virtual boards boot at their first call: fifty VMs would cost a GB before any use.
-      openOnFirstUse: options.inBench === true && device.startsWith('sim'),
       open: async (): Promise<OpenedBoard> => {
         const board = await open(device);
         return {
           board: board.client,
-          ready: () => board.ready(),
           health: () => board.session?.health(),
           onLog: (listener) =>
             board.onEvent((event) => {

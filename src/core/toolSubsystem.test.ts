@@ -13,7 +13,6 @@ async function opened(): Promise<OpenedBoard> {
   const board = await openBoard('sim');
   return {
     board: board.client,
-    ready: () => board.session.connect(),
     health: () => board.session.health(),
     onLog: (listener) =>
       board.session.onEvent((event) => {
@@ -43,7 +42,7 @@ describe('a board catalog as a subsystem', () => {
     await board.disconnect();
   });
 
-  it('offers its catalog before it is connected, is down and answers unavailable', async () => {
+  it('offers its catalog before it is started, is down and answers unavailable', async () => {
     expect(board.tools().map((t) => t.name)).toEqual(catalog.map((t) => t.name));
     expect(board.resources().map((r) => r.uri)).toContain('jumperless://board/state');
     expect(board.prompts()).toEqual([]);
@@ -56,8 +55,10 @@ describe('a board catalog as a subsystem', () => {
     await expect(board.invoke('power_get', {}, context())).rejects.toMatchObject({ code: 'unavailable' });
   });
 
-  it('offers the whole catalog, each tool with its capability (python_exec, too, is listed now)', async () => {
+  it('opens nothing when started: the board opens at the first call that needs it', async () => {
     await board.connect();
+    expect(opens).toBe(0);
+    expect(board.health()).toMatchObject({ status: 'ok', opens: 'at the first call' });
     const tools = board.tools();
     expect(tools.map((t) => t.name)).toEqual(catalog.map((t) => t.name));
     expect(tools.find((t) => t.name === 'python_exec')).toMatchObject({
@@ -68,6 +69,8 @@ describe('a board catalog as a subsystem', () => {
       hidden: false,
       capability: 'jumperless.power',
     });
+    expect((await board.invoke('power_get', {}, context())).structuredContent).toHaveProperty('dac0_volts');
+    expect(opens).toBe(1);
     expect(board.health()).toMatchObject({ status: 'ok', session: { state: 'ready', connected: true } });
   });
 
@@ -91,13 +94,14 @@ describe('a board catalog as a subsystem', () => {
     expect(board.health().status).toBe('down');
     await expect(board.invoke('power_get', {}, context())).rejects.toMatchObject({ code: 'unavailable' });
     await board.connect();
-    expect(opens).toBe(2);
+    expect(opens).toBe(1);
     expect((await board.invoke('power_get', {}, context())).structuredContent).toMatchObject({
       dac1_volts: 0,
     });
+    expect(opens).toBe(2);
   });
 
-  it('fails to connect when the board cannot be opened, and tries again next time', async () => {
+  it('answers unavailable, saying why, when the board cannot be opened, and tries again at the next call', async () => {
     let tries = 0;
     const broken = new ToolSubsystem({
       name: 'jumperless-b',
@@ -111,9 +115,16 @@ describe('a board catalog as a subsystem', () => {
         },
       },
     });
-    await expect(broken.connect()).rejects.toThrow('no such port');
-    await expect(broken.connect()).rejects.toThrow('no such port');
+    await broken.connect();
+    expect(tries).toBe(0);
+    for (let i = 0; i < 2; i++) {
+      await expect(broken.invoke('power_get', {}, context())).rejects.toMatchObject({
+        code: 'unavailable',
+        message: expect.stringMatching(/no such port/),
+      });
+    }
     expect(tries).toBe(2);
+    expect(broken.health()).toMatchObject({ status: 'down', detail: expect.stringMatching(/no such port/) });
     expect(
       () =>
         new ToolSubsystem({

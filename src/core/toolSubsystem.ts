@@ -5,11 +5,13 @@
  * board, the limits), checks the result against the output schema and renders it.
  *
  * A board's catalog is bound to the board by how to open it: its tools are listed before the board
- * opens (a server answers at once), and the board opens at `connect`, or at the first call for a
- * bench's virtual boards; a call made meanwhile waits for it. The session reconnects a lost link by
- * itself, so the board never reports `down`; while it is away its calls fail with the device's
- * `disconnected` error, health says so, and what happened to the link is told as log events. A
- * catalog without a board (the server's own tools, fixtures) runs device tools as `not_found`.
+ * opens, and the board opens at the first call or read that needs it, never before (issue 22: a
+ * client may start a copy of a stdio server only to learn its protocol version, and that copy must
+ * not open, lock or take over the board); calls made while it opens wait for it. The session
+ * reconnects a lost link by itself, so the board never reports `down`; while it is away its calls
+ * fail with the device's `disconnected` error, health says so, and what happened to the link is told
+ * as log events. A catalog without a board (the server's own tools, fixtures) runs device tools as
+ * `not_found`.
  */
 import { z } from 'zod';
 import type { Board } from '../device/board.js';
@@ -32,9 +34,8 @@ import {
 
 /** A board once opened: the board tools use, and what the subsystem needs to run it. */
 export interface OpenedBoard {
+  /** Its jobs connect the link when they first run, and fail with the device's error when they cannot. */
   board: Board;
-  /** Reaches a clean raw-REPL prompt (or the process that holds the port); rejects when no board answers. */
-  ready(): Promise<unknown>;
   /** The session's health while this process holds the port; undefined while it works through another. */
   health(): SessionHealth | undefined;
   /** What happened to the link, as lines for the people at the clients. */
@@ -48,11 +49,6 @@ export interface BoardSource {
   device: string;
   /** Opens the board (a serial port, a TCP link, a fresh virtual board, the process holding it). */
   open(): Promise<OpenedBoard>;
-  /**
-   * Open at the first call instead of at connect: for virtual boards in a bench, each of which is a
-   * MicroPython VM in a thread of its own (tens of MB), so fifty cost nothing until used.
-   */
-  openOnFirstUse?: boolean;
 }
 
 export interface ToolSubsystemOptions {
@@ -93,6 +89,8 @@ export class ToolSubsystem implements Subsystem {
   private stopLogs: (() => void) | undefined;
   /** Between connect and disconnect: a call may open the board (again, after a failed open). */
   private started = false;
+  /** Why the last open failed, until one succeeds. */
+  private openError: string | undefined;
   /** Bumped by disconnect, so an open that finishes after it is closed at once. */
   private epoch = 0;
 
@@ -116,11 +114,9 @@ export class ToolSubsystem implements Subsystem {
     this.ownResources = options.resources?.(() => this.board()) ?? [];
   }
 
+  /** Nothing is opened here: the board opens when a call first needs it. */
   async connect(): Promise<void> {
     this.started = true;
-    if (!this.source || this.source.openOnFirstUse) return;
-    const opened = await this.open();
-    await opened.ready();
   }
 
   async disconnect(): Promise<void> {
@@ -162,10 +158,12 @@ export class ToolSubsystem implements Subsystem {
     const source = this.source;
     if (!source) return { name: this.name, status: 'ok' };
     const base = { name: this.name, device: source.device, ...(this.ring ? { ring: this.ring } : {}) };
-    if (!this.opened && this.started && source.openOnFirstUse && !this.opening) {
-      return { ...base, status: 'ok', opens: 'at the first call' };
+    if (!this.started) return { ...base, status: 'down', detail: 'not started' };
+    if (!this.opened) {
+      if (this.openError)
+        return { ...base, status: 'down', detail: `cannot open the board: ${this.openError}` };
+      return { ...base, status: 'ok', opens: this.opening ? 'now' : 'at the first call' };
     }
-    if (!this.opened) return { ...base, status: 'down', detail: 'the board is not open' };
     const session = this.opened.health();
     // Worked through the process that holds the port: that process's health resource tells more.
     if (!session) return { ...base, status: 'ok', sharing: 'client' };
@@ -213,6 +211,7 @@ export class ToolSubsystem implements Subsystem {
           await opened.close().catch(() => {});
           throw new Error('the board was closed while it opened');
         }
+        this.openError = undefined;
         this.opened = opened;
         this.stopLogs = opened.onLog((level, text) => {
           for (const listener of this.listeners) listener({ type: 'log', level, text });
@@ -220,8 +219,10 @@ export class ToolSubsystem implements Subsystem {
         return opened;
       });
       this.opening = opening;
-      opening.catch(() => {
-        if (this.opening === opening) this.opening = undefined;
+      opening.catch((error: unknown) => {
+        if (this.opening !== opening) return;
+        this.opening = undefined;
+        this.openError = error instanceof Error ? error.message : String(error);
       });
     }
     return this.opening;
