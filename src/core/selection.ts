@@ -54,11 +54,17 @@ export function createSelection(options: SelectionOptions = {}): Selection {
         : TOOLSET_NAMES,
   );
   const names = (entry: ToolEntry) => [entry.definition.name, entry.internal];
+  // An entry's group never changes: its toolset is looked up once.
+  const toolsets = new WeakMap<ToolEntry, Toolset | undefined>();
   const whyOff = (entry: ToolEntry): string | undefined => {
     if (names(entry).some((name) => excluded.has(name))) return 'excluded by the operator';
     if (options.readOnly && entry.kind !== 'read' && !entry.own) return 'the server is read-only';
     if (names(entry).some((name) => named.has(name))) return undefined;
-    const toolset = toolsetOf(entry.group);
+    let toolset = toolsets.get(entry);
+    if (toolset === undefined && !toolsets.has(entry)) {
+      toolset = toolsetOf(entry.group);
+      toolsets.set(entry, toolset);
+    }
     if (toolset === undefined || on.has(toolset)) return undefined;
     return `in toolset ${toolset}, which is off: toolset_enable turns it on`;
   };

@@ -1,11 +1,13 @@
 /**
- * Another jumperless-mcp (or any ATD server) over its native socket (DESIGN.md §4 Protocol,
- * dispatch notes §2.1) as a subsystem. The socket client lives above federation, so the CLI hands
- * in how to open a connection (`FrameClient.connect`). One connection holds the catalog and
- * tells when the server goes; calls take a connection of their own from a small pool, because a
- * connection runs one request at a time, and a cancel hangs that connection up (the server then
- * stops the call). Results come back as the structured object the server's MCP side renders, and
- * are rendered the same way here; tool failures become ToolErrors, refusals RpcErrors.
+ * An ATD server over its native socket (DESIGN.md §4 Protocol, dispatch notes §2.1) as a bench
+ * child, as mcpChild.ts is an MCP server: a remote server with the aggregator's failure model, not
+ * a way to a board (a board another process holds is reached by the board-share protocol,
+ * device/share/; a bench names such a board as a `jumperless` child). The CLI hands in how to open
+ * a connection (`FrameClient.connect`). One connection holds the catalog and tells when the server
+ * goes; calls take a connection of their own from a small pool, because a connection runs one
+ * request at a time, and a cancel hangs that connection up (the server then stops the call).
+ * Results come back as the structured object the server's MCP side renders, and are rendered the
+ * same way here; tool failures become ToolErrors, refusals RpcErrors.
  */
 import { z } from 'zod';
 import { CAPABILITIES, type Capability } from '../core/capabilities.js';

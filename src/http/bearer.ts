@@ -82,13 +82,7 @@ export async function authenticate(
           'www-authenticate': 'Bearer',
         });
       }
-      return {
-        ok: true,
-        caller: {
-          id: undefined,
-          capabilities: intersectCapabilities(options.anonymous ?? ANONYMOUS_CAPABILITIES, allowList).granted,
-        },
-      };
+      return { ok: true, caller: { id: undefined, capabilities: anonymousSet(options, allowList) } };
     case 'empty':
       return refuse(400, 'Bad Request: the bearer token is empty', {
         'www-authenticate': 'Bearer error="invalid_request", error_description="empty bearer"',
@@ -170,4 +164,15 @@ function refuse(status: number, message: string, headers?: Record<string, string
 
 function logToStderr(line: string): void {
   process.stderr.write(`jumperless-mcp: http: ${line}\n`);
+}
+
+/** What an anonymous caller gets under these options, worked out once per options object (a server's). */
+const anonymousSets = new WeakMap<object, string[]>();
+function anonymousSet(options: BearerGateOptions, allowList: readonly string[]): string[] {
+  let set = anonymousSets.get(options);
+  if (!set) {
+    set = intersectCapabilities(options.anonymous ?? ANONYMOUS_CAPABILITIES, allowList).granted;
+    anonymousSets.set(options, set);
+  }
+  return [...set];
 }
