@@ -20,7 +20,7 @@ export interface LocalBoard {
 }
 
 export interface SharedBoardOptions {
-  /** The board's identity (src/share/path.ts) and the socket its owner listens on. */
+  /** The board's identity (share/path.ts) and the socket its owner listens on. */
   id: string;
   path: string;
   /** What the user asked for (`/dev/ttyACM0`, `auto`), for health. */
