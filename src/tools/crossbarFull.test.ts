@@ -9,7 +9,8 @@ import { fillCrossbarPython } from '../../test/support/crossbarFill.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { NO_LANES_COLOR } from './boardPicture.js';
 import { connect } from './connections.js';
-import { boardResources, readBoardSnapshot, renderBoardPng } from './resources.js';
+import { boardResources, renderBoardPng } from './resources.js';
+import { readSnapshot } from './snapshot.js';
 import { stateSet } from './stateSet.js';
 import { wokwiImport } from './wokwi.js';
 
@@ -113,10 +114,10 @@ describe('a full crossbar', () => {
 
   it('the picture draws the unrouted bridge in the no-lanes colour, and none without it', async () => {
     const [a, b] = missing;
-    const without = renderBoardPng(await readBoardSnapshot(h.client));
+    const without = renderBoardPng(await readSnapshot(h.client));
     expect(countColor(without, NO_LANES_COLOR)).toBe(0);
     await h.python(`connect(${a}, ${b})`);
-    const snapshot = await readBoardSnapshot(h.client);
+    const snapshot = await readSnapshot(h.client);
     expect(snapshot.bridges.filter((x) => x.route === 'no_free_lanes')).toHaveLength(1);
     expect(countColor(renderBoardPng(snapshot), NO_LANES_COLOR)).toBeGreaterThan(50);
   });

@@ -10,6 +10,7 @@
  * NetsToChipConnections.cpp:4478). Bridges in no net have no path at all. The simulator-only
  * `_sim_route_fail` still forces a pair unrouted, for tests that want one without filling the board.
  */
+import { pairKey } from '../../board/connections.js';
 import { nodeInfo, printName } from '../../board/nodes.js';
 import { asInt, asNode, lookupNode, truthy } from './args.js';
 import type { Hardware } from './hardware.js';
@@ -18,8 +19,6 @@ import { forcedFailures, type PathInfo, routingOf } from './routing.js';
 import type { FirmwareFunctions, FirmwareHost, Json } from './types.js';
 
 export type { PathInfo } from './routing.js';
-
-const pairKey = (a: number, b: number): string => (a < b ? `${a}-${b}` : `${b}-${a}`);
 
 /** True when a path dict of get_path_info / get_path_between says the router placed it. */
 export function pathRouted(p: Pick<PathInfo, 'chips' | 'x' | 'y'>): boolean {

@@ -7,6 +7,7 @@
  * Fake GPIO bridges (nodes 150-181) stand for nodes the firmware picks at routing time (an ADC, a
  * supply); they are kept routed here without taking lanes.
  */
+import { pairKey } from '../../board/connections.js';
 import { chipsOfNode } from '../../board/crossbar.js';
 import { BUFFER_IN, DAC0, nodeInfo } from '../../board/nodes.js';
 import { pathRecord, type Routing, routePaths, type UnroutedCause, usageOf } from '../../board/router.js';
@@ -37,8 +38,6 @@ export interface SimRouting {
   readonly routing: Routing;
   route(a: number, b: number): BridgeRoute | undefined;
 }
-
-const pairKey = (a: number, b: number): string => (a < b ? `${a}-${b}` : `${b}-${a}`);
 
 /** Pairs a test told the router to fail (simulator only: `_sim_route_fail`). */
 export const forcedFailures = new WeakMap<Hardware, Set<string>>();
