@@ -190,8 +190,8 @@ describe('connect', () => {
   });
 
   it('calls a bridge whose path found no crossbar lanes crossbar_full, though it keeps its net', async () => {
-    // The simulated router never runs out of lanes unless told to; its path then keeps lanes of -1,
-    // as the firmware leaves them (NetsToChipConnections.cpp:4478-4541).
+    // Forced here on an empty board (crossbarFull.test.ts fills the lanes for real); the path keeps
+    // lanes of -1, as the firmware leaves them (NetsToChipConnections.cpp:4478-4541).
     await routeFail(7, 8, true);
     try {
       const { result } = await h.run(connect, { pairs: [[7, 8]] });
