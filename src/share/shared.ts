@@ -8,6 +8,7 @@
  */
 import { DeviceError, isDeviceError } from '../device/errors.js';
 import type { DeviceSession, SessionEvent } from '../device/session.js';
+import { SocketPathError } from '../socket/socketPath.js';
 import type { BoardCallOptions, BoardClient, BoardHealth, BoardLease } from '../tools/boardClient.js';
 import { type BoardShareServer, serveBoard } from './owner.js';
 import { RemoteBoard } from './remote.js';
@@ -134,7 +135,11 @@ export class SharedBoard implements BoardClient {
         path: this.options.path,
         client: this.options.client,
         onLost: (reason) => this.ownerLost(remote, reason),
-      }).catch(() => undefined);
+      }).catch((error: unknown) => {
+        // A socket or folder another user could have planted is refused, never worked around.
+        if (error instanceof SocketPathError) throw error;
+        return undefined;
+      });
       if (remote) return this.become({ kind: 'client', remote });
       const local = await this.options.openLocal();
       try {
