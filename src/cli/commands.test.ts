@@ -160,6 +160,80 @@ describe('fs', () => {
   }, 120_000);
 });
 
+describe('fs put, whole or not at all', () => {
+  const local = (name: string, bytes: Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    return path;
+  };
+  /** The board file's bytes, or undefined when it is not there. */
+  const boardBytes = async (path: string): Promise<Buffer | undefined> => {
+    const back = join(dir, 'back.bin');
+    rmSync(back, { force: true });
+    if ((await runFs('get', [path, back], { device }, io())) !== 0) return undefined;
+    return readFileSync(back);
+  };
+
+  it('names the shell flag when the file exists', async () => {
+    const path = local('hint.txt', Buffer.from('hint'));
+    expect(await runFs('put', [path, '/hint.txt'], { device }, io())).toBe(0);
+    const again = io();
+    expect(await runFs('put', [path, '/hint.txt'], { device }, again)).toBe(1);
+    expect(again.err()).toMatch(/exists.*--overwrite/);
+    expect(again.err()).not.toMatch(/overwrite: true/);
+  }, 60_000);
+
+  it('keeps the old file whole when the board goes away in the middle of a put --overwrite', async () => {
+    const old = randomBytes(300 * 1024);
+    const fresh = randomBytes(300 * 1024);
+    expect(await runFs('put', [local('old.bin', old), '/whole.bin'], { device, overwrite: true }, io())).toBe(
+      0,
+    );
+    const put = io();
+    let pulled = false;
+    const stderr = {
+      write: (chunk: string) => {
+        // Past half of the new content (beyond what one file_write call takes): the cable goes,
+        // and comes back a moment later.
+        const done = /(\d+)\/307200/.exec(chunk);
+        if (!pulled && done && Number(done[1]) > 150 * 1024) {
+          pulled = true;
+          void board.faults.unplug().then(() => setTimeout(() => void board.faults.replug(), 300));
+        }
+        return put.stderr.write(chunk);
+      },
+    } as unknown as NodeJS.WritableStream;
+    const code = await runFs(
+      'put',
+      [local('new.bin', fresh), '/whole.bin'],
+      { device, overwrite: true },
+      {
+        stdout: put.stdout,
+        stderr,
+      },
+    );
+    expect(pulled).toBe(true);
+    expect(code).toBe(1);
+    expect(put.err()).toMatch(/whole\.bin is unchanged/);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await boardBytes('/whole.bin'))?.equals(old)).toBe(true);
+  }, 120_000);
+
+  it('refuses a put the flash cannot hold, the way the board fails, and leaves nothing of it', async () => {
+    const info = io();
+    expect(await runFs('ls', ['/'], { device, json: true }, info)).toBe(0);
+    const free = JSON.parse(info.out()).free_bytes as number;
+    const tooBig = local('huge.bin', Buffer.alloc(free + 4096, 7));
+    const put = io();
+    expect(await runFs('put', [tooBig, '/huge.bin'], { device }, put)).toBe(1);
+    expect(put.err()).toMatch(/no_space: .*do not fit: the flash has \d+ bytes free/);
+    expect(await boardBytes('/huge.bin')).toBeUndefined();
+    const after = io();
+    expect(await runFs('ls', ['/'], { device, json: true }, after)).toBe(0);
+    expect(JSON.parse(after.out()).free_bytes).toBe(free);
+  }, 120_000);
+});
+
 describe('library', () => {
   it('is installed only when asked, checked, importable on the board, and removed', async () => {
     const absent = io();

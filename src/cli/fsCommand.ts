@@ -1,19 +1,53 @@
 /**
  * `jumperless-mcp fs ls|get|put|rm|dump`: the board's flash from a shell, through the file tools
- * (file_list, file_read, file_write, file_delete) and the same dispatch as MCP, so the paths are
- * checked and the bytes travel exactly as for a client. Larger files than one call takes go in
- * parts (offset reads, appended writes); `dump` copies a folder tree with progress on stderr.
+ * (file_list, file_read, file_delete) and the same dispatch as MCP, so the paths are checked and
+ * the bytes travel exactly as for a client. Larger files than one call takes are read in parts;
+ * `put` writes a whole file in one call of its own tool (fs_put, on file_write's writer), so a
+ * file is replaced whole or not at all whatever its size; `dump` copies a folder tree with
+ * progress on stderr.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { READ_MAX_BYTES, WRITE_MAX_BYTES } from '../tools/files.js';
+import { z } from 'zod';
+import { WRITE_CHUNK_BYTES, writeBoardFile } from '../tools/boardFileWrite.js';
+import { READ_MAX_BYTES } from '../tools/files.js';
+import { defineDeviceTool } from '../tools/tool.js';
 import { type ProgressStream, progressOn } from './progress.js';
 import { type CliApp, openCliApp, reportFailure } from './toolRunner.js';
 
 /** What one file_read call moves at most (the tool's own limit: a result stays under 50 KB). */
 const READ_PART_BYTES = READ_MAX_BYTES;
-/** What one file_write call moves at most (the tool's own limit). */
-const PART_BYTES = WRITE_MAX_BYTES;
+
+/**
+ * `fs put`'s own tool: a whole local file in one call, whatever its size (file_write takes 128 KB
+ * a call, for a model's sake), written by the same writer as file_write. Not in the catalog; its
+ * deadline grows with the file (a board job per 4 KB, and the file read back once).
+ */
+function fsPutTool(size: number) {
+  return defineDeviceTool({
+    name: 'fs_put',
+    title: 'Put a local file on the board',
+    description: 'Write a whole file to the flash, replacing it only with overwrite (jumperless-mcp fs put).',
+    group: 'files',
+    kind: 'write',
+    capability: 'jumperless.files',
+    timeoutMs: 60_000 + Math.ceil(size / WRITE_CHUNK_BYTES) * 1_000,
+    input: z.object({ path: z.string(), content: z.base64(), overwrite: z.boolean() }),
+    output: z.object({
+      path: z.string(),
+      written_bytes: z.number(),
+      size_bytes: z.number(),
+      replaced: z.boolean(),
+    }),
+    handle: ({ path, content, overwrite }, { board, progress, signal }) =>
+      writeBoardFile(board, path, Buffer.from(content, 'base64'), {
+        mode: overwrite ? 'overwrite' : 'create',
+        signal,
+        progress,
+        existsHint: 'add --overwrite to replace it.',
+      }),
+  });
+}
 
 export interface FsOptions {
   device: string;
@@ -130,23 +164,11 @@ async function put(cli: CliApp, local: string, path: string, options: FsOptions,
   const bytes = readFileSync(local);
   const progress = progressOn(io.stderr, `put ${path}`);
   try {
-    // The first part creates (or replaces) the file; the rest are appended to it.
-    for (let offset = 0; offset === 0 || offset < bytes.length; ) {
-      const part = bytes.subarray(offset, offset + PART_BYTES);
-      await cli.call(
-        'file_write',
-        {
-          path,
-          content: part.toString('base64'),
-          encoding: 'base64',
-          ...(offset === 0 ? { overwrite: options.overwrite === true } : { append: true }),
-        },
-        (done) => progress.update(offset + done, bytes.length),
-      );
-      offset += part.length;
-      progress.update(offset, bytes.length);
-      if (part.length === 0) break;
-    }
+    await cli.run(
+      fsPutTool(bytes.length),
+      { path, content: bytes.toString('base64'), overwrite: options.overwrite === true },
+      (done) => progress.update(done, bytes.length),
+    );
   } finally {
     progress.done();
   }

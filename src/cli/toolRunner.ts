@@ -5,7 +5,8 @@
  * process when one runs (openServedBoard).
  */
 import { capabilitiesIn, RpcError, type ToolResult } from '../contract/index.js';
-import { runTool } from '../dispatch/index.js';
+import { createDispatcher, runTool } from '../dispatch/index.js';
+import type { AnyTool } from '../tools/tool.js';
 import { type App, buildApp } from './app.js';
 import { resolveConfig } from './config.js';
 
@@ -26,6 +27,15 @@ export interface CliApp {
   call(
     name: string,
     args?: unknown,
+    onProgress?: (done: number, total?: number, message?: string) => void,
+  ): Promise<Record<string, unknown>>;
+  /**
+   * Runs a command's own tool, one no client lists (`fs put` of a whole file), on the same board,
+   * with the same caller, checks and audit as a catalog tool; its structured result, or a CliToolError.
+   */
+  run(
+    tool: AnyTool,
+    args: unknown,
     onProgress?: (done: number, total?: number, message?: string) => void,
   ): Promise<Record<string, unknown>>;
   /** The raw result (for `call`, which prints what a client would see). */
@@ -52,22 +62,46 @@ export async function openCliApp(device: string, env: NodeJS.ProcessEnv = proces
       caller: { id: 'cli', granted },
       ...(onProgress ? { onProgress } : {}),
     });
+  const structured = async (running: Promise<ToolResult>): Promise<Record<string, unknown>> => {
+    let answer: ToolResult;
+    try {
+      answer = await running;
+    } catch (error) {
+      if (error instanceof RpcError) throw new CliToolError('refused', error.message, error.data);
+      throw error;
+    }
+    if (answer.isError) {
+      const failure = failureText(answer);
+      throw new CliToolError(failure.code, failure.message, failure);
+    }
+    return (answer.structuredContent ?? {}) as Record<string, unknown>;
+  };
   return {
     app,
     result,
-    async call(name, args, onProgress) {
-      let answer: ToolResult;
+    call: (name, args, onProgress) => structured(result(name, args, onProgress)),
+    async run(tool, args, onProgress) {
+      await app.ready();
+      const board = app.board?.client;
+      if (!board) throw new CliToolError('not_found', `${device}: the board did not open`, {});
+      const own = createDispatcher({
+        tools: [tool],
+        board,
+        safety: app.dispatcher.safety,
+        ...(app.dispatcher.audit ? { audit: app.dispatcher.audit } : {}),
+      });
       try {
-        answer = await result(name, args, onProgress);
-      } catch (error) {
-        if (error instanceof RpcError) throw new CliToolError('refused', error.message, error.data);
-        throw error;
+        return await structured(
+          runTool(own, {
+            name: tool.name,
+            arguments: args,
+            caller: { id: 'cli', granted },
+            ...(onProgress ? { onProgress } : {}),
+          }),
+        );
+      } finally {
+        own.close();
       }
-      if (answer.isError) {
-        const failure = failureText(answer);
-        throw new CliToolError(failure.code, failure.message, failure);
-      }
-      return (answer.structuredContent ?? {}) as Record<string, unknown>;
     },
     close: () => app.close(),
   };
