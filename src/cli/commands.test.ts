@@ -3,7 +3,15 @@
  * through the real app, runTool, session and link: state, call, fs, library, firmware-probe.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,6 +165,47 @@ describe('fs', () => {
     expect(readFileSync(join(out, 'sub', 'b.txt'), 'utf8')).toBe('beta\n');
     expect(JSON.parse(dump.out()).folders).toEqual(['/dumpme/sub']);
     expect(dump.err()).toMatch(/2 files, 11 bytes ->/);
+  }, 120_000);
+});
+
+describe('fs dump stays inside --out', () => {
+  it('never follows a link already in the destination, and writes nothing outside it', async () => {
+    const local = join(dir, 'src2.txt');
+    writeFileSync(local, 'inside\n');
+    expect(
+      await runExec('import os\nos.mkdir("/linky")\nos.mkdir("/linky/sub")', { device, timeout: '10' }, io()),
+    ).toBe(0);
+    expect(await runFs('put', [local, '/linky/a.txt'], { device }, io())).toBe(0);
+    expect(await runFs('put', [local, '/linky/sub/b.txt'], { device }, io())).toBe(0);
+    const outside = join(dir, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'victim.txt'), 'keep\n');
+    // A file link and a folder link, planted where the dump will write.
+    const out = join(dir, 'linked-out');
+    mkdirSync(out);
+    symlinkSync(join(outside, 'victim.txt'), join(out, 'a.txt'));
+    symlinkSync(outside, join(out, 'sub'));
+    const dump = io();
+    expect(await runFs('dump', ['/linky'], { device, out }, dump)).toBe(1);
+    expect(dump.err()).toMatch(/linked-out\/(a\.txt|sub) is a symbolic link already in/);
+    expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('keep\n');
+    expect(existsSync(join(outside, 'b.txt'))).toBe(false);
+    // Each link alone is refused too, and nothing lands outside.
+    rmSync(join(out, 'sub'));
+    const file = io();
+    expect(await runFs('dump', ['/linky'], { device, out }, file)).toBe(1);
+    expect(file.err()).toMatch(/a\.txt is a symbolic link/);
+    expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('keep\n');
+    rmSync(join(out, 'a.txt'));
+    symlinkSync(outside, join(out, 'sub'));
+    const again = io();
+    expect(await runFs('dump', ['/linky'], { device, out }, again)).toBe(1);
+    expect(again.err()).toMatch(/sub is a symbolic link/);
+    expect(existsSync(join(outside, 'b.txt'))).toBe(false);
+    // Board paths never climb out either: .. is refused before anything is read.
+    const climb = io();
+    expect(await runFs('dump', ['/linky/..'], { device, out: join(dir, 'climb') }, climb)).toBe(1);
+    expect(climb.err()).toMatch(/bad_path/);
   }, 120_000);
 });
 

@@ -6,14 +6,23 @@
  * file is replaced whole or not at all whatever its size; `dump` copies a folder tree with
  * progress on stderr.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { WRITE_CHUNK_BYTES, writeBoardFile } from '../tools/boardFileWrite.js';
 import { READ_MAX_BYTES } from '../tools/files.js';
 import { defineDeviceTool } from '../tools/tool.js';
 import { type ProgressStream, progressOn } from './progress.js';
-import { type CliApp, openCliApp, reportFailure } from './toolRunner.js';
+import { type CliApp, CliToolError, openCliApp, reportFailure } from './toolRunner.js';
 
 /** What one file_read call moves at most (the tool's own limit: a result stays under 50 KB). */
 const READ_PART_BYTES = READ_MAX_BYTES;
@@ -203,8 +212,14 @@ async function dump(cli: CliApp, dir: string, options: FsOptions, io: Io): Promi
   await walk(root);
   const out = resolve(options.out ?? (root === '/' ? 'board' : (root.split('/').at(-1) as string)));
   const local = (path: string) => join(out, ...path.slice(root === '/' ? 1 : root.length + 1).split('/'));
+  // Everything the dump would write, checked before anything is: a link already in --out is
+  // never followed (it could lead anywhere), and no path leaves --out.
+  for (const path of [...folders, ...files.map((file) => file.path)]) insideOut(out, local(path));
   mkdirSync(out, { recursive: true });
-  for (const folder of folders) mkdirSync(local(folder), { recursive: true });
+  for (const folder of folders) {
+    insideOut(out, local(folder));
+    mkdirSync(local(folder), { recursive: true });
+  }
   const total = files.reduce((sum, file) => sum + file.size, 0);
   let before = 0;
   try {
@@ -212,7 +227,7 @@ async function dump(cli: CliApp, dir: string, options: FsOptions, io: Io): Promi
       const bytes = await readWhole(cli, file.path, (done) =>
         progress.update(before + done, total, file.path),
       );
-      writeFileSync(local(file.path), bytes);
+      writeInside(out, local(file.path), bytes);
       before += file.size;
       progress.update(before, total, file.path);
     }
@@ -221,4 +236,48 @@ async function dump(cli: CliApp, dir: string, options: FsOptions, io: Io): Promi
   }
   if (options.json) io.stdout.write(`${JSON.stringify({ out, files, folders }, null, 2)}\n`);
   return 0;
+}
+
+/**
+ * Refuses `target` unless it lies under `out` and nothing on the way from `out` to it (itself
+ * included) is a symbolic link; what does not exist yet is fine (the dump makes it). `out`
+ * itself is the user's to choose.
+ */
+function insideOut(out: string, target: string): void {
+  const rest = relative(out, target);
+  if (rest === '' || rest.startsWith('..') || resolve(out, rest) !== target) {
+    throw new CliToolError('bad_path', `${target} is not inside ${out}; nothing was written`, {});
+  }
+  let at = out;
+  for (const part of rest.split(sep)) {
+    at = join(at, part);
+    let link: boolean;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return;
+    }
+    if (link) {
+      throw new CliToolError(
+        'unsafe_destination',
+        `${at} is a symbolic link already in ${out}: dump never writes through one (it could lead anywhere); remove it or dump into an empty folder`,
+        {},
+      );
+    }
+  }
+}
+
+/** Writes a dumped file without following a link that appeared since the check (O_NOFOLLOW). */
+function writeInside(out: string, target: string, bytes: Buffer): void {
+  insideOut(out, target);
+  const fd = openSync(
+    target,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0),
+    0o644,
+  );
+  try {
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+  } finally {
+    closeSync(fd);
+  }
 }
