@@ -8,7 +8,7 @@ import { DeviceError, type DeviceErrorCode } from '../device/errors.js';
 import type { ExecResult } from '../device/session.js';
 import { SocketClient } from '../socket/client.js';
 import type { BoardCallOptions, BoardClient, BoardHealth, BoardLease } from '../tools/boardClient.js';
-import { SHARE_PROTOCOL, type ShareResponse, shareResponse } from './protocol.js';
+import { aliveNotice, SHARE_PROTOCOL, type ShareResponse, shareResponse } from './protocol.js';
 
 type Welcome = Extract<ShareResponse, { type: 'welcome' }>;
 type JobKind = 'exec' | 'call' | 'script';
@@ -92,16 +92,24 @@ export class RemoteBoard implements BoardClient {
 
   async lease(options: { owner: string; signal?: AbortSignal }): Promise<BoardLease> {
     const channel = await this.take();
+    // The owner ends a lease whose connection falls silent: this process says it is alive as long
+    // as it runs (a process stopped with Ctrl-Z cannot, and loses the lease).
+    const alive = setInterval(() => {
+      if (!channel.socket.destroyed) channel.send(aliveNotice);
+    }, this.welcome?.alive_ms ?? 1000);
+    alive.unref();
     const hangUp = () => channel.close();
     options.signal?.addEventListener('abort', hangUp, { once: true });
     let released = false;
     try {
       await this.exchange(channel, { type: 'lease', owner: options.owner }, options.signal);
     } catch (error) {
+      clearInterval(alive);
       options.signal?.removeEventListener('abort', hangUp);
       channel.close();
       throw error;
     }
+    channel.socket.once('close', () => clearInterval(alive));
     const on = (kind: JobKind, code: string, call?: BoardCallOptions) =>
       released
         ? Promise.reject(new DeviceError('canceled', 'a job was sent after its board lease ended'))
@@ -120,6 +128,7 @@ export class RemoteBoard implements BoardClient {
       release: () => {
         if (released) return;
         released = true;
+        clearInterval(alive);
         options.signal?.removeEventListener('abort', hangUp);
         void this.exchange(channel, { type: 'release' }).then(
           () => this.give(channel),

@@ -1,3 +1,4 @@
+import { DeviceError } from '../device/errors.js';
 import type { SessionHealth } from '../device/health.js';
 import type { DeviceSession, ExecResult, HelperModule, SessionLease } from '../device/session.js';
 
@@ -163,7 +164,15 @@ export function callBoard(
   let ended = false;
   const through = async (): Promise<Omit<BoardClient, 'lease'>> => {
     if (!call.atomic || ended) return client;
-    leasing ??= client.lease({ owner: call.owner, signal: call.signal });
+    leasing ??= client.lease({ owner: call.owner, signal: call.signal }).catch((error: unknown) => {
+      // Stopped before its turn came: say so, so that nobody reports a board interrupted for it.
+      if (!call.signal.aborted) throw error;
+      throw new DeviceError(
+        'canceled',
+        'the call was stopped while it waited for its turn at the board (another caller held it); nothing of it ran',
+        { never_ran: true },
+      );
+    });
     const lease = await leasing;
     return lease.released ? client : lease;
   };
