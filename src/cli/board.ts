@@ -128,7 +128,10 @@ export async function openServedBoard(
     });
   }
   // Claim the port (or find its owner) now, so the other processes find this one serving it.
+  // Closed meanwhile (a command refused before it used the board): there is nothing to tell.
+  let closing = false;
   void shared.ready().catch((error: unknown) => {
+    if (closing) return;
     process.stderr.write(
       `jumperless-mcp: ${device}: ${error instanceof Error ? error.message : String(error)}\n`,
     );
@@ -142,7 +145,10 @@ export async function openServedBoard(
     device,
     onEvent: (listener) => shared.onEvent(listener),
     ready: () => shared.ready(),
-    close: () => shared.close(),
+    close: () => {
+      closing = true;
+      return shared.close();
+    },
   };
 }
 

@@ -94,6 +94,29 @@ describe('call and state', () => {
   }, 60_000);
 });
 
+describe('a refused command', () => {
+  it('says only why it was refused, not that the board it never used is closed', async () => {
+    const written: string[] = [];
+    const original = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      written.push(String(chunk));
+      return (original as (...args: unknown[]) => boolean).call(process.stderr, chunk, ...rest);
+    }) as typeof process.stderr.write;
+    try {
+      for (let i = 0; i < 5; i++) {
+        const refused = io();
+        expect(await runCall('no_such_tool', { device }, refused)).toBe(2);
+        expect(refused.err()).toMatch(/Unknown tool: no_such_tool/);
+      }
+      // What the board's opening had to say, if anything, has been said by now.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    } finally {
+      process.stderr.write = original;
+    }
+    expect(written.join('')).not.toMatch(/the board is closed/);
+  }, 60_000);
+});
+
 describe('call with progress', () => {
   it("shows a sweep's progress on stderr as lines (not a terminal), and its result on stdout", async () => {
     const sweep = io();
