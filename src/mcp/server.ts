@@ -209,6 +209,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   // (fastLane.ts: a plain call on an established 2025 connection), which hands it the same parts.
   const callTool = track(async (request: CallParams, extra: CallScope) => {
     const token = extra.mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
+    refuseOversizedToken(token);
     const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
     const asks = clientCapabilities(extra);
     // 2026-07-28: no server requests; a question becomes the call's `input_required` result.
@@ -487,4 +488,20 @@ export function followChanges(dispatcher: Dispatcher, sink: ChangeSink): () => v
     unfollowTools();
     unfollowLogs();
   };
+}
+
+/**
+ * The most characters of a progress token. Every progress notification of a call echoes its token,
+ * so a large one multiplies (3.9 MB on a 101-point sweep made 394 MB). Refused rather than cut: a
+ * cut token no longer names the request, so the client could match none of the notifications.
+ * Clients send a counter or a UUID (36 characters); 256 leaves room for any id scheme.
+ */
+export const PROGRESS_TOKEN_MAX = 256;
+
+function refuseOversizedToken(token: unknown): void {
+  if (typeof token !== 'string' || token.length <= PROGRESS_TOKEN_MAX) return;
+  throw new RpcError(
+    JSONRPC.invalidParams,
+    `_meta.progressToken is ${token.length} characters; at most ${PROGRESS_TOKEN_MAX} (it is echoed in every progress notification): send a shorter id`,
+  );
 }
