@@ -5,7 +5,7 @@
  * file's place. The old file is never opened for writing, so it survives any fault (an unplug, a
  * reset, a hang) at any point, and a failure says so.
  *
- * FAT's rename never replaces an existing name (f_rename answers FR_EXIST, ff.cpp:5890-5897, and
+ * FAT's rename never replaces an existing name (f_rename answers FR_EXIST, ff.cpp:5894-5896, and
  * the board's `os.rename`/`jfs.rename` call it straight, modjumperless.c:5211-5219 and 5690-5698,
  * unlike MicroPython's own VFS, extmod/vfs_fat.c:243-253, which removes the target first: probe
  * files.rename_never_replaces). So the swap is one board job of two renames: the old file steps
@@ -26,8 +26,10 @@ import { ToolError } from './tool.js';
  * of a board without PSRAM (JumperlessDefines.h:41-42).
  */
 export const WRITE_CHUNK_BYTES = 4096;
-/** Bytes one board job reads back or copies on the board (4 KB a read, none of it kept). */
+/** Bytes one board job reads back (4 KB a read, none of it kept): reading flash is quick. */
 const SCAN_JOB_BYTES = 256 * 1024;
+/** Bytes one board job copies on the board (an append): writing flash is slower than reading it. */
+const COPY_JOB_BYTES = 64 * 1024;
 /** A cluster of the V5's FAT volume: a file takes whole ones (FatFS.cpp:250-256, au_size 512). */
 const CLUSTER_BYTES = 512;
 /** How long a failed write waits for the board to come back to put things in order and say how they are. */
@@ -219,7 +221,7 @@ export async function writeBoardFile(
     for (let done = 0; done < before; ) {
       const copied = scanSchema.parse(
         await call(
-          py`_jlt.file_copy(${file}, ${temp}, ${done}, ${Math.min(SCAN_JOB_BYTES, before - done)}, ${crc})`,
+          py`_jlt.file_copy(${file}, ${temp}, ${done}, ${Math.min(COPY_JOB_BYTES, before - done)}, ${crc})`,
         ),
       );
       if (copied === -2) throw await spaceRanOut(board, file, temp, total, existed);

@@ -184,7 +184,7 @@ describe('file_write: what a fault can leave, and appends', () => {
     let jobs = 0;
     const faulty = interceptBoard(h.client, {
       call: (expression, options, inner) => {
-        // Job 2 copies the old 100 KB aside; 3 and on write the appended bytes.
+        // Jobs 2 and 3 copy the old 100 KB aside (64 KB a job); 4 and on write the appended bytes.
         if (++jobs === 4) inject('unplug');
         return inner.call(expression, options);
       },
