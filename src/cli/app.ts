@@ -6,14 +6,12 @@
  * board opens meanwhile and its calls wait for it (when it cannot be opened, the server says why
  * and a call tries again); a bench's children appear as they connect (`tools/list_changed`).
  */
-import { existsSync } from 'node:fs';
-import { parseDeviceUrl } from '../device/deviceUrl.js';
 import { createDispatcher, type Dispatcher, fileAuditSink, type ServerExtras } from '../dispatch/index.js';
 import type { Subsystem } from '../federation/index.js';
 import { wireFormat } from '../federation/wireNames.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { safetyPolicy } from '../tools/safety.js';
-import { openServedBoard, type ServedBoard } from './board.js';
+import { checkDevice, openServedBoard, type ServedBoard } from './board.js';
 import { boardSubsystem } from './boardSubsystem.js';
 import type { Config } from './config.js';
 import type { CallerOf } from './serve.js';
@@ -42,7 +40,7 @@ export interface AppOptions {
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const safety = safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts });
-  if (!config.federation) refuseMissingDevice(config.device);
+  if (!config.federation) await checkDevice(config.device);
   let single: ServedBoard | undefined;
   const openBoard = async (device: string) => {
     const board = await openServedBoard(device, `jumperless-mcp ${process.argv[2] ?? 'server'}`, {
@@ -124,18 +122,4 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ready: () => connecting,
     close,
   };
-}
-
-/**
- * A serial path that does not exist is a typo or an unplugged board: say so now, in one line,
- * rather than serve a board no call will reach (a board that is there but not answering yet
- * is opened again by the next call).
- */
-function refuseMissingDevice(device: string): void {
-  const url = parseDeviceUrl(device);
-  if (url.kind === 'serial' && !existsSync(url.path)) {
-    throw new Error(
-      `${url.path}: no such device. Plug the board in, or name its REPL port (USB interface 4 of the board) with --device, or use --device auto.`,
-    );
-  }
 }

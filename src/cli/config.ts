@@ -16,8 +16,8 @@ import { DEFAULT_HTTP_PORT } from './defaults.js';
 
 export interface Config {
   /**
-   * The board: a serial path, `auto`, `auto:<usb-location>`, `tcp://host:port`, `sim` or
-   * `sim:<parts.json>`. Default `auto`. Env `JUMPERLESS_MCP_DEVICE`, flag `--device`, `--sim`.
+   * The board: a serial path, `auto`, `auto:<usb-location>`, `tcp://host:port` (alias
+   * `socket://`), `rfc2217://host:port`, `sim` or `sim:<parts.json>`. Default `auto`. Env `JUMPERLESS_MCP_DEVICE`, flag `--device`, `--sim`.
    */
   device: string;
   /**
