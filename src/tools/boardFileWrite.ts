@@ -63,51 +63,38 @@ def file_put(p, first, off, h):
         return f.size()
     finally:
         f.close()
-def file_copy(s, t, off, n, c):
-    import jfs, binascii
-    f = jfs.open(s, 'rb')
-    try:
-        g = jfs.open(t, 'r+b' if off else 'wb')
-        try:
-            if g.size() != off:
-                return -1
-            f.seek(off)
-            g.seek(off)
-            k = 0
-            while k < n:
-                b = f.read(min(4096, n - k))
-                if not b:
-                    break
-                if g.write(b) != len(b):
-                    return -2
-                c = binascii.crc32(b, c)
-                k += len(b)
-            g.flush()
-            return [g.size(), c, k]
-        finally:
-            g.close()
-    finally:
-        f.close()
-def file_crc(p, off, n, c):
+def file_scan(s, t, off, n, c):
     import jfs, binascii
     try:
-        f = jfs.open(p, 'rb')
+        f = jfs.open(s, 'rb')
     except OSError:
         return None
+    g = None
     try:
         size = f.size()
+        if t:
+            g = jfs.open(t, 'r+b' if off else 'wb')
+            if g.size() != off:
+                return -1
+            g.seek(off)
         k = 0
-        if off < size:
-            f.seek(off)
-            while k < n:
-                b = f.read(min(4096, n - k))
-                if not b:
-                    break
-                c = binascii.crc32(b, c)
-                k += len(b)
+        f.seek(off)
+        while k < n and off + k < size:
+            b = f.read(min(4096, n - k))
+            if not b:
+                break
+            if g and g.write(b) != len(b):
+                return -2
+            c = binascii.crc32(b, c)
+            k += len(b)
+        if g:
+            g.flush()
+            size = g.size()
+        return [size, c, k]
     finally:
+        if g:
+            g.close()
         f.close()
-    return [size, c, k]
 def file_named(p):
     import jfs
     i = p.rfind('/')
@@ -221,7 +208,7 @@ export async function writeBoardFile(
     for (let done = 0; done < before; ) {
       const copied = scanSchema.parse(
         await call(
-          py`_jlt.file_copy(${file}, ${temp}, ${done}, ${Math.min(COPY_JOB_BYTES, before - done)}, ${crc})`,
+          py`_jlt.file_scan(${file}, ${temp}, ${done}, ${Math.min(COPY_JOB_BYTES, before - done)}, ${crc})`,
         ),
       );
       if (copied === -2) throw await spaceRanOut(board, file, temp, total, existed);
@@ -249,7 +236,7 @@ export async function writeBoardFile(
     let check = 0;
     for (let done = 0; done < total; ) {
       const scanned = scanSchema.parse(
-        await call(py`_jlt.file_crc(${temp}, ${done}, ${SCAN_JOB_BYTES}, ${check})`),
+        await call(py`_jlt.file_scan(${temp}, None, ${done}, ${SCAN_JOB_BYTES}, ${check})`),
       );
       if (!Array.isArray(scanned) || scanned[0] !== total || scanned[2] === 0) throw changed(file);
       check = scanned[1];
@@ -339,7 +326,7 @@ async function settle(
     try {
       if (phase === 'committing' && expected) {
         // Did the new copy take the file's place before the board went away?
-        const now = scanSchema.parse(await board.call(py`_jlt.file_crc(${file}, 0, 0x7fffffff, 0)`));
+        const now = scanSchema.parse(await board.call(py`_jlt.file_scan(${file}, None, 0, 0x7fffffff, 0)`));
         if (Array.isArray(now) && now[0] === expected.size && now[1] === expected.crc) {
           await board.call(py`_jlt.file_prep(${file}, ${parent}, ${temp}, ${old})`);
           return { path: file, written_bytes: what.written, size_bytes: now[0], replaced: existed };
