@@ -22,6 +22,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CAPABILITIES } from '../src/core/capabilities.js';
+import { createDispatcher } from '../src/core/dispatcher.js';
+import { runTool } from '../src/core/runTool.js';
+import { ToolSubsystem } from '../src/core/toolSubsystem.js';
+import { Board, sessionJobs } from '../src/device/board.js';
 import { isDeviceError } from '../src/device/errors.js';
 import type { DeviceLink } from '../src/device/link.js';
 import { pyLiteral } from '../src/device/pyLiteral.js';
@@ -29,11 +34,8 @@ import { rfc2217Link } from '../src/device/rfc2217Link.js';
 import { serialLink } from '../src/device/serialLink.js';
 import { DeviceSession } from '../src/device/session.js';
 import { tcpLink } from '../src/device/tcpLink.js';
-import { createDispatcher, runTool } from '../src/dispatch/index.js';
 import { SimBoard } from '../src/sim/index.js';
-import { createBoardClient } from '../src/tools/boardClient.js';
 import { boardHelper, catalog } from '../src/tools/index.js';
-import { CAPABILITIES } from '../src/tools/tool.js';
 import { startDelayProxy } from '../test/support/delayProxy.js';
 import { PTY_MISSING } from '../test/support/ptyAvailable.js';
 import { SER2NET_MISSING, type Ser2net, startSer2net } from '../test/support/ser2net.js';
@@ -64,7 +66,13 @@ interface Path {
 async function path(name: string, link: DeviceLink): Promise<Path> {
   const session = new DeviceSession(link);
   await session.connect();
-  const dispatcher = createDispatcher({ tools: catalog, board: createBoardClient(session, boardHelper) });
+  const dispatcher = createDispatcher({
+    root: new ToolSubsystem({
+      name: 'local',
+      tools: catalog,
+      board: new Board(sessionJobs(session, boardHelper)),
+    }),
+  });
   const call = async () => {
     const result = await runTool(dispatcher, { name: 'power_get', caller: operator });
     if ('isError' in result && result.isError) throw new Error(`power_get failed over ${name}`);
@@ -250,7 +258,13 @@ async function slowHop(dir: string, boards: SimBoard[], exporters: Ser2net[]): P
       }
     };
     try {
-      const dispatcher = createDispatcher({ tools: catalog, board: createBoardClient(session, boardHelper) });
+      const dispatcher = createDispatcher({
+        root: new ToolSubsystem({
+          name: 'local',
+          tools: catalog,
+          board: new Board(sessionJobs(session, boardHelper)),
+        }),
+      });
       const toolCall = async () => {
         const result = await runTool(dispatcher, { name: 'power_get', caller: operator });
         if ('isError' in result && result.isError) throw new Error(JSON.stringify(result.structuredContent));

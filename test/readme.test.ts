@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { PROBES } from '../src/board/probes.js';
-import { CAPABILITIES, type Capability } from '../src/contract/index.js';
-import { createDispatcher } from '../src/dispatch/dispatcher.js';
-import { listTools } from '../src/dispatch/listTools.js';
+import { CAPABILITIES, type Capability } from '../src/core/capabilities.js';
+import { createDispatcher } from '../src/core/dispatcher.js';
+import { listTools } from '../src/core/listTools.js';
+import { ToolSubsystem } from '../src/core/toolSubsystem.js';
 import { catalog } from '../src/tools/index.js';
 import { TOOLSET_NAMES } from '../src/tools/toolsets.js';
 import { startToolHarness } from './support/toolHarness.js';
@@ -28,7 +29,7 @@ const kb = (bytes: number) => Math.round(bytes / 1000);
 const hundreds = (n: number) => Math.round(n / 100) * 100;
 
 describe("the README's figures", () => {
-  const dispatcher = createDispatcher({ tools: catalog });
+  const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) });
   const operator = { granted: new Set<Capability>(CAPABILITIES) };
   const list = (mode: 'full' | 'names' | 'discovery') =>
     JSON.stringify(listTools(dispatcher, { caller: operator, mode }));

@@ -3,19 +3,19 @@
  * Only the CLI picks between serial, TCP and the in-process virtual board (DESIGN.md §2).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { Board, sessionJobs } from '../device/board.js';
 import { createLink, formatDeviceUrl, parseDeviceUrl, type SimFactory } from '../device/deviceUrl.js';
 import { findReplPorts } from '../device/discovery.js';
 import { streamLink } from '../device/link.js';
 import { DeviceSession, type SessionEvent } from '../device/session.js';
-import { boardSocketPath, serialIdentity } from '../share/path.js';
-import type { ShareEvent } from '../share/shared.js';
+import { boardSocketPath, serialIdentity } from '../device/share/path.js';
+import type { ShareEvent } from '../device/share/shared.js';
 import type { SimBoard } from '../sim/index.js';
-import { type BoardClient, createBoardClient } from '../tools/boardClient.js';
 import { boardHelper } from '../tools/index.js';
 import { UsageError } from './usageError.js';
 
 export interface OpenBoard {
-  client: BoardClient;
+  client: Board;
   session: DeviceSession;
   /** The virtual board, when the device is `sim`. */
   sim: SimBoard | undefined;
@@ -53,7 +53,7 @@ export async function openBoard(device: string, options: OpenBoardOptions = {}):
         },
       ));
   const session = new DeviceSession(link);
-  const client = createBoardClient(session, options.toolsHelper === false ? undefined : boardHelper);
+  const client = new Board(sessionJobs(session, options.toolsHelper === false ? undefined : boardHelper));
   return {
     client,
     session,
@@ -71,7 +71,7 @@ export async function openBoard(device: string, options: OpenBoardOptions = {}):
 
 /** The board a server serves: held here, or worked through the process that holds it. */
 export interface ServedBoard {
-  client: BoardClient;
+  client: Board;
   /** The session, while this process holds the port. */
   readonly session: DeviceSession | undefined;
   /** The virtual board, when the device is `sim`. */
@@ -109,7 +109,7 @@ export async function openServedBoard(
     };
   }
   // Loaded only for a real board, with the board socket it is shared over.
-  const { SharedBoard } = await import('../share/shared.js');
+  const { SharedBoard } = await import('../device/share/shared.js');
   const path = boardSocketPath(identity);
   const log = (line: string) => process.stderr.write(`jumperless-mcp: ${line}\n`);
   const shared = new SharedBoard({
@@ -117,7 +117,10 @@ export async function openServedBoard(
     path,
     device,
     client,
-    openLocal: () => openBoard(device),
+    openLocal: async () => {
+      const local = await openBoard(device);
+      return { jobs: local.client.jobs, session: local.session, close: () => local.close() };
+    },
     log,
   });
   // A server says whether it holds the board or works through its owner; a one-shot command need not.
@@ -139,7 +142,7 @@ export async function openServedBoard(
     );
   });
   return {
-    client: shared,
+    client: new Board(shared),
     get session() {
       return shared.session;
     },

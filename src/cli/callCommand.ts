@@ -6,7 +6,7 @@
  * refused call (unknown tool, bad arguments) exits 2. Progress of long tools (sweeps) goes to stderr.
  */
 import { writeFileSync } from 'node:fs';
-import type { ToolResult } from '../contract/index.js';
+import type { ToolResult } from '../core/render.js';
 import { type ProgressStream, progressOn } from './progress.js';
 import { failureText, openCliApp, reportFailure } from './toolRunner.js';
 

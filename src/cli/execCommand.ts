@@ -6,7 +6,7 @@
  * grant (JUMPERLESS_MCP_GRANT).
  */
 import { readFileSync } from 'node:fs';
-import { capabilitiesIn } from '../contract/index.js';
+import { capabilitiesIn } from '../core/capabilities.js';
 import { isDeviceError } from '../device/errors.js';
 import { checkDevice, openServedBoard } from './board.js';
 import { resolveConfig } from './config.js';

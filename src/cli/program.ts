@@ -3,8 +3,8 @@
  * the virtual board; `start` for a person at a terminal; `sim` for the virtual board alone.
  */
 import { Command, CommanderError } from 'commander';
-import { PACKAGE_VERSION } from '../contract/version.js';
-import type { FirstAnswering } from '../mcp/firstAnswers.js';
+import type { ServerExtras } from '../core/dispatcher.js';
+import { PACKAGE_VERSION } from '../core/version.js';
 import { type BoardOptions, boardOf, rewriteArgv, unknownCommand } from './commandLine.js';
 import type { Flags } from './config.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
@@ -36,7 +36,6 @@ const program = new Command()
   .option('--audit <file>', 'append one JSON line per tool call to this file')
   .option('--max-volts <volts>', 'highest supply voltage tools may set (<= 8)')
   .option('--min-volts <volts>', 'lowest supply voltage tools may set (>= -8)')
-  .option('--conformance-fixtures', 'add the MCP conformance suite test tools, resources and prompts')
   .option(
     '--config <file>',
     'serve a federation: the boards and MCP servers a JSON config names, behind one endpoint',
@@ -69,11 +68,11 @@ const program = new Command()
     const { runHttp, runStdio } = await import('./serve.js');
     const config = resolveConfig(flags);
     if (config.http) {
-      const { http } = await runHttp(config);
+      const { http } = await runHttp(config, { extras });
       const what = config.federation ? `federation: ${config.federation}` : `board: ${config.device}`;
       process.stderr.write(`jumperless-mcp: serving ${http.url} (${what})\n`);
     } else {
-      await runStdio(config, firstAnswering);
+      await runStdio(config, extras);
     }
   });
 
@@ -335,11 +334,11 @@ function toolHelpText(tool: string): string {
   return toolHelp ? toolHelp(tool) : `Run jumperless-mcp tools ${tool} for its arguments.`;
 }
 
-/** What main.ts answered already on stdio, if anything (the stdio server takes over from it). */
-let firstAnswering: FirstAnswering | undefined;
+/** What a server adds beside its root's tools (an embedding's own, e.g. the tests' fixtures). */
+let extras: ServerExtras | undefined;
 
-export async function runProgram(first?: FirstAnswering): Promise<void> {
-  firstAnswering = first;
+export async function runProgram(own?: ServerExtras): Promise<void> {
+  extras = own;
   const argv = rewriteArgv(process.argv.slice(2), commandNames());
   // `call TOOL --help` shows the tool's arguments: the catalog is loaded for it first.
   if (argv.includes('--help') || argv.includes('-h')) ({ toolHelp } = await import('./toolsCommand.js'));

@@ -76,7 +76,7 @@ export function tokensCommand(io: TokensCommandIo = defaultIo()): Command {
     .option('--name <name>', 'a label for `tokens list`, e.g. bench-laptop')
     .option('--store <path>', storeHelp)
     .action(async (options: { caps: string; expires: string; name?: string; store?: string }) => {
-      const { parseCapabilityList } = await import('../auth/capabilities.js');
+      const { parseCapabilityList } = await import('../core/capabilities.js');
       const caps = parseCapabilityList(options.caps);
       if (!caps.ok) throw new UsageError(`--caps: ${caps.message}`);
       const expiresAt = parseExpiry(options.expires, io.now());

@@ -4,9 +4,14 @@
  * stdio, within JUMPERLESS_MCP_GRANT, the server's --grant-capability). The board is worked through its owner
  * process when one runs (openServedBoard).
  */
-import { capabilitiesIn, RpcError, type ToolResult } from '../contract/index.js';
-import { createDispatcher, runTool } from '../dispatch/index.js';
-import type { AnyTool } from '../tools/tool.js';
+import { capabilitiesIn } from '../core/capabilities.js';
+import { createDispatcher } from '../core/dispatcher.js';
+import { RpcError, ToolError } from '../core/errors.js';
+import type { ToolResult } from '../core/render.js';
+import { runTool } from '../core/runTool.js';
+import type { AnyTool } from '../core/toolDefinition.js';
+import { ToolSubsystem } from '../core/toolSubsystem.js';
+import { safetyPolicy } from '../tools/safety.js';
 import { type App, buildApp } from './app.js';
 import { resolveConfig } from './config.js';
 
@@ -81,13 +86,22 @@ export async function openCliApp(device: string, env: NodeJS.ProcessEnv = proces
     result,
     call: (name, args, onProgress) => structured(result(name, args, onProgress)),
     async run(tool, args, onProgress) {
-      await app.ready();
-      const board = app.board?.client;
-      if (!board) throw new CliToolError('not_found', `${device}: the board did not open`, {});
+      // The same board the catalog's tools use (opened now if no call opened it yet), so the
+      // command's tool takes its turns with theirs.
+      const root = app.dispatcher.root;
+      if (!(root instanceof ToolSubsystem))
+        throw new Error('a one-shot command serves one board, not a bench');
+      const board = await root.board().catch((error: unknown) => {
+        if (error instanceof ToolError) throw new CliToolError(error.code, error.message, {});
+        throw error;
+      });
       const own = createDispatcher({
-        tools: [tool],
-        board,
-        safety: app.dispatcher.safety,
+        root: new ToolSubsystem({
+          name: 'command',
+          tools: [tool],
+          board,
+          safety: safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts }),
+        }),
         ...(app.dispatcher.audit ? { audit: app.dispatcher.audit } : {}),
       });
       try {

@@ -4,8 +4,9 @@
  * description), read from the same registry a server builds. Needs no board.
  */
 
-import { createDispatcher } from '../dispatch/index.js';
-import { firstSentence } from '../federation/search.js';
+import { createDispatcher } from '../core/dispatcher.js';
+import { firstSentence } from '../core/search.js';
+import { ToolSubsystem } from '../core/toolSubsystem.js';
 import { catalog } from '../tools/index.js';
 import { toolsetOf } from '../tools/toolsets.js';
 
@@ -32,7 +33,10 @@ export interface ToolRow {
 }
 
 export function toolRows(options: Pick<ToolsOptions, 'all'> = {}): ToolRow[] {
-  const dispatcher = createDispatcher({ tools: catalog, log: () => {} });
+  const dispatcher = createDispatcher({
+    root: new ToolSubsystem({ name: 'local', tools: catalog }),
+    log: () => {},
+  });
   try {
     return dispatcher.registry
       .all()

@@ -1,5 +1,5 @@
 /**
- * The device layer's public surface (DESIGN.md §2): what tools/, dispatch/ and cli/ import.
+ * The device layer's public surface (DESIGN.md §2): what tools/, core/ and cli/ import.
  * Everything else in this folder is an implementation detail.
  */
 export { type AutoPortOptions, resolveAutoPort } from './autoPort.js';

@@ -15,11 +15,12 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { isDeviceError } from '../device/errors.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
 import { checkFilePath, SEGMENT_MAX } from './boardPath.js';
 import { py } from './py.js';
-import { ToolError } from './tool.js';
+import type { PythonPart } from './pythonParts.js';
 
 /**
  * Bytes one board job writes: 8 KB of hex plus the JSON result line, small next to the 96 KB heap

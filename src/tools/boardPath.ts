@@ -3,7 +3,7 @@
  * per name, and names that list exactly.
  */
 import { FILE_NAME_MAX } from '../board/limits.js';
-import { ToolError } from './tool.js';
+import { ToolError } from '../core/errors.js';
 
 /**
  * FAT names: no `\ : * ? " < > |`, no control bytes; we also keep to printable ASCII, as the board

@@ -8,8 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { ToolError } from '../core/errors.js';
 import { fileRead, fileWrite, READ_MAX_BYTES } from './files.js';
-import { ToolError } from './tool.js';
 
 let h: ToolHarness;
 beforeAll(async () => {

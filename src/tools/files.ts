@@ -17,12 +17,14 @@
  *   (JumperlessMicroPythonAPI.cpp:2468, 2664-2672): every write job flushes before it closes.
  */
 import { z } from 'zod';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { fileWritePython, WRITE_CHUNK_BYTES, writeBoardFile } from './boardFileWrite.js';
 import { checkFilePath, checkPath, PATH_MAX } from './boardPath.js';
 import { checkText } from './oled.js';
 import { py } from './py.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import type { PythonPart } from './pythonParts.js';
+import { defineDeviceTool } from './tool.js';
 
 export { checkPath, PATH_MAX, SEGMENT_MAX } from './boardPath.js';
 

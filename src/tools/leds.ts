@@ -15,10 +15,11 @@
 import { z } from 'zod';
 import { OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
 import { type StateDocumentOverlay, stateOverlaySchema } from '../board/stateDocument.js';
-import type { PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { hexColor } from './shapes.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 export const python: readonly PythonPart[] = [
   {
@@ -50,7 +51,6 @@ def led_pixels(px):
 const REQUIRES = ['overlay_serialize', 'get_state'] as const;
 
 /** An overlay as the firmware lists it (`RRGGBB` per pixel, row by row). */
-export type Overlay = StateDocumentOverlay;
 
 /**
  * The overlays from `_jlt.led_list()`: the `"overlays": [...]` fragment of the state JSON, key
@@ -58,7 +58,7 @@ export type Overlay = StateDocumentOverlay;
  * bare list is accepted too. Undefined when the text is not JSON, e.g. because an overlay name
  * holds a quote (the board writes names unescaped).
  */
-export function readOverlays(text: unknown): Overlay[] | undefined {
+export function readOverlays(text: unknown): StateDocumentOverlay[] | undefined {
   if (typeof text !== 'string') return undefined;
   const trimmed = text.trim();
   try {
@@ -75,7 +75,7 @@ const UNREADABLE =
   "The board's overlay list is not valid JSON: an overlay name holding a quote or a backslash (set outside these tools) breaks it, as the firmware writes names unescaped. overlay_clear without a name removes every overlay.";
 
 /** readOverlays, or a bad_reply error for tools whose answer is the list itself. */
-export function parseOverlays(text: unknown): Overlay[] {
+export function parseOverlays(text: unknown): StateDocumentOverlay[] {
   const overlays = readOverlays(text);
   if (!overlays)
     throw new ToolError('bad_reply', UNREADABLE, { details: { reply: String(text).slice(0, 120) } });
@@ -88,7 +88,7 @@ const wrap = (v: number, size: number): number => ((((v - 1) % size) + size) % s
  * What the LEDs show: 300 colours row-major (`(row-1)*30 + (col-1)`), later overlays over earlier
  * ones, black (0) transparent, positions wrapping at the edges as the firmware does.
  */
-export function overlayCanvas(overlays: readonly Overlay[]): Uint32Array {
+export function overlayCanvas(overlays: readonly StateDocumentOverlay[]): Uint32Array {
   const canvas = new Uint32Array(OVERLAY_ROWS * OVERLAY_COLS);
   for (const o of overlays) {
     for (let r = 0; r < o.height; r++) {
@@ -155,7 +155,7 @@ const overlayOut = z.object({
   height: z.number(),
   colors: z.array(z.string()),
 });
-const toOut = (o: Overlay): z.infer<typeof overlayOut> => ({
+const toOut = (o: StateDocumentOverlay): z.infer<typeof overlayOut> => ({
   name: o.name,
   x_col: o.col,
   y_row: o.row,

@@ -5,9 +5,10 @@
  */
 import { z } from 'zod';
 import { encodePng, rowBytes } from '../board/png.js';
-import type { PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
 import { py } from './py.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import type { PythonPart } from './pythonParts.js';
+import { defineDeviceTool } from './tool.js';
 
 /**
  * Python run on the board, inside `_jlt`. The framebuffer travels as hex (width*height/8 bytes,

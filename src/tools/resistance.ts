@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ADC0, DAC1, GND, ISENSE_MINUS, ISENSE_PLUS, nodeInfo } from '../board/nodes.js';
-import type { PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
 import {
   ADC_SPAN,
   assertNoWave,
@@ -19,10 +19,11 @@ import {
 } from './measureRouting.js';
 import { type NodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { nodeValue } from './shapes.js';
 import { nodeLabel, readSnapshot } from './snapshot.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** Board-side helper, inside `_jlt`: both stages of the measurement in one job, restored in `finally`. */
 export const resistancePython: PythonPart = {

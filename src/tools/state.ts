@@ -3,8 +3,6 @@
  * host-side snapshots with undo (stateUndo.ts), and Wokwi import (wokwi.ts).
  */
 import { z } from 'zod';
-import type { PythonPart } from './boardClient.js';
-import { boardImagePython } from './boardImage.js';
 import { renderBoardPicture } from './boardPicture.js';
 import {
   overlaySummarySchema,
@@ -13,6 +11,8 @@ import {
   stateDocumentSchema,
   withOverlaySummaries,
 } from './boardState.js';
+import type { PythonPart } from './pythonParts.js';
+import { restorePlanPython } from './restorePlan.js';
 import { readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { stateSnapshot, stateUndo } from './stateUndo.js';
@@ -20,7 +20,7 @@ import { defineDeviceTool } from './tool.js';
 import { wokwiImport } from './wokwi.js';
 
 /** The board-side parts the state tools call: the RAM state, the board image, and set_state. */
-export const python: readonly PythonPart[] = [ramPython, boardImagePython, stateSetPython];
+export const python: readonly PythonPart[] = [ramPython, restorePlanPython, stateSetPython];
 
 export const stateGet = defineDeviceTool({
   name: 'state_get',

@@ -4,19 +4,20 @@
  * of a snapshot, instead of sending a get_state document back.
  */
 import { z } from 'zod';
-import type { BoardClient } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
+import { parseRam, RAM_REQUIRES, type RamState, readRam } from './boardState.js';
+import { py } from './py.js';
 import {
   differences,
-  IMAGE_REQUIRES,
   listed,
   planTarget,
   putTarget,
+  RESTORE_REQUIRES,
   type Target,
   targetOfRam,
-} from './boardImage.js';
-import { parseRam, RAM_REQUIRES, type RamState, readRam } from './boardState.js';
-import { py } from './py.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+} from './restorePlan.js';
+import { defineDeviceTool } from './tool.js';
 
 /** A snapshot, kept host-side per board (a state is 10-20 KB: too much for the board's RAM). */
 export interface Snapshot {
@@ -90,7 +91,7 @@ export const stateUndo = defineDeviceTool({
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: IMAGE_REQUIRES,
+  requires: RESTORE_REQUIRES,
   timeoutMs: 60_000,
   input: z.object({ snapshot_id: z.number().int().min(1).optional() }),
   output: z.object({

@@ -223,26 +223,6 @@ describe('the packed tarball', () => {
   });
 });
 
-describe('the installed first answers', () => {
-  it("are the installed server's own answers (the build recorded them)", async () => {
-    const file = join(prefix, 'node_modules', 'jumperless-mcp', 'dist', 'mcp', 'firstAnswers.json');
-    const packed = JSON.parse(readFileSync(file, 'utf8'));
-    const { recordFirstAnswers } = await import('../../src/mcp/recordFirstAnswers.js');
-    const served = await recordFirstAnswers({ command: bin, args: ['--sim'], cwd: work, env: env() }, [
-      '2025-11-25',
-    ]);
-    expect(packed.toolsList).toEqual(served.toolsList);
-    expect(packed.initialize['2025-11-25']).toEqual(served.initialize['2025-11-25']);
-    expect(packed.modern['2026-07-28']).toEqual(served.modern?.['2026-07-28']);
-    // A 2026-07-28 client is answered only from a recording that is current: the installed one is
-    // (npm installs the SDK the build ran on; the times it gives the files are not asked).
-    const dist = join(prefix, 'node_modules', 'jumperless-mcp', 'dist');
-    const { recordingIsCurrent } = await import(join(dist, 'mcp', 'recordingCurrent.js'));
-    expect(packed.sdk).toEqual(expect.any(String));
-    expect(recordingIsCurrent(file, dist, packed.sdk)).toBe(true);
-  }, 60_000);
-});
-
 describe('the installed CLI against the virtual board', () => {
   it('exec over TCP: the output, exit 1 with the traceback on a Python error, 2 without code', async () => {
     const ok = await run(['exec', '--device', ports.tcpRepl, 'print(6 * 7)']);
