@@ -49,8 +49,13 @@ const MAY_HAVE_RUN_HINT =
  */
 const NETWORK_PORT = /\b(?:tcp|socket|rfc2217):\/\//;
 
+/** For a call refused because another caller holds the board's lease (device/boardLeases.ts). */
+const LEASED_HINT =
+  'Wait until the lease ends (board_lease status says who holds it), or ask its holder to release it; tools that only read still work.';
+
 function deviceHint(error: DeviceError): string {
   if (error.details.mayHaveRun === true) return MAY_HAVE_RUN_HINT;
+  if (error.details.leasedTo !== undefined) return LEASED_HINT;
   const port = error.details.port;
   const network = NETWORK_PORT.test(typeof port === 'string' ? port : error.message);
   return (network ? NETWORK_HINTS[error.code] : undefined) ?? DEVICE_HINTS[error.code];

@@ -43,6 +43,12 @@ export interface DeviceToolSpec<I extends z.ZodObject, O extends z.ZodObject> ex
    * that another call could touch.
    */
   atomic?: boolean;
+  /**
+   * Whether the call may change the board, so that another caller's board lease refuses it.
+   * Default: every kind but `read`. False only for a tool that must answer a refused caller (the
+   * lease tool itself).
+   */
+  mutates?: boolean;
   /** `jumperless` module functions the tool needs; when the firmware lacks one, it says so. */
   requires?: readonly string[];
   /**
@@ -62,7 +68,7 @@ export interface DeviceToolSpec<I extends z.ZodObject, O extends z.ZodObject> ex
 export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
   spec: DeviceToolSpec<I, O>,
 ): Tool<I, O, ToolEnv> {
-  const { handle, atomic, ...shape } = spec;
+  const { handle, atomic, mutates, ...shape } = spec;
   return {
     ...shape,
     async handle(args, context, env) {
@@ -73,6 +79,7 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
         signal: context.signal,
         owner: context.caller,
         atomic: atomic !== false,
+        mutates: mutates ?? spec.kind !== 'read',
       });
       try {
         await checkFirmware(spec.name, spec.requiresFor ? spec.requiresFor(args) : spec.requires, held.board);

@@ -32,6 +32,20 @@ export const shareRequest = z.discriminatedUnion('type', [
   z.object({ type: z.literal('lease'), owner }),
   z.object({ type: z.literal('release') }),
   z.object({ type: z.literal('health') }),
+  // A caller's lease on the board (boardLeases.ts), kept by the owner for every process.
+  z.object({
+    type: z.literal('board_lease'),
+    request: z.discriminatedUnion('action', [
+      z.object({
+        action: z.literal('take'),
+        holder: owner,
+        ttlMs: z.number().positive(),
+        note: z.string().max(200).optional(),
+      }),
+      z.object({ action: z.literal('release'), holder: owner }),
+      z.object({ action: z.literal('status') }),
+    ]),
+  }),
 ]);
 export type ShareRequest = z.output<typeof shareRequest>;
 
@@ -52,5 +66,11 @@ export const shareResponse = z.discriminatedUnion('type', [
   z.object({ type: z.literal('leased') }),
   z.object({ type: z.literal('released') }),
   z.object({ type: z.literal('health'), health: z.record(z.string(), z.unknown()) }),
+  z.object({
+    type: z.literal('board_lease'),
+    lease: z
+      .object({ holder: z.string(), since: z.string(), until: z.string(), note: z.string().optional() })
+      .optional(),
+  }),
 ]);
 export type ShareResponse = z.output<typeof shareResponse>;
