@@ -75,11 +75,12 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
       if (!env.board) {
         throw new DeviceError('not_found', 'this server was started without a board');
       }
+      const changes = mutates ?? spec.kind !== 'read';
       const held = env.board.hold({
         signal: context.signal,
         owner: context.caller,
         atomic: atomic !== false,
-        mutates: mutates ?? spec.kind !== 'read',
+        mutates: changes,
       });
       try {
         await checkFirmware(spec.name, spec.requiresFor ? spec.requiresFor(args) : spec.requires, held.board);
@@ -90,11 +91,27 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
           attachImage: (image) =>
             context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
         });
+      } catch (error) {
+        throw changes ? error : harmlessRerun(error);
       } finally {
         held.release();
       }
     },
   };
+}
+
+/**
+ * A call that only reads and was cut off after its code went out (`mayHaveRun`): running it again
+ * changes nothing, so it is plainly retryable.
+ */
+function harmlessRerun(error: unknown): unknown {
+  if (!(error instanceof DeviceError) || error.details.mayHaveRun !== true) return error;
+  const { mayHaveRun: _ran, ...details } = error.details;
+  return new DeviceError(
+    error.code,
+    `${error.message.replace(/\. Read back what it changes before sending it again$/, '')}; the call only reads the board, so retrying it is safe`,
+    details,
+  );
 }
 
 async function checkFirmware(tool: string, requires: readonly string[] | undefined, board: BoardClient) {
