@@ -143,9 +143,11 @@ export async function openServedBoard(
     });
   }
   // Claim the port (or find its owner) now, so the other processes find this one serving it. A
-  // one-shot command says itself why its board could not be had (once).
+  // one-shot command says itself why its board could not be had (once); a board closed meanwhile
+  // (a command refused before it used it) has nothing to tell.
+  let closing = false;
   void shared.ready().catch((error: unknown) => {
-    if (options.announce === false) return;
+    if (closing || options.announce === false) return;
     process.stderr.write(
       `jumperless-mcp: ${device}: ${error instanceof Error ? error.message : String(error)}\n`,
     );
@@ -159,7 +161,10 @@ export async function openServedBoard(
     device,
     onEvent: (listener) => shared.onEvent(listener),
     ready: () => shared.ready(),
-    close: () => shared.close(),
+    close: () => {
+      closing = true;
+      return shared.close();
+    },
   };
 }
 

@@ -12,6 +12,7 @@ import {
   BoardLeases,
   leaseRefusal,
 } from './boardLeases.js';
+import { DeviceError } from './errors.js';
 import type { SessionHealth } from './health.js';
 import type { DeviceSession, ExecResult, HelperModule, SessionLease } from './session.js';
 
@@ -173,7 +174,15 @@ export class Board implements BoardClient {
         await allowed;
       }
       if (call.atomic && !ended) {
-        leasing ??= this.jobs.lease(call.owner, call.signal);
+        leasing ??= this.jobs.lease(call.owner, call.signal).catch((error: unknown) => {
+          // Stopped before its turn came: say so, so that nobody reports a board interrupted for it.
+          if (!call.signal.aborted) throw error;
+          throw new DeviceError(
+            'canceled',
+            'the call was stopped while it waited for its turn at the board (another caller held it); nothing of it ran',
+            { never_ran: true },
+          );
+        });
         const lease = await leasing;
         if (!lease.released) return lease.run(kind, code, merged);
       }
