@@ -51,6 +51,7 @@ function board(functions: string[] = []): Board {
       throw new Error('unused');
     },
     onStale: () => () => {},
+    boardLease: async () => ({}),
   };
   return new Board(jobs);
 }

@@ -254,5 +254,6 @@ const NO_BOARD: BoardClient = {
   firmwareFunctions: () => Promise.reject(new Error('this resource reads no board')),
   id: 'none',
   health: () => Promise.reject(new Error('this resource reads no board')),
+  boardLease: () => Promise.reject(new Error('this resource reads no board')),
   seen: new Map(),
 };
