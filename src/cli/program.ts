@@ -52,6 +52,11 @@ const program = new Command()
   .option('--tools <list>', 'single tools on, besides the toolsets (comma list)')
   .option('--exclude-tools <list>', 'tools off, whatever else says (comma list)')
   .option('--read-only', 'offer only the tools that change nothing')
+  .option(
+    '--confirm <mode>',
+    'ask the person before a hazard: hazards (when the client can; default), always (refuse when it cannot), never',
+  )
+  .option('--confirm-above-volts <volts>', 'a supply set above this asks first (default 5)')
   .option('--tokens <store>', 'bearer token store for HTTP (default ~/.config/jumperless-mcp/tokens.json)')
   .option('--require-token', 'refuse HTTP requests without a bearer token (always on off loopback)')
   .option('--anonymous-caps <caps>', 'what HTTP callers without a token may do: a comma list, * or none')

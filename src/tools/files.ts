@@ -301,6 +301,8 @@ export const fileWrite = defineDeviceTool({
     size_bytes: z.number(),
     replaced: z.boolean(),
   }),
+  hazard: ({ path, overwrite, append }) =>
+    overwrite && !append ? `Write ${path} on the board, replacing the file if it exists?` : undefined,
   handle: async ({ path, content, encoding, overwrite, append }, { board, progress }) => {
     const file = checkPath(path);
     if (file === '/' || path.endsWith('/'))
@@ -384,6 +386,7 @@ export const fileDelete = defineDeviceTool({
   capability: 'jumperless.files',
   input: z.object({ path: pathField }),
   output: z.object({ path: z.string(), deleted: z.boolean() }),
+  hazard: ({ path }) => `Delete ${path} on the board for good?`,
   handle: async ({ path }, { board }) => {
     const file = checkPath(path);
     const found = await fileStat(board, file);
