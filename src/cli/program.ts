@@ -106,6 +106,34 @@ program
   });
 
 program
+  .command('view')
+  .description(
+    'show the board in a browser, live: the page of the jumperless-mcp serving HTTP on the port, or of one started as start does',
+  )
+  .option('--port <port>', `TCP port (default ${DEFAULT_HTTP_PORT})`)
+  .option('--no-open', 'only print the address of the page')
+  .action(async (options: { port?: string; open: boolean }) => {
+    const { parsePort, resolveConfig } = await import('./config.js');
+    const { findViewServer, openInBrowser } = await import('./viewCommand.js');
+    const port = options.port === undefined ? DEFAULT_HTTP_PORT : parsePort(options.port, '--port');
+    let base = await findViewServer(port);
+    if (!base) {
+      const { runHttp } = await import('./serve.js');
+      const { boardOrSim } = await import('./board.js');
+      const config = resolveConfig({}, process.env);
+      const device = process.env.JUMPERLESS_MCP_DEVICE ? config.device : await boardOrSim();
+      const { http } = await runHttp(
+        { ...config, device, http: { host: '127.0.0.1', port } },
+        { anyPortIfBusy: options.port === undefined },
+      );
+      base = http.url.replace(/\/mcp$/, '');
+      process.stderr.write(`jumperless-mcp: serving ${http.url}; Ctrl-C stops it\n`);
+    }
+    process.stdout.write(`${base}/\n`);
+    if (options.open) openInBrowser(`${base}/`);
+  });
+
+program
   .command('detect')
   .description('list the Jumperless boards on USB, their four ports, and the one jumperless-mcp opens')
   .option('--json', 'print the boards and ports as JSON')

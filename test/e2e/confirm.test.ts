@@ -49,7 +49,8 @@ function confirmSuite(connect: Connect) {
   it('asks before clearing the board: no applies nothing, yes clears', async () => {
     const client = await connect({ elicitation: true });
     const you = person(client);
-    await client.callTool({ name: 'connect', arguments: { pairs: [[1, 5]] } });
+    const connected = await client.callTool({ name: 'connect', arguments: { pairs: [[1, 5]] } });
+    expect(connected.isError, JSON.stringify(connected.content)).toBeFalsy();
     const before = await bridgeCount(client);
     expect(before).toBeGreaterThan(0);
 
@@ -72,6 +73,7 @@ function confirmSuite(connect: Connect) {
     const you = person(client);
     you.answer('accept');
     const low = await client.callTool({ name: 'dac_set', arguments: { channel: 'DAC1', volts: 3.3 } });
+    expect(low.isError, JSON.stringify(low.content)).toBeFalsy();
     expect(low.structuredContent).toMatchObject({ volts: 3.3 });
     expect(you.asked).toEqual([]);
     you.answer('decline');
