@@ -21,9 +21,8 @@ import {
   RAM_REQUIRES,
   type RamState,
   type StateDocument,
-  supplyShorts,
-  supplySource,
 } from './boardState.js';
+import { netHazards, refuseHazards } from './hazards.js';
 import { py } from './py.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
 import { ToolError } from './tool.js';
@@ -262,18 +261,17 @@ function predictedState(target: Target, gpio: readonly PinSetting[]): StateDocum
 export function planTarget(target: Target, safety: SafetyPolicy, what: string): Plan {
   for (const [key, jsonKey] of POWER_FIELDS) checkVolts(safety, target.power[key], `${what} ${jsonKey}`);
   const predicted = predictedState(target, target.gpio);
-  const shorts = supplyShorts(predicted.nets.filter((n) => n.index > 5).map((n) => n.nodes));
-  const specialShorts = predicted.nets
-    .filter((n) => n.index <= 5)
-    .flatMap((n) => {
-      const sources = [...new Set(n.nodes.map(supplySource).filter((s) => s !== undefined))];
-      return sources.length > 1 ? [`${sources.join(' and ')} would be joined (net ${n.name})`] : [];
-    });
-  if (shorts.length + specialShorts.length > 0) {
-    throw new ToolError('unsafe_short', `Refusing ${what}: ${[...shorts, ...specialShorts].join('; ')}.`, {
-      details: { shorts: [...shorts, ...specialShorts] },
-    });
-  }
+  const power = {
+    top_rail: target.power.topRail,
+    bottom_rail: target.power.bottomRail,
+    dac0: target.power.dac0,
+    dac1: target.power.dac1,
+  };
+  const hazards = netHazards(
+    predicted.nets.map((n) => n.nodes),
+    power,
+  );
+  if (hazards.length > 0) throw refuseHazards(what, hazards);
   const notes: string[] = [];
   const gpio = target.gpio.map((p) => {
     if (p.direction !== 'OUTPUT') return p;

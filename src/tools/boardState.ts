@@ -175,16 +175,6 @@ export function supplySource(name: string): string | undefined {
   return key === 'TOP_GND' || key === 'BOT_GND' ? 'GND' : key;
 }
 
-/** Messages for groups of connected nodes that would tie two different sources together. */
-export function supplyShorts(groups: readonly (readonly string[])[]): string[] {
-  return groups.flatMap((group) => {
-    const sources = [...new Set(group.map(supplySource).filter((s): s is string => s !== undefined))];
-    return sources.length > 1
-      ? [`${sources.join(' and ')} would be joined (through ${group.join(', ')})`]
-      : [];
-  });
-}
-
 const canonicalKey = (n: string): string => canonicalNode(n) ?? n.toUpperCase();
 
 /** Merges groups of names that share a member, as routing them would (canonical node names by default). */

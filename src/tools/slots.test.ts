@@ -322,11 +322,13 @@ describe('state', () => {
     expect(stateSet.input.safeParse({}).success).toBe(false);
   });
 
-  it('reports what the firmware silently left out', async () => {
-    // GPIO_1 to TOP_RAIL is a forbidden pair: the firmware drops it without a word.
-    const { result } = await h.run(stateSet, { nets: [['GP_1', 'TOP_R']] });
-    expect(result.applied).toBe(false);
-    expect(result.differences).toEqual(['GP_1 and TOP_R are not connected']);
+  it('refuses a GPIO on a supply net, which the firmware would drop without a word, saying why', async () => {
+    const before = await h.python('get_num_bridges()');
+    await expect(h.run(stateSet, { nets: [['GP_1', 'TOP_R']] })).rejects.toMatchObject({
+      code: 'unsafe_short',
+      message: expect.stringMatching(/GP_1, TOP_R would join GPIO_1 and TOP_RAIL.*burns its driver/),
+    });
+    expect(await h.python('get_num_bridges()')).toBe(before);
   });
 
   it('refuses shorts, outputs on driven nets and unknown nodes before sending anything', async () => {

@@ -27,8 +27,8 @@ import {
   type StateDocument,
   setStateNodeText,
   stateDocumentSchema,
-  supplyShorts,
 } from './boardState.js';
+import { netHazards, refuseHazards } from './hazards.js';
 import { py } from './py.js';
 import { nodeValue } from './shapes.js';
 import { type Snapshot, takeSnapshot } from './stateUndo.js';
@@ -92,10 +92,9 @@ function checkState(
   const requested = nodes.map((net) => net.map((id) => canonicalNode(shortName(id)) ?? shortName(id)));
   const kept = clearFirst ? [] : current.nets.map((net) => net.nodes);
   const groups = mergeGroups([...kept, ...requested]);
-  const shorts = supplyShorts(groups);
-  if (shorts.length > 0) {
-    throw new ToolError('unsafe_short', `Refusing the state: ${shorts.join('; ')}.`, { details: { shorts } });
-  }
+  const hazards = netHazards(groups, current.power);
+  if (hazards.length > 0)
+    throw refuseHazards(clearFirst ? 'the nets' : 'the nets (added to the wiring there is)', hazards);
   // The GPIO outputs there are, on the nets after the change.
   const { gpio } = current;
   const predicted: StateDocument = {
