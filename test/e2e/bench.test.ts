@@ -84,7 +84,10 @@ describe('at the bench, through MCP', () => {
     const result = await client.callTool({ name: 'connect', arguments: { pairs: [['TOP_RAIL', 'GND']] } });
     expect(result.isError).toBe(true);
     const [text] = result.content as Content[];
-    const error = JSON.parse(text?.type === 'text' ? (text.text ?? '{}') : '{}') as { code: string; message: string };
+    const error = JSON.parse(text?.type === 'text' ? (text.text ?? '{}') : '{}') as {
+      code: string;
+      message: string;
+    };
     expect(error.code).toBe('unsafe_short');
     expect(error.message).toMatch(
       /TOP_RAIL-GND would join TOP_RAIL \(5 V\) and GND \(0 V\)\. A short circuit/,
