@@ -25,7 +25,6 @@ import {
 import { netHazards, refuseHazards } from './hazards.js';
 import { py } from './py.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
-import { ToolError } from './tool.js';
 
 /** Firmware functions `putTarget` (and its read-back) use. */
 export const IMAGE_REQUIRES = [
