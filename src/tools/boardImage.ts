@@ -29,6 +29,9 @@ import { checkVolts, type SafetyPolicy } from './safety.js';
 /** Firmware functions `putTarget` (and its read-back) use. */
 export const IMAGE_REQUIRES = [
   'nodes_clear',
+  'pwm',
+  'pwm_stop',
+  'gpio_get_dir',
   'connect',
   'dac_set',
   'set_net_name',
@@ -44,9 +47,12 @@ export const IMAGE_REQUIRES = [
 export const boardImagePython: PythonPart = {
   name: 'boardImage',
   source: `
-def image_put(s, br, pw, nm, co, st):
+def image_put(s, br, pw, nm, co, st, keep):
     if s is not None:
         switch_slot(s)
+    for p in range(1, 9):
+        if p not in keep:
+            pwm_stop(p)
     nodes_clear()
     for i in range(60):
         set_net_name(i, None)
@@ -60,6 +66,15 @@ def image_put(s, br, pw, nm, co, st):
         set_net_color(i, c)
     overlay_clear_all()
     return set_state(st, False)
+def image_pwm(ps):
+    out = []
+    for p, f, d in ps:
+        try:
+            pwm(p, f, d)
+            out.append(str(gpio_get_dir(p)) == 'OUTPUT' or f >= 10)
+        except Exception:
+            out.append(False)
+    return out
 def net_looks(nm, co):
     for i, t in nm:
         set_net_name(i, t)
@@ -72,6 +87,12 @@ def net_looks(nm, co):
 // ---- what a slot file or a snapshot puts on the board, and how the board differs from it ----
 
 type Bridge = readonly [number, number, number];
+
+export interface PwmSetting {
+  readonly pin: number;
+  readonly frequency: number;
+  readonly duty: number;
+}
 
 export interface PinSetting {
   readonly pin: number;
@@ -92,10 +113,19 @@ export interface Target {
   readonly gpio: readonly PinSetting[];
   /** Pins whose PWM the file has enabled (their pads are not compared). */
   readonly pwmPins: ReadonlySet<number>;
+  /** The PWM a slot file has running, to start again; null for a snapshot, which leaves PWM as it is. */
+  readonly pwm: readonly PwmSetting[] | null;
   readonly overlays: readonly SlotOverlay[];
   /** A slot file names only nets of two or more nodes; a snapshot knows every net's name. */
   readonly namesOfAllNets: boolean;
 }
+
+/** Every PWM pin, as the PWM a restore keeps running when it leaves PWM alone. */
+const ALL_PWM_PINS: readonly PwmSetting[] = Array.from({ length: 8 }, (_, i) => ({
+  pin: i + 1,
+  frequency: 1,
+  duty: 0.5,
+}));
 
 const PULL_OF_CODE: readonly GpioPullName[] = ['down', 'up', 'none', 'keeper'];
 
@@ -114,6 +144,9 @@ export function targetOfSlot(slot: SlotData): Target {
       floating: (g.readFloating[i] ?? 0) === 0 ? 0 : 1,
     })),
     pwmPins: new Set(g.pwmEnabled.flatMap((on, i) => (on && i < 8 ? [i + 1] : []))),
+    pwm: g.pwmEnabled.flatMap((on, i) =>
+      on && i < 8 ? [{ pin: i + 1, frequency: g.pwmFrequency[i] ?? 1, duty: g.pwmDutyCycle[i] ?? 0.5 }] : [],
+    ),
     overlays: slot.overlays,
     namesOfAllNets: false,
   };
@@ -144,6 +177,7 @@ export function targetOfRam(ram: RamState): Target {
         floating: p.floating_read === 0 ? 0 : 1,
       })),
     pwmPins: new Set(),
+    pwm: null,
     overlays: s.overlays.map((o) => ({ ...o, colors: o.colors.map((c) => Number.parseInt(c, 16) >>> 0) })),
     namesOfAllNets: true,
   };
@@ -231,6 +265,8 @@ export interface Plan {
   readonly target: Target;
   /** GPIO settings actually sent (outputs that would fight a driven net stay inputs). */
   readonly gpio: readonly PinSetting[];
+  /** PWM started after the wiring (a pin on a driven net is left stopped); null: PWM left as it is. */
+  readonly pwm: readonly PwmSetting[] | null;
   readonly notes: string[];
 }
 
@@ -279,7 +315,13 @@ export function planTarget(target: Target, safety: SafetyPolicy, what: string): 
     notes.push(`GPIO ${p.pin} stays an INPUT instead of an OUTPUT: ${hazards.join('; ')}`);
     return { ...p, direction: 'INPUT' as const };
   });
-  return { target, gpio, notes };
+  const pwm = target.pwm?.filter((p) => {
+    const hazards = driveHazards(predicted, p.pin);
+    if (hazards.length === 0) return true;
+    notes.push(`PWM on GPIO ${p.pin} is not started: ${hazards.join('; ')}`);
+    return false;
+  });
+  return { target, gpio, pwm: pwm ?? null, notes };
 }
 
 /**
@@ -316,9 +358,10 @@ export async function putOverlays(board: BoardClient, overlays: readonly SlotOve
 
 /**
  * Puts a target on the board (the caller reads it back): one job switches to `slot` when given,
- * clears, makes every bridge with its duplicates, the supplies (dac_set stores them), names,
+ * stops the PWM the target does not hold (it would run on, and be saved into the slot), clears,
+ * makes every bridge with its duplicates, the supplies (dac_set stores them), names,
  * colours, GPIO direction and pulls (set_state's gpio section) and removes the overlays; then one
- * job per overlay, and the save.
+ * job per overlay, one to start the target's PWM, and the save.
  */
 export async function putTarget(
   board: BoardClient,
@@ -343,11 +386,17 @@ export async function putTarget(
   const names = [...t.names].map(([i, name]) => [i, name]);
   const colors = [...t.colors].map(([i, c]) => [i, c]);
   const code = await board.call(
-    py`_jlt.image_put(${slot}, ${bridges}, ${power}, ${names}, ${colors}, ${gpioDocument(plan.gpio)})`,
+    py`_jlt.image_put(${slot}, ${bridges}, ${power}, ${names}, ${colors}, ${gpioDocument(plan.gpio)}, ${(plan.pwm ?? ALL_PWM_PINS).map((p) => p.pin)})`,
     { timeoutMs: 20_000 },
   );
   if (code !== 0) notes.push('the board refused the GPIO settings (set_state returned -1)');
   for (const name of await putOverlays(board, overlays)) notes.push(`the board refused overlay "${name}"`);
+  if (plan.pwm && plan.pwm.length > 0) {
+    const pads = await board.call(py`_jlt.image_pwm(${plan.pwm.map((p) => [p.pin, p.frequency, p.duty])})`);
+    if (!Array.isArray(pads) || pads.some((pad) => pad !== true)) {
+      notes.push('the board did not start all the PWM the file holds');
+    }
+  }
   if (save) await board.call('nodes_save()', { timeoutMs: 15_000 });
   return notes;
 }

@@ -338,7 +338,8 @@ export const SLOT_FILE_MAX_BYTES = 64 * 1024;
 const fileSum = z.tuple([z.number(), z.number()]).nullable();
 type SlotFileSum = z.infer<typeof fileSum>;
 
-function blockSum(bytes: Uint8Array): number {
+/** `slot_sum`'s sum of a file's bytes (each SLOT_PART_BYTES block weighted by its number). */
+export function slotFileSum(bytes: Uint8Array): number {
   let total = 0;
   for (let at = 0, k = 1; at < bytes.length; at += SLOT_PART_BYTES, k++) {
     let part = 0;
@@ -377,7 +378,7 @@ async function readSlotFile(board: BoardClient, slot: number, sum: SlotFileSum):
     parts.push(Buffer.from(hex, 'hex'));
   }
   const bytes = Buffer.concat(parts);
-  if (bytes.length !== size || blockSum(bytes) !== expected) throw new SlotFileChanged();
+  if (bytes.length !== size || slotFileSum(bytes) !== expected) throw new SlotFileChanged();
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {

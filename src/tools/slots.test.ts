@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { nodesClear } from './connections.js';
 /** The slot tools and the state tools they share a board image with (boardImage.ts). */
 import { slotDiscard, slotSwitch } from './slotSwitch.js';
 import { slotCurrent, slotSave } from './slots.js';
@@ -100,7 +101,7 @@ describe('slot changes', () => {
     await h.python('switch_slot(2)');
     await h.python('dac_set(TOP_RAIL, 1.5)');
     const { result } = await h.run(slotSave);
-    expect(result).toEqual({ slot: 2, previous_slot: 2, file: '/slots/slot2.yaml', note: null });
+    expect(result).toEqual({ slot: 2, active_slot: 2, file: '/slots/slot2.yaml', note: null });
     expect((await h.run(slotCurrent)).result.has_changes).toBe(false);
     expect(await slotFile(2)).toContain('topRail: 1.50');
   });
@@ -118,13 +119,27 @@ describe('slot changes', () => {
     expect((await h.run(slotCurrent)).result.has_changes).toBe(false);
   });
 
-  it('saving to another slot makes it the active slot, and says so', async () => {
+  it('saving to another slot keeps the active slot: a clear afterwards is autosaved into the active slot, never into the copy', async () => {
     await h.python('connect(5, 6)');
-    const { result } = await h.run(slotSave, { slot: 4 });
-    expect(result).toMatchObject({ slot: 4, previous_slot: 0, file: '/slots/slot4.yaml' });
-    expect(result.note).toContain('Slot 4 is now the active slot');
-    expect(await h.python('CURRENT_SLOT()')).toBe(4);
-    expect(await slotFile(4)).toContain('{n1: 5, n2: 6, dup: 2}');
+    await h.python('pwm(1, 2, 0.5)');
+    const { result } = await h.run(slotSave, { slot: 3 });
+    expect(result).toEqual({ slot: 3, active_slot: 0, file: '/slots/slot3.yaml', note: null });
+    expect(await h.python('CURRENT_SLOT()')).toBe(0);
+    const copy = await slotFile(3);
+    expect(copy).toContain('{n1: 5, n2: 6, dup: 2}');
+    // The issue's trap: save, clear, and the autosave a second later.
+    await h.run(nodesClear);
+    await h.python('pwm_stop(1)');
+    await untilSaved();
+    expect(await slotFile(3)).toBe(copy);
+    expect(await slotFile(0)).not.toContain('n1: 5');
+    // Back: everything the slot holds, PWM included, and its file is not written back short.
+    const back = await h.run(slotSwitch, { slot: 3 });
+    expect(back.result).toMatchObject({ slot: 3, restored: true, differences: [], not_restored: [] });
+    expect(back.result.note).toMatch(/Slot 3 is the active slot: the board autosaves/);
+    expect(await connected('5', '6')).toBe(true);
+    expect(await h.python('str(gpio_get_dir(1))')).toBe('OUTPUT'); // the 2 Hz timer PWM drives the pad
+    expect(await slotFile(3)).toContain('pwmEnabled:   [1,');
   });
 });
 
@@ -225,7 +240,7 @@ describe('slot_switch', () => {
     expect(await h.python('CURRENT_SLOT()')).toBe(0);
   });
 
-  it('reports what a slot file holds that the API cannot restore', async () => {
+  it('reports what a slot file holds that the API cannot restore, starts its PWM, and keeps the file whole', async () => {
     const file = [
       'version: 2',
       'sourceOfTruth: bridges',
@@ -241,11 +256,18 @@ describe('slot_switch', () => {
       '    pwmEnabled:   [0,0,1,0,0,0,0,0,0,0]',
     ].join('\\n');
     await h.python(`fs_write('/slots/slot1.yaml', '${file}')`);
+    const before = await slotFile(1);
     const { result } = await h.run<{ not_restored: string[] }>(slotSwitch, { slot: 1 });
     expect(await connected('14', '15')).toBe(true);
     expect(await h.python('dac_get(TOP_RAIL)')).toBe(1);
     expect(result.not_restored.join('\n')).toMatch(/bridge colour/);
-    expect(result.not_restored.join('\n')).toMatch(/PWM on GPIO 3/);
+    expect(result.not_restored.join('\n')).not.toMatch(/PWM/);
+    expect(result.not_restored.join('\n')).toMatch(/kept as it was, whole/);
+    expect(await h.python('str(gpio_get_dir(3))')).toBe('OUTPUT');
+    // Not written back short, and the board's state is clean: no autosave shortens it either.
+    await sleep(900);
+    expect(await slotFile(1)).toBe(before);
+    expect(await h.python('CURRENT_SLOT()')).toBe(1);
   });
 });
 
