@@ -19,6 +19,7 @@ import {
   sourceOf,
   sourcesIn,
 } from './hazards.js';
+import { type BridgeRow, namesOf, recordChange } from './journal.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
 import { nodePair, nodeValue } from './shapes.js';
@@ -263,10 +264,22 @@ export const connect = defineDeviceTool({
           { details: { pairs: plan.full } },
         );
       }
-      return await connectOutcome(board, plan, bridgeViews(afterRows));
+      const outcome = await connectOutcome(board, plan, bridgeViews(afterRows));
+      if (send.length > 0) {
+        recordChange(board, {
+          tool: 'connect',
+          label: `connect ${send.map((p) => `${nodeLabel(p.a)}-${nodeLabel(p.b)}`).join(', ')}`,
+          bridges: { before: bridgeRowsOf(beforeRaw), after: bridgeRowsOf(afterRows) },
+        });
+      }
+      return outcome;
     }
   },
 });
+
+/** node1, node2, duplicates of `snap_bridges` rows, as the journal keeps them. */
+const bridgeRowsOf = (raw: unknown): BridgeRow[] =>
+  bridgeViews(raw).map((b) => [b.node1, b.node2, b.duplicates]);
 
 /** The four programmable supplies' setpoints, for a refusal's wording. */
 async function readSetpoints(board: BoardClient): Promise<Setpoints> {
@@ -449,6 +462,13 @@ export const disconnect = defineDeviceTool({
       });
     }
     const removed = before.filter((b) => !findBridge(after, b.node1, b.node2));
+    if (removed.length > 0) {
+      recordChange(board, {
+        tool: 'disconnect',
+        label: `disconnect ${removed.map((b) => `${b.node1_name}-${b.node2_name}`).join(', ')}`,
+        bridges: { before: bridgeRowsOf(beforeRaw), after: bridgeRowsOf(afterRaw) },
+      });
+    }
     return {
       removed: removed.map(toBridgeOut),
       not_found: notFound,
@@ -476,12 +496,24 @@ export const nodesClear = defineDeviceTool({
     remaining: z.array(bridgeOut),
   }),
   handle: async ({ keep_probe_power }, { board }) => {
-    const before = await readBridges(board);
+    const { bridges: before, state } = await readSnapshot(board);
     const [rawAfter, restored] = z
       .tuple([z.unknown(), z.array(z.unknown())])
       .parse(await board.call(py`_jlt.conn_clear(${keep_probe_power})`));
     const after = bridgeViews(rawAfter);
+    board.seen.set(SEEN_BRIDGES, rawAfter);
     const removed = before.filter((b) => !findBridge(after, b.node1, b.node2)).length;
+    if (removed > 0) {
+      recordChange(board, {
+        tool: 'nodes_clear',
+        label: `nodes_clear (${removed} bridge${removed === 1 ? '' : 's'})`,
+        bridges: {
+          before: before.map((b) => [b.node1, b.node2, b.duplicates]),
+          after: bridgeRowsOf(rawAfter),
+        },
+        names: namesOf(state),
+      });
+    }
     return {
       removed,
       probe_power_restored: restored.length > 0 && after.some(isProbePower),

@@ -24,6 +24,7 @@ import { py } from './py.js';
 import { resistanceMeasure, resistancePython } from './resistance.js';
 import { nodeLabel, readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { sweepPython, voltageSweep } from './sweep.js';
+import { historyPython } from './system.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
 /** Board-side helpers, inside `_jlt`: a reading at a node (routing an ADC there for it), and INA0. */
@@ -33,6 +34,7 @@ const measurePython: PythonPart = {
 def meas_volts(ch, anode, node, settle, n):
     import time as _t
     added = anode is not None and not is_connected(anode, node)
+    h0 = _jlt.hist_now() if added else None
     if added:
         connect(anode, node)
     try:
@@ -45,6 +47,7 @@ def meas_volts(ch, anode, node, settle, n):
     finally:
         if added:
             disconnect(anode, node)
+            _jlt.hist_mark(h0)
 def meas_ina(s, n):
     c = 0.0
     v = 0.0
@@ -60,6 +63,7 @@ def meas_ina(s, n):
 /** The board-side parts the measure tools call (the snapshot for the bridge lists and path checks). */
 export const python: readonly PythonPart[] = [
   snapshotPython,
+  historyPython,
   measureRoutingPython,
   measurePython,
   resistancePython,

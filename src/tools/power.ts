@@ -1,6 +1,7 @@
 /** Supplies: the two DACs and the two rails (spec §6.5). */
 import { z } from 'zod';
 import type { PythonPart } from './boardClient.js';
+import { recordChange } from './journal.js';
 import { py } from './py.js';
 import { checkVolts } from './safety.js';
 import { voltsArg } from './shapes.js';
@@ -87,6 +88,13 @@ export const dacSet = defineDeviceTool({
       });
     }
     const key = `${channel.toLowerCase()}_volts` as keyof typeof before;
+    if (Math.abs(before[key] - after) > 0.001) {
+      recordChange(board, {
+        tool: 'dac_set',
+        label: `dac_set ${channel} ${before[key]} V -> ${after} V`,
+        power: [{ channel: CHANNEL[channel], before: before[key], after }],
+      });
+    }
     return { channel, volts: after, previous_volts: before[key] };
   },
 });

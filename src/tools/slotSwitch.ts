@@ -8,6 +8,7 @@ import { isSavableSlot, type SlotData, slotPath } from '../board/slots.js';
 import type { BoardClient } from './boardClient.js';
 import { differences, IMAGE_REQUIRES, listed, planTarget, putTarget, targetOfSlot } from './boardImage.js';
 import { readRam, readSlotLook } from './boardState.js';
+import { endJournal } from './journal.js';
 import type { SafetyPolicy } from './safety.js';
 import { keepSlotFile, parseSlotText, saveActive, slotField } from './slotFile.js';
 import { defineDeviceTool, ToolError } from './tool.js';
@@ -71,6 +72,8 @@ async function loadSlot(
   await beforeLoad();
   const notes = [...slotLosses(file.data, file.skipped), ...(await putTarget(board, plan, switchTo, false))];
   const ram = await readRam(board);
+  board.seen.delete('connections.bridges');
+  endJournal(board, switchTo === null ? `slot_discard of slot ${slot}` : `slot_switch to slot ${slot}`);
   const diffs = differences(plan.target, ram, `slot ${slot}'s file`);
   if ((notes.length > 0 || diffs.length > 0) && text !== null) {
     await keepSlotFile(board, slot, text);
@@ -149,7 +152,7 @@ export const slotDiscard = defineDeviceTool({
   name: 'slot_discard',
   title: 'Discard unsaved changes',
   description:
-    "Reload the active slot's file, dropping changes (autosave keeps them about 1 s; to go back further use state_undo).",
+    "Reload the active slot's file, dropping changes (autosave keeps them about 1 s; to go back further use undo).",
   group: 'slots',
   kind: 'destructive',
   capability: 'jumperless.wire',

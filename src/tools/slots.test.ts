@@ -7,7 +7,7 @@ import { slotDiscard, slotSwitch } from './slotSwitch.js';
 import { slotCurrent, slotSave } from './slots.js';
 import { stateGet } from './state.js';
 import { stateSet } from './stateSet.js';
-import { stateSnapshot, stateUndo } from './stateUndo.js';
+import { stateSnapshot, undo } from './stateUndo.js';
 import { ToolError } from './tool.js';
 import { wokwiImport } from './wokwi.js';
 
@@ -318,8 +318,12 @@ describe('state', () => {
     expect(await connected('20', '21')).toBe(false);
     expect(await h.python('get_bridge(0)')).toEqual([139, 106, 0]);
 
-    const undo = await h.run(stateUndo, { snapshot_id: result.snapshot_id });
-    expect(undo.result).toMatchObject({ restored: true, differences: [], slot_warning: null });
+    const undone = await h.run(undo);
+    expect(undone.result).toMatchObject({
+      undone: 'state_set (2 nets, the rest cleared)',
+      tool: 'state_set',
+      skipped: [],
+    });
     expect(await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]')).toEqual([
       [139, 106, 0],
       [20, 21, 4],
@@ -393,12 +397,15 @@ describe('state', () => {
     expect(snap.result).toMatchObject({ label: 'before the divider', slot: 0 });
     await h.python('nodes_clear()');
     await h.python('connect(50, 51)');
-    const { result } = await h.run(stateUndo);
-    expect(result).toMatchObject({ snapshot_id: snap.result.snapshot_id, restored: true, differences: [] });
+    const { result } = await h.run(undo, { snapshot_id: snap.result.snapshot_id });
+    expect(result).toMatchObject({
+      undone: expect.stringContaining(`snapshot ${snap.result.snapshot_id} "before the divider"`),
+      restored: ['the whole board as the snapshot holds it'],
+    });
     expect(await connected('44', '45')).toBe(true);
     expect(await connected('50', '51')).toBe(false);
     expect(await h.python('get_net_color(6)')).toBe(colour);
-    await expect(h.run(stateUndo, { snapshot_id: 99999 })).rejects.toEqual(refusal('no_snapshot'));
+    await expect(h.run(undo, { snapshot_id: 99999 })).rejects.toEqual(refusal('no_snapshot'));
   });
 });
 

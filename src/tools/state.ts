@@ -1,6 +1,6 @@
 /**
  * The state group: the board state as one document (spec §7) here; applying one (stateSet.ts),
- * host-side snapshots with undo (stateUndo.ts), and Wokwi import (wokwi.ts).
+ * undo of this server's changes and host-side snapshots (stateUndo.ts, journal.ts), and Wokwi import (wokwi.ts).
  */
 import { z } from 'zod';
 import type { PythonPart } from './boardClient.js';
@@ -13,14 +13,22 @@ import {
   stateDocumentSchema,
   withOverlaySummaries,
 } from './boardState.js';
-import { readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
+import { ledsPython } from './leds.js';
+import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
-import { stateSnapshot, stateUndo } from './stateUndo.js';
+import { stateSnapshot, undo, undoPython } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
 import { wokwiImport } from './wokwi.js';
 
-/** The board-side parts the state tools call: the RAM state, the board image, and set_state. */
-export const python: readonly PythonPart[] = [ramPython, boardImagePython, stateSetPython];
+/** The board-side parts the state tools call: the RAM state, the board image, set_state, undo. */
+export const python: readonly PythonPart[] = [
+  ramPython,
+  boardImagePython,
+  stateSetPython,
+  snapshotPython,
+  ledsPython,
+  undoPython,
+];
 
 export const stateGet = defineDeviceTool({
   name: 'state_get',
@@ -54,4 +62,4 @@ export const boardPicture = defineDeviceTool({
   },
 });
 
-export default [stateGet, stateSet, stateSnapshot, stateUndo, wokwiImport, boardPicture];
+export default [stateGet, stateSet, stateSnapshot, undo, wokwiImport, boardPicture];

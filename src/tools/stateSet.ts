@@ -23,15 +23,14 @@ import {
   netOfNode,
   RAM_REQUIRES,
   readRam,
-  readState,
   type StateDocument,
   setStateNodeText,
   stateDocumentSchema,
 } from './boardState.js';
 import { netHazards, refuseHazards } from './hazards.js';
+import { bridgesMissing, namesOf, recordChange } from './journal.js';
 import { py } from './py.js';
 import { nodeValue } from './shapes.js';
-import { type Snapshot, takeSnapshot } from './stateUndo.js';
 import { defineDeviceTool, ToolError } from './tool.js';
 
 /**
@@ -155,14 +154,14 @@ function compareState(nodes: readonly (readonly number[])[], after: StateDocumen
 interface Applied {
   state: StateDocument;
   differences: string[];
-  snapshot: Snapshot;
 }
 
-/** Check, snapshot, `set_state` (the nets), re-read, compare. */
+/** Check, `set_state` (the nets), re-read, compare; the change goes into the journal for undo. */
 export async function applyState(
   board: BoardClient,
   doc: StateInput,
   clearFirst: boolean,
+  tool: string,
   label: string,
 ): Promise<Applied> {
   const nodes = requestedNodes(doc);
@@ -182,25 +181,33 @@ export async function applyState(
   const pre = parseState(text);
   if (!pre.ok) throw new ToolError('bad_state', `The state is not valid: ${pre.error}.`);
   checkState(nodes, ram.state, clearFirst);
-  const snapshot = await takeSnapshot(board, label, ram);
   const code = z
     .number()
     .parse(await board.call(py`_jlt.state_put(${text}, ${clearFirst}, ${keepProbePower})`));
+  const after = await readRam(board);
+  board.seen.delete('connections.bridges');
+  const changed =
+    bridgesMissing(ram.bridges, after.bridges).length + bridgesMissing(after.bridges, ram.bridges).length > 0;
+  if (changed) {
+    recordChange(board, {
+      tool,
+      label: `${tool} (${label})`,
+      bridges: { before: ram.bridges, after: after.bridges },
+      names: namesOf(ram.state),
+    });
+  }
   if (code !== 0) {
     throw new ToolError(
       'refused',
-      `The firmware refused the state (set_state returned ${code}; it prints the reason on its main port). Snapshot ${snapshot.id} holds the state before.`,
-      { details: { snapshot_id: snapshot.id } },
+      `The firmware refused the state (set_state returned ${code}; it prints the reason on its main port).${changed ? ' It changed the wiring anyway: undo puts it back.' : ' Nothing was changed.'}`,
     );
   }
-  const after = (await readState(board)).state;
-  return { state: after, differences: compareState(nodes, after), snapshot };
+  return { state: after.state, differences: compareState(nodes, after.state) };
 }
 
 export const appliedOutput = z.object({
   applied: z.boolean(),
   differences: z.array(z.string()),
-  snapshot_id: z.number(),
   nets: z.array(z.object({ name: z.string(), nodes: z.array(z.string()) })),
   power: stateDocumentSchema.shape.power,
 });
@@ -208,7 +215,6 @@ export const appliedOutput = z.object({
 export const summary = (a: Applied) => ({
   applied: a.differences.length === 0,
   differences: a.differences,
-  snapshot_id: a.snapshot.id,
   nets: a.state.nets
     .filter((n) => n.index > 5 || n.nodes.length > 1)
     .map((n) => ({ name: n.name, nodes: n.nodes })),
@@ -243,5 +249,13 @@ export const stateSet = defineDeviceTool({
   ),
   output: appliedOutput,
   handle: async ({ nets, clear_first }, { board }) =>
-    summary(await applyState(board, { nets }, clear_first, 'before state_set')),
+    summary(
+      await applyState(
+        board,
+        { nets },
+        clear_first,
+        'state_set',
+        `${nets.length} net${nets.length === 1 ? '' : 's'}${clear_first ? ', the rest cleared' : ''}`,
+      ),
+    ),
 });
