@@ -24,8 +24,8 @@ const measureResistor: Prompt = {
       userText(
         `A resistor is plugged into the breadboard between row ${row_a} and row ${row_b}.\n` +
           `1. Read the board state first: if either row is already on a net with a supply, say so and stop, because a powered part cannot be measured for resistance.\n` +
-          `2. Use the resistance measurement tool between row ${row_a} and row ${row_b}. Report the value in ohms with the method, range and error the tool gives.\n` +
-          `3. Name the nearest E12/E24 standard value and its colour bands.\n` +
+          `2. Use the resistance measurement tool between row ${row_a} and row ${row_b}. Report the value in ohms with the bound the tool gives (it picks its own range).\n` +
+          `3. Name the nearest E12/E24 standard value the tool gives, and its colour bands.\n` +
           `4. Put the board back as it was (the measurement tool restores its own routing; check the state).`,
       ),
     ],
