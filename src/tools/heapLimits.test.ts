@@ -257,7 +257,7 @@ describe('every tool at its largest inputs on a full board', () => {
     await runAtMax('voltage_measure', { node: 'ADC0', samples: 64, settle_ms: 0 });
     // A free row needs a bridge the full table has no room for: refused, after the snapshot.
     await runAtMax('voltage_measure', { node: 59, samples: 64, settle_ms: 0 }, false);
-    await runAtMax('current_measure', { samples: 64 });
+    await runAtMax('current_measure', { window_ms: 1000 });
     await runAtMax('resistance_measure', { a: 59, b: 60, samples: 32 }, false);
     await runAtMax('voltage_sweep', {
       supply: 'TOP_RAIL',

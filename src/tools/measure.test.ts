@@ -5,7 +5,7 @@ import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
 import { callBoard } from './boardClient.js';
-import { currentMeasure, voltageMeasure } from './measure.js';
+import { currentMeasure, currentShape, voltageMeasure } from './measure.js';
 import { resistanceMeasure } from './resistance.js';
 import { voltageSweep } from './sweep.js';
 import { type AnyTool, ToolError } from './tool.js';
@@ -108,24 +108,58 @@ describe('voltage_measure', () => {
 describe('current_measure', () => {
   it('reads the current through the ISENSE shunt in series with a 1k load', async () => {
     await setup('connect(DAC1, ISENSE_PLUS)\nconnect(ISENSE_MINUS, 24)\ndac_set(DAC1, 2.0)');
-    const { result } = await h.run(currentMeasure, {});
-    const r = result as {
-      current_amps: number;
-      current_milliamps: number;
-      bus_volts: number;
-      in_circuit: boolean;
-    };
+    const { result } = await h.run(currentMeasure, { window_ms: 100 });
+    const r = result as { milliamps: number; bus_volts: number; in_circuit: boolean; changing: boolean };
     expect(r.in_circuit).toBe(true);
+    expect(r.changing).toBe(false);
     // 2 V over 1k + the shunt and two crossbar paths (about 80 ohm).
-    expect(r.current_milliamps).toBeGreaterThan(1.75);
-    expect(r.current_milliamps).toBeLessThan(2.0);
+    expect(r.milliamps).toBeGreaterThan(1.75);
+    expect(r.milliamps).toBeLessThan(2.0);
     expect(r.bus_volts).toBeGreaterThan(1.8);
-    expect(r.current_amps * 1000).toBeCloseTo(r.current_milliamps, 3);
+    expect(result).not.toHaveProperty('frequency_hz');
+  });
+
+  it('sees a blinking LED in one call: min, max, mean, frequency and duty', async () => {
+    await setup('connect(GPIO_1, ISENSE_PLUS)\nconnect(ISENSE_MINUS, 24)\npwm(1, 2, 0.5)');
+    try {
+      const { result } = await h.run(currentMeasure, {});
+      const r = result as {
+        milliamps: number;
+        min_milliamps: number;
+        max_milliamps: number;
+        changing: boolean;
+        frequency_hz: number;
+        duty: number;
+        window_ms: number;
+      };
+      expect(r.changing).toBe(true);
+      expect(r.min_milliamps).toBeLessThan(0.1);
+      expect(r.max_milliamps).toBeGreaterThan(2.5);
+      expect(r.milliamps).toBeGreaterThan(0.25 * r.max_milliamps);
+      expect(r.milliamps).toBeLessThan(0.75 * r.max_milliamps);
+      expect(r.frequency_hz).toBeGreaterThan(1.6);
+      expect(r.frequency_hz).toBeLessThan(2.4);
+      expect(r.duty).toBeGreaterThan(0.35);
+      expect(r.duty).toBeLessThan(0.65);
+      expect(r.window_ms).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await setup('pwm_stop(1)');
+    }
+  });
+
+  it('tells a steady current from a switching one by the shape of the samples', () => {
+    const steady = Array.from({ length: 50 }, (_, i) => [i * 10, 0.002 + (i % 2) * 30e-6] as const);
+    expect(currentShape(steady)).toMatchObject({ changing: false });
+    const blink = Array.from({ length: 201 }, (_, i) => [i * 5, i % 100 < 25 ? 0.003 : 0] as const);
+    const shape = currentShape(blink);
+    expect(shape.changing).toBe(true);
+    expect(shape.frequency).toBeCloseTo(2, 5);
+    expect(shape.duty).toBeCloseTo(51 / 201, 5);
   });
 
   it('notes when the shunt is not in any circuit', async () => {
-    const { result } = await h.run(currentMeasure, {});
-    expect(result).toMatchObject({ in_circuit: false, current_amps: expect.any(Number) });
+    const { result } = await h.run(currentMeasure, { window_ms: 0 });
+    expect(result).toMatchObject({ in_circuit: false, milliamps: expect.any(Number), samples: 1 });
     expect((result as { note: string }).note).toMatch(/ISENSE/);
   });
 });
