@@ -9,6 +9,7 @@ import * as leds from './leds.js';
 import * as measure from './measure.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
+import * as scripts from './scripts.js';
 import * as slots from './slots.js';
 import { snapshotPython } from './snapshot.js';
 import * as state from './state.js';
@@ -35,6 +36,7 @@ export const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: reado
   files,
   system,
   exec,
+  scripts,
 ];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);

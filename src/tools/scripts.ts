@@ -1,0 +1,244 @@
+/**
+ * MicroPython scripts kept on the board (/python_scripts, where the board's own menu finds them):
+ * saving one after the board's own compiler has checked it, running one with a time limit and its
+ * output, and the API a script stands on (api_reference). Saving and running are code, so they
+ * take jumperless.exec, as python_exec does (DESIGN.md §4 "Trust").
+ *
+ * A save is whole or not at all: the text goes to a hidden file beside the script (`.name.py.part`,
+ * dot-files are never listed), in 4 KB jobs, is checked by size, and only then replaces the script
+ * (remove, then rename: FatFS's f_rename refuses an existing destination, ff.cpp:5871). A crash
+ * between the two leaves the new text in the `.part` file and no script, never half a script.
+ */
+import { z } from 'zod';
+import { isDeviceError } from '../device/errors.js';
+import { API_REFERENCE, API_SECTIONS, apiSection } from './apiReference.js';
+import type { PythonPart } from './boardClient.js';
+import { checkText } from './oled.js';
+import { py } from './py.js';
+import { defineDeviceTool, defineTool, ToolError } from './tool.js';
+
+export const SCRIPTS_DIR = '/python_scripts';
+/** Source a board without PSRAM compiles comfortably (about 0.9 byte of bytecode per byte, exec.ts). */
+export const SCRIPT_MAX_BYTES = 16 * 1024;
+const PART_BYTES = 4096;
+const MAX_TIMEOUT_S = 60;
+/** Output kept in a result: a model reads it all, so a chatty script's tail is cut. */
+const OUTPUT_MAX_CHARS = 4000;
+
+/** Board-side helpers, inside `_jlt`. */
+export const scriptsPython: PythonPart = {
+  name: 'scripts',
+  source: `
+def script_check(src, name):
+    import sys, io
+    try:
+        compile(src, name, 'exec')
+        return None
+    except SyntaxError as e:
+        b = io.StringIO()
+        sys.print_exception(e, b)
+        return b.getvalue()
+def script_part(p, first, h):
+    import jfs, binascii
+    if first and not jfs.exists('${SCRIPTS_DIR}'):
+        jfs.mkdir('${SCRIPTS_DIR}')
+    f = jfs.open(p, 'wb' if first else 'r+b')
+    try:
+        f.seek(0, 2)
+        f.write(binascii.unhexlify(h))
+        f.flush()
+        return f.size()
+    finally:
+        f.close()
+def script_commit(part, path):
+    import jfs
+    if jfs.exists(path):
+        jfs.remove(path)
+    jfs.rename(part, path)
+    return jfs.stat(path)[6]
+def script_exists(p):
+    import jfs
+    return jfs.exists(p)
+def script_source(p):
+    f = open(p)
+    out = []
+    try:
+        while True:
+            s = f.read(4096)
+            if not s:
+                break
+            out.append(s)
+    finally:
+        f.close()
+    return ''.join(out)
+def script_go(p):
+    g = {'__name__': '__main__'}
+    exec('from jumperless import *', g)
+    exec(compile(_jlt.script_source(p), p, 'exec'), g)
+`,
+};
+
+export const python: readonly PythonPart[] = [scriptsPython];
+
+const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+const nameField = z
+  .string()
+  .min(1)
+  .max(43)
+  .transform((n) => n.replace(/\.py$/, ''))
+  .refine((n) => NAME.test(n), 'a letter, then letters, digits, _ or - (up to 40), e.g. blink')
+  .describe(`In ${SCRIPTS_DIR}, .py added`);
+
+const pathOf = (name: string): string => `${SCRIPTS_DIR}/${name}.py`;
+
+/** `File "name", line N` and the last line of a MicroPython traceback. */
+export function pythonErrorAt(traceback: string, file: string): { line: number | null; message: string } {
+  const lines = traceback.trim().split('\n');
+  let line: number | null = null;
+  for (const l of lines) {
+    const m = /File "([^"]*)", line (\d+)/.exec(l);
+    if (m && m[1] === file) line = Number(m[2]);
+  }
+  return { line, message: lines.at(-1)?.trim() ?? traceback };
+}
+
+export const scriptSave = defineDeviceTool({
+  name: 'script_save',
+  title: 'Save a MicroPython script',
+  description: `Save a script to ${SCRIPTS_DIR}/<name>.py after the board compiles it (a syntax error saves nothing). Scripts see the jumperless functions (api_reference).`,
+  group: 'scripts',
+  kind: 'write',
+  capability: 'jumperless.exec',
+  timeoutMs: 60_000,
+  input: z.object({ name: nameField, code: z.string().min(1).max(SCRIPT_MAX_BYTES) }),
+  output: z.object({ path: z.string(), bytes: z.number(), replaced: z.boolean() }),
+  handle: async ({ name, code }, { board }) => {
+    checkText(code, 'code');
+    const bytes = Buffer.from(code, 'utf8');
+    if (bytes.length > SCRIPT_MAX_BYTES) {
+      throw new ToolError('too_large', `${bytes.length} bytes: a script holds at most ${SCRIPT_MAX_BYTES}.`);
+    }
+    const path = pathOf(name);
+    const problem = z
+      .string()
+      .nullable()
+      .parse(await board.call(py`_jlt.script_check(${code}, ${path})`));
+    if (problem !== null) {
+      const at = pythonErrorAt(problem, path);
+      throw new ToolError(
+        'syntax_error',
+        `${path}${at.line === null ? '' : `, line ${at.line}`}: ${at.message}. Nothing was saved.`,
+        { details: { line: at.line } },
+      );
+    }
+    const existed = z.boolean().parse(await board.call(py`_jlt.script_exists(${path})`));
+    const part = `${SCRIPTS_DIR}/.${name}.py.part`;
+    for (let offset = 0; offset < bytes.length; offset += PART_BYTES) {
+      const chunk = bytes.subarray(offset, offset + PART_BYTES).toString('hex');
+      const size = z
+        .number()
+        .parse(await board.call(py`_jlt.script_part(${part}, ${offset === 0}, ${chunk})`));
+      if (size !== Math.min(bytes.length, offset + PART_BYTES)) {
+        throw new ToolError(
+          'not_applied',
+          `The board took ${size} of ${bytes.length} bytes (is the flash full?); ${path} was not changed.`,
+        );
+      }
+    }
+    const size = z.number().parse(await board.call(py`_jlt.script_commit(${part}, ${path})`));
+    if (size !== bytes.length) {
+      throw new ToolError('not_applied', `${path} holds ${size} bytes after saving ${bytes.length}.`);
+    }
+    return { path, bytes: size, replaced: existed };
+  },
+});
+
+const runOutput = z.object({
+  path: z.string(),
+  ok: z.boolean().describe('Ran to the end without an exception'),
+  output: z.string().describe('What it printed (the end, if long)'),
+  error: z
+    .object({ line: z.number().nullable(), message: z.string() })
+    .nullable()
+    .describe('The exception and the script line it came from'),
+  timed_out: z.boolean().describe('Stopped at the time limit (Ctrl-C)'),
+  seconds: z.number(),
+});
+
+const tail = (text: string): string =>
+  text.length <= OUTPUT_MAX_CHARS ? text : `...${text.slice(text.length - OUTPUT_MAX_CHARS)}`;
+
+export const scriptRun = defineDeviceTool({
+  name: 'script_run',
+  title: 'Run a saved script',
+  description:
+    'Run a script saved with script_save, stopped after timeout_seconds; returns what it printed and the error and line if it failed. It can rewire and drive supplies.',
+  group: 'scripts',
+  kind: 'destructive',
+  capability: 'jumperless.exec',
+  timeoutMs: (MAX_TIMEOUT_S + 15) * 1000,
+  input: z.object({
+    name: nameField,
+    timeout_seconds: z.number().min(0.1).max(MAX_TIMEOUT_S).default(10),
+  }),
+  output: runOutput,
+  handle: async ({ name, timeout_seconds }, { board }) => {
+    const path = pathOf(name);
+    if (!z.boolean().parse(await board.call(py`_jlt.script_exists(${path})`))) {
+      throw new ToolError('not_found', `No script ${path}: save it first with script_save.`);
+    }
+    const started = Date.now();
+    const seconds = () => Math.round((Date.now() - started) / 100) / 10;
+    try {
+      const result = await board.exec(py`_jlt.script_go(${path})`, { timeoutMs: timeout_seconds * 1000 });
+      return {
+        path,
+        ok: true,
+        output: tail(result.stdout),
+        error: null,
+        timed_out: false,
+        seconds: seconds(),
+      };
+    } catch (error) {
+      if (isDeviceError(error, 'python_error')) {
+        const details = error.details as { traceback?: string; stdout?: string };
+        return {
+          path,
+          ok: false,
+          output: tail(details.stdout ?? ''),
+          error: pythonErrorAt(details.traceback ?? error.message, path),
+          timed_out: false,
+          seconds: seconds(),
+        };
+      }
+      if (isDeviceError(error, 'timeout')) {
+        const details = error.details as { stdout?: string };
+        return {
+          path,
+          ok: false,
+          output: tail(details.stdout ?? ''),
+          error: { line: null, message: `stopped after ${timeout_seconds} s` },
+          timed_out: true,
+          seconds: seconds(),
+        };
+      }
+      throw error;
+    }
+  },
+});
+
+/** The module reference a script needs, for a model that cannot open resources by itself. */
+export const apiReference = defineTool({
+  name: 'api_reference',
+  title: 'The jumperless module, in brief',
+  description:
+    "The board's MicroPython API for scripts: functions, arguments, units and hazards; one section or all.",
+  group: 'scripts',
+  kind: 'read',
+  capability: 'jumperless.read',
+  input: z.object({ section: z.enum(API_SECTIONS).optional() }),
+  output: z.object({ text: z.string() }),
+  handle: async ({ section }) => ({ text: section === undefined ? API_REFERENCE : apiSection(section) }),
+});
+
+export default [scriptSave, scriptRun, apiReference];
