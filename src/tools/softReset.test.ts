@@ -25,6 +25,7 @@ const READS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['file_list', {}],
   ['device_info', {}],
   ['context_get', {}],
+  ['api_reference', { section: 'scripts' }],
 ];
 
 function tool(name: string): AnyTool {
