@@ -290,12 +290,29 @@ describe('slot_discard', () => {
 });
 
 describe('state', () => {
-  it('reads the state as structured data', async () => {
+  it('reads the state as structured data, leaving out what is as at power-on and naming it', async () => {
+    const fresh = await h.run(stateGet);
+    expect(fresh.result).toMatchObject({ nets: [], gpio: [], overlays: [] });
+    expect(fresh.result.as_at_power_on).toBe(
+      'nets 1, 2, 3, 4, 5 (each supply alone); pins 1, 2, 3, 4, 5, 6, 7, 8, TX, RX (on no net, inputs with pull-down; TX/RX the UART); no LED overlays',
+    );
+    expect(Buffer.byteLength(JSON.stringify(fresh.result))).toBeLessThan(400);
     await h.python('connect(1, 2)');
-    const { result } = await h.run(stateGet);
+    await h.python('connect(GPIO_3, 2)');
+    await h.python("gpio_set_pull(5, 'PULLUP')");
+    await h.python('connect(TOP_RAIL, 9)');
+    const { result } = await h.run<{
+      nets: Array<{ nodes: string[] }>;
+      gpio: Array<{ pin: number | string }>;
+      as_at_power_on: string;
+    }>(stateGet);
     expect(result).toMatchObject({ power: { dac0: 3.33 } });
-    expect(result.nets).toEqual(expect.arrayContaining([expect.objectContaining({ nodes: ['1', '2'] })]));
-    expect(result.gpio).toHaveLength(10);
+    expect(result.nets.map((n) => n.nodes)).toEqual([
+      ['TOP_R', '9'],
+      ['1', '2', 'GP_3'],
+    ]);
+    expect(result.gpio.map((g) => g.pin)).toEqual([3, 5]);
+    expect(result.as_at_power_on).toMatch(/^nets 1, 3, 4, 5 .*pins 1, 2, 4, 6, 7, 8, TX, RX/);
   });
 
   it('wires nets as chains (rows, connect names, state names), keeps the probe power, and undoes exactly', async () => {

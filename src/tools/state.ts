@@ -10,6 +10,8 @@ import {
   overlaySummarySchema,
   ramPython,
   readState,
+  type StateDocument,
+  type StateSummary,
   stateDocumentSchema,
   withOverlaySummaries,
 } from './boardState.js';
@@ -34,15 +36,55 @@ export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
   description:
-    'The board: supply setpoints, nets and nodes, GPIO pins and LED overlays (their pixels: overlay_list).',
+    'The board: supply setpoints, nets and nodes, GPIO pins and LED overlays (their pixels: overlay_list); what is as at power-on is left out and named.',
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
   requires: ['get_state'],
   input: z.object({}),
-  output: stateDocumentSchema.extend({ overlays: z.array(overlaySummarySchema) }),
-  handle: async (_args, { board }) => withOverlaySummaries((await readState(board)).state),
+  output: stateDocumentSchema.extend({
+    overlays: z.array(overlaySummarySchema),
+    as_at_power_on: z.string().describe('What is left out because it is as the board powers on'),
+  }),
+  handle: async (_args, { board }) => leaveOutPowerOn(withOverlaySummaries((await readState(board)).state)),
 });
+
+/** The nets 1-5 as they are at power-on: each supply alone, DAC 0 with the probe's BUFFER_IN. */
+const POWER_ON_NETS: Readonly<Record<number, string>> = {
+  1: 'GND',
+  2: 'TOP_R',
+  3: 'BOT_R',
+  4: 'DAC_0,BUF_IN',
+  5: 'DAC_1',
+};
+
+/**
+ * A pin as at power-on (JsonState.cpp:245-275 with the boot defaults): on no net, GPIO_1..8 SIO
+ * inputs with the pull-down and floating detection, the UART pins in the UART function. Its
+ * `reading` does not count: a pin on no net reads nothing of the user's.
+ */
+function pinAtPowerOn(g: StateDocument['gpio'][number]): boolean {
+  if (g.net !== null || g.pull !== 'down') return false;
+  if (g.pin === 'TX') return g.function === 'UART' && g.direction === 'OUTPUT' && g.floating_read === 0;
+  if (g.pin === 'RX') return g.function === 'UART' && g.direction === 'INPUT' && g.floating_read === 0;
+  return g.function === 'SIO' && g.direction === 'INPUT' && g.floating_read === 1;
+}
+
+/** state_get's answer: the state without what is as at power-on, and a line naming what went. */
+export function leaveOutPowerOn(state: StateSummary): StateSummary & { as_at_power_on: string } {
+  const nets = state.nets.filter((n) => POWER_ON_NETS[n.index] !== n.nodes.join(','));
+  const gpio = state.gpio.filter((g) => !pinAtPowerOn(g));
+  const quietNets = state.nets.filter((n) => !nets.includes(n)).map((n) => n.index);
+  const quietPins = state.gpio.filter((g) => !gpio.includes(g)).map((g) => String(g.pin));
+  const parts = [
+    quietNets.length > 0 ? `nets ${quietNets.join(', ')} (each supply alone)` : '',
+    quietPins.length > 0
+      ? `pins ${quietPins.join(', ')} (on no net, inputs with pull-down; TX/RX the UART)`
+      : '',
+    state.overlays.length === 0 ? 'no LED overlays' : '',
+  ].filter(Boolean);
+  return { ...state, nets, gpio, as_at_power_on: parts.join('; ') };
+}
 
 /** The picture the board_picture resource has, for clients that only call tools. */
 export const boardPicture = defineDeviceTool({
