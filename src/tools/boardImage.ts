@@ -1,7 +1,7 @@
 /**
- * A whole board state as the slot and state tools restore it and compare with it: what a slot file
- * holds, or a host-side snapshot. The firmware has no call that loads a slot (switch_slot only
- * renumbers, JumperlessMicroPythonAPI.cpp:1559-1585) and its set_state drops duplicates, names and
+ * A whole board state as the slot tools restore it and compare with it: what a slot file holds.
+ * The firmware 5.7.0.13 has no call that loads a slot (switch_slot only renumbers,
+ * JumperlessMicroPythonAPI.cpp:1559-1585) and its set_state drops duplicates, names and
  * colours (JsonState.cpp:473-567), so a target is put on the board call by call: one job clears,
  * makes every bridge with its duplicates, the supplies, names and colours, sets GPIO through
  * set_state's gpio section (which it reads as meant) and removes the overlays; then one job per
@@ -113,15 +113,15 @@ export interface Target {
   readonly gpio: readonly PinSetting[];
   /** Pins whose PWM the file has enabled (their pads are not compared). */
   readonly pwmPins: ReadonlySet<number>;
-  /** The PWM a slot file has running, to start again; null for a snapshot, which leaves PWM as it is. */
-  readonly pwm: readonly PwmSetting[] | null;
+  /** The PWM a slot file has running, to start again. */
+  readonly pwm: readonly PwmSetting[];
   readonly overlays: readonly SlotOverlay[];
   /** A slot file names only nets of two or more nodes; a snapshot knows every net's name. */
   readonly namesOfAllNets: boolean;
 }
 
 /** Every PWM pin, as the PWM a restore keeps running when it leaves PWM alone. */
-const ALL_PWM_PINS: readonly PwmSetting[] = Array.from({ length: 8 }, (_, i) => ({
+const _ALL_PWM_PINS: readonly PwmSetting[] = Array.from({ length: 8 }, (_, i) => ({
   pin: i + 1,
   frequency: 1,
   duty: 0.5,
@@ -149,37 +149,6 @@ export function targetOfSlot(slot: SlotData): Target {
     ),
     overlays: slot.overlays,
     namesOfAllNets: false,
-  };
-}
-
-export function targetOfRam(ram: RamState): Target {
-  const s = ram.state;
-  return {
-    bridges: ram.bridges,
-    power: {
-      topRail: s.power.top_rail,
-      bottomRail: s.power.bottom_rail,
-      dac0: s.power.dac0,
-      dac1: s.power.dac1,
-    },
-    names: new Map(s.nets.flatMap((n) => (customNetName(n) ? [[n.index, n.name] as const] : []))),
-    colors: new Map(
-      s.nets.flatMap((n) =>
-        ram.colors[n.index] === undefined ? [] : [[n.index, ram.colors[n.index] as number] as const],
-      ),
-    ),
-    gpio: s.gpio
-      .filter((p) => typeof p.pin === 'number')
-      .map((p) => ({
-        pin: p.pin as number,
-        direction: p.direction === 'OUTPUT' ? 'OUTPUT' : 'INPUT',
-        pull: (['up', 'down', 'none', 'keeper'].includes(p.pull) ? p.pull : 'none') as GpioPullName,
-        floating: p.floating_read === 0 ? 0 : 1,
-      })),
-    pwmPins: new Set(),
-    pwm: null,
-    overlays: s.overlays.map((o) => ({ ...o, colors: o.colors.map((c) => Number.parseInt(c, 16) >>> 0) })),
-    namesOfAllNets: true,
   };
 }
 
@@ -265,8 +234,8 @@ export interface Plan {
   readonly target: Target;
   /** GPIO settings actually sent (outputs that would fight a driven net stay inputs). */
   readonly gpio: readonly PinSetting[];
-  /** PWM started after the wiring (a pin on a driven net is left stopped); null: PWM left as it is. */
-  readonly pwm: readonly PwmSetting[] | null;
+  /** PWM started after the wiring (a pin on a driven net is left stopped). */
+  readonly pwm: readonly PwmSetting[];
   readonly notes: string[];
 }
 
@@ -315,13 +284,13 @@ export function planTarget(target: Target, safety: SafetyPolicy, what: string): 
     notes.push(`GPIO ${p.pin} stays an INPUT instead of an OUTPUT: ${hazards.join('; ')}`);
     return { ...p, direction: 'INPUT' as const };
   });
-  const pwm = target.pwm?.filter((p) => {
+  const pwm = target.pwm.filter((p) => {
     const hazards = driveHazards(predicted, p.pin);
     if (hazards.length === 0) return true;
     notes.push(`PWM on GPIO ${p.pin} is not started: ${hazards.join('; ')}`);
     return false;
   });
-  return { target, gpio, pwm: pwm ?? null, notes };
+  return { target, gpio, pwm, notes };
 }
 
 /**
@@ -386,12 +355,12 @@ export async function putTarget(
   const names = [...t.names].map(([i, name]) => [i, name]);
   const colors = [...t.colors].map(([i, c]) => [i, c]);
   const code = await board.call(
-    py`_jlt.image_put(${slot}, ${bridges}, ${power}, ${names}, ${colors}, ${gpioDocument(plan.gpio)}, ${(plan.pwm ?? ALL_PWM_PINS).map((p) => p.pin)})`,
+    py`_jlt.image_put(${slot}, ${bridges}, ${power}, ${names}, ${colors}, ${gpioDocument(plan.gpio)}, ${plan.pwm.map((p) => p.pin)})`,
     { timeoutMs: 20_000 },
   );
   if (code !== 0) notes.push('the board refused the GPIO settings (set_state returned -1)');
   for (const name of await putOverlays(board, overlays)) notes.push(`the board refused overlay "${name}"`);
-  if (plan.pwm && plan.pwm.length > 0) {
+  if (plan.pwm.length > 0) {
     const pads = await board.call(py`_jlt.image_pwm(${plan.pwm.map((p) => [p.pin, p.frequency, p.duty])})`);
     if (!Array.isArray(pads) || pads.some((pad) => pad !== true)) {
       notes.push('the board did not start all the PWM the file holds');

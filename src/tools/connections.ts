@@ -206,7 +206,7 @@ export const connect = defineDeviceTool({
   name: 'connect',
   title: 'Connect nodes',
   description:
-    'Bridge pairs of nodes. A call with a short (supplies or GND together, GPIO onto a supply) connects nothing and says why. crossbar_full or unrouted: stored, not connected.',
+    'Bridge pairs of nodes. Shorts (supplies or GND together, GPIO on a supply): nothing connected, and why. crossbar_full/unrouted: stored, not connected.',
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -574,7 +574,7 @@ export const netsList = defineDeviceTool({
   name: 'nets_list',
   title: 'List nets',
   description:
-    'Nets with names, colours, nodes, voltages, unrouted bridges. 1-5 are GND, TOP_RAIL, BOTTOM_RAIL, DAC0, DAC1; user nets (6 up) renumber.',
+    'Nets with names, colours, nodes, voltages, unrouted bridges; 1-5 are the supplies and GND, user nets (6 up) renumber.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -600,7 +600,7 @@ export const netCheck = defineDeviceTool({
   name: 'net_check',
   title: 'How two nodes are joined',
   description:
-    'Whether two nodes are bridged directly (and routed) and share a net. Wires outside the crossbar are invisible to the board.',
+    'Whether two nodes are bridged directly (and routed) and share a net (the board cannot see wires outside the crossbar).',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -723,7 +723,7 @@ export const netSet = defineDeviceTool({
   name: 'net_set',
   title: 'Name or colour a net',
   description:
-    'Name and/or colour the net of a node (or index: nets_list; they renumber). Empty name restores "Net N". color: #rrggbb, or a name (red, cyan...) dimmed.',
+    'Name and/or colour the net of a node (or index; nets renumber). Empty name restores "Net N". color: #rrggbb, or a name (red, cyan...) dimmed.',
   group: 'connections',
   kind: 'write',
   capability: 'jumperless.wire',

@@ -278,7 +278,7 @@ export const overlayClear = defineDeviceTool({
   name: 'overlay_clear',
   title: 'Remove LED overlays',
   description:
-    'Remove the overlay of that name (_DIRECT_PIXELS_: the single LEDs), or every overlay without one; the LEDs show the nets again.',
+    'Remove the overlay of that name (_DIRECT_PIXELS_: single LEDs), or all without one; the LEDs show the nets again.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',

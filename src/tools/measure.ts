@@ -81,7 +81,7 @@ export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
   description:
-    'Volts at a node (-8.9..+8.9 V) via an ADC routed for the read; an undriven node reads about 0 V. Refused while the wave runs, unless the node is on an ADC.',
+    'Volts at a node (-8.9..+8.9 V) via an ADC routed for the read; an undriven node reads about 0 V. Refused while the wave runs, unless on an ADC.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
@@ -149,7 +149,7 @@ export const currentMeasure = defineDeviceTool({
   name: 'current_measure',
   title: 'Measure current through ISENSE',
   description:
-    'mA through the 2 ohm shunt ISENSE_PLUS to ISENSE_MINUS (in series with the load; +-160 mA) over a window: mean, min, max, and the frequency and duty of a blink.',
+    "mA through the ISENSE shunt (in series with the load, +-160 mA) over a window: mean, min, max, a blink's frequency and duty.",
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',

@@ -189,7 +189,7 @@ export const oledPrint = defineDeviceTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
   description:
-    'Show text on the OLED (\\n breaks lines), starting it if off. size 2 fits 2 lines of 10 characters, 1 four of 21; 0 scrolls; default picks.',
+    'Show text on the OLED (\\n breaks lines), starting it if off. size 2: 2 lines of 10 characters, 1: four of 21; 0 scrolls.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',

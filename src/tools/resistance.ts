@@ -190,7 +190,7 @@ export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
   title: 'Measure a part between two nodes',
   description:
-    'What a part between two otherwise unbridged rows is: ohms with a 95 % bound and the nearest E12/E24 value, or a diode/LED with its anode and forward voltage, or open. Picks range itself (DAC1, 10 mA max).',
+    'What a part between two unbridged rows is: ohms (95 % bound, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max).',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { API_REFERENCE } from './apiReference.js';
-import { apiReference, pythonErrorAt, scriptRun, scriptSave } from './scripts.js';
+import { apiReference, pythonErrorAt, scriptRun } from './scripts.js';
 
 let h: ToolHarness;
 beforeAll(async () => {
@@ -22,40 +22,39 @@ const BLINK = [
 ].join('\n');
 
 describe('scripts: save with a syntax check, run with a time limit and its output', () => {
-  it('saves a script the board compiles and runs it with the jumperless functions at hand', async () => {
-    const saved = await h.run(scriptSave, { name: 'blink', code: BLINK });
-    expect(saved.result).toEqual({ path: '/python_scripts/blink.py', bytes: BLINK.length, replaced: false });
-    expect(await h.python("open('/python_scripts/blink.py').read()")).toBe(BLINK);
-    expect(await h.python("[n for n in __import__('os').listdir('/python_scripts') if 'part' in n]")).toEqual(
-      [],
-    );
-    const ran = await h.run(scriptRun, { name: 'blink.py' });
-    expect(ran.result).toMatchObject({
+  it('saves a script the board compiles and runs it in one call, with the jumperless functions at hand', async () => {
+    const { result } = await h.run(scriptRun, { name: 'blink', code: BLINK });
+    expect(result).toMatchObject({
       path: '/python_scripts/blink.py',
+      saved: 'new',
+      ran: true,
       ok: true,
       output: 'blink 0\nblink 1\nblink 2\n',
       error: null,
       timed_out: false,
     });
-    // Saved again: replaced whole.
-    const again = await h.run(scriptSave, { name: 'blink', code: "print('hello')" });
-    expect(again.result).toMatchObject({ replaced: true, bytes: 14 });
+    expect(await h.python("open('/python_scripts/blink.py').read()")).toBe(BLINK);
+    expect(await h.python("[n for n in __import__('os').listdir('/python_scripts') if 'part' in n]")).toEqual(
+      [],
+    );
+    // Saved again without running: replaced whole; then run by name.
+    const again = await h.run(scriptRun, { name: 'blink.py', code: "print('hello')", run: false });
+    expect(again.result).toMatchObject({ saved: 'replaced', ran: false, output: '' });
     expect((await h.run(scriptRun, { name: 'blink' })).result).toMatchObject({ ok: true, output: 'hello\n' });
   });
 
-  it('refuses code with a syntax error, naming the line, and saves nothing', async () => {
+  it('refuses code with a syntax error, naming the line, and saves and runs nothing', async () => {
     await expect(
-      h.run(scriptSave, { name: 'broken', code: "print('a')\nfor i in range(3)\n    print(i)\n" }),
+      h.run(scriptRun, { name: 'broken', code: "print('a')\nfor i in range(3)\n    print(i)\n" }),
     ).rejects.toMatchObject({
       code: 'syntax_error',
-      message: '/python_scripts/broken.py, line 2: SyntaxError: invalid syntax. Nothing was saved.',
+      message: '/python_scripts/broken.py, line 2: SyntaxError: invalid syntax. Nothing was saved or run.',
     });
     expect(await h.python("__import__('jfs').exists('/python_scripts/broken.py')")).toBe(false);
   });
 
   it("reports a script's exception with its line, and what it printed before", async () => {
-    await h.run(scriptSave, { name: 'fails', code: "print('start')\nx = 1\ny = x / 0\n" });
-    const { result } = await h.run(scriptRun, { name: 'fails' });
+    const { result } = await h.run(scriptRun, { name: 'fails', code: "print('start')\nx = 1\ny = x / 0\n" });
     expect(result).toMatchObject({
       ok: false,
       output: 'start\n',
@@ -65,11 +64,11 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
   });
 
   it('stops a script at its time limit and keeps what it printed', async () => {
-    await h.run(scriptSave, {
+    const { result } = await h.run(scriptRun, {
       name: 'forever',
       code: "import time\nprint('tick')\nwhile True:\n    time.sleep_ms(50)\n",
+      timeout_seconds: 0.5,
     });
-    const { result } = await h.run(scriptRun, { name: 'forever', timeout_seconds: 0.5 });
     expect(result).toMatchObject({ ok: false, timed_out: true, output: 'tick\n' });
     // The board is usable at once.
     expect(await h.python('1 + 1')).toBe(2);
@@ -78,7 +77,7 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
   it('says when there is no such script, and refuses names that are not plain', async () => {
     await expect(h.run(scriptRun, { name: 'nothing_here' })).rejects.toMatchObject({ code: 'not_found' });
     for (const name of ['../x', '/python_scripts/a', 'a b', '9lives', '', 'x'.repeat(41)]) {
-      expect(scriptSave.input.safeParse({ name, code: 'pass' }).success, name).toBe(false);
+      expect(scriptRun.input.safeParse({ name, code: 'pass' }).success, name).toBe(false);
     }
   });
 

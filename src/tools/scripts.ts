@@ -1,8 +1,8 @@
 /**
  * MicroPython scripts kept on the board (/python_scripts, where the board's own menu finds them):
- * saving one after the board's own compiler has checked it, running one with a time limit and its
- * output, and the API a script stands on (api_reference). Saving and running are code, so they
- * take jumperless.exec, as python_exec does (DESIGN.md §4 "Trust").
+ * script_run saves one after the board's own compiler has checked it, and runs it with a time limit
+ * and its output; api_reference gives the API a script stands on. Saving and running are code, so
+ * they take jumperless.exec, as python_exec does (DESIGN.md §4 "Trust").
  *
  * A save is whole or not at all: the text goes to a hidden file beside the script (`.name.py.part`,
  * dot-files are never listed), in 4 KB jobs, is checked by size, and only then replaces the script
@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { isDeviceError } from '../device/errors.js';
 import { API_REFERENCE, API_SECTIONS, apiSection } from './apiReference.js';
-import type { PythonPart } from './boardClient.js';
+import type { BoardClient, PythonPart } from './boardClient.js';
 import { checkText } from './oled.js';
 import { py } from './py.js';
 import { defineDeviceTool, defineTool, ToolError } from './tool.js';
@@ -86,8 +86,7 @@ const nameField = z
   .min(1)
   .max(43)
   .transform((n) => n.replace(/\.py$/, ''))
-  .refine((n) => NAME.test(n), 'a letter, then letters, digits, _ or - (up to 40), e.g. blink')
-  .describe(`In ${SCRIPTS_DIR}, .py added`);
+  .refine((n) => NAME.test(n), 'a letter, then letters, digits, _ or - (up to 40), e.g. blink');
 
 const pathOf = (name: string): string => `${SCRIPTS_DIR}/${name}.py`;
 
@@ -102,128 +101,120 @@ export function pythonErrorAt(traceback: string, file: string): { line: number |
   return { line, message: lines.at(-1)?.trim() ?? traceback };
 }
 
-export const scriptSave = defineDeviceTool({
-  name: 'script_save',
-  title: 'Save a MicroPython script',
-  description: `Save a script to ${SCRIPTS_DIR}/<name>.py after the board compiles it (a syntax error saves nothing). Scripts see the jumperless functions (api_reference).`,
-  group: 'scripts',
-  kind: 'write',
-  capability: 'jumperless.exec',
-  timeoutMs: 60_000,
-  input: z.object({ name: nameField, code: z.string().min(1).max(SCRIPT_MAX_BYTES) }),
-  output: z.object({ path: z.string(), bytes: z.number(), replaced: z.boolean() }),
-  handle: async ({ name, code }, { board }) => {
-    checkText(code, 'code');
-    const bytes = Buffer.from(code, 'utf8');
-    if (bytes.length > SCRIPT_MAX_BYTES) {
-      throw new ToolError('too_large', `${bytes.length} bytes: a script holds at most ${SCRIPT_MAX_BYTES}.`);
-    }
-    const path = pathOf(name);
-    const problem = z
-      .string()
-      .nullable()
-      .parse(await board.call(py`_jlt.script_check(${code}, ${path})`));
-    if (problem !== null) {
-      const at = pythonErrorAt(problem, path);
+/** Checks `code` with the board's compiler and saves it whole as `path`; says whether it replaced one. */
+async function saveScript(board: BoardClient, name: string, code: string): Promise<boolean> {
+  checkText(code, 'code');
+  const bytes = Buffer.from(code, 'utf8');
+  if (bytes.length > SCRIPT_MAX_BYTES) {
+    throw new ToolError('too_large', `${bytes.length} bytes: a script holds at most ${SCRIPT_MAX_BYTES}.`);
+  }
+  const path = pathOf(name);
+  const problem = z
+    .string()
+    .nullable()
+    .parse(await board.call(py`_jlt.script_check(${code}, ${path})`));
+  if (problem !== null) {
+    const at = pythonErrorAt(problem, path);
+    throw new ToolError(
+      'syntax_error',
+      `${path}${at.line === null ? '' : `, line ${at.line}`}: ${at.message}. Nothing was saved or run.`,
+      { details: { line: at.line } },
+    );
+  }
+  const existed = z.boolean().parse(await board.call(py`_jlt.script_exists(${path})`));
+  const part = `${SCRIPTS_DIR}/.${name}.py.part`;
+  for (let offset = 0; offset < bytes.length; offset += PART_BYTES) {
+    const chunk = bytes.subarray(offset, offset + PART_BYTES).toString('hex');
+    const size = z.number().parse(await board.call(py`_jlt.script_part(${part}, ${offset === 0}, ${chunk})`));
+    if (size !== Math.min(bytes.length, offset + PART_BYTES)) {
       throw new ToolError(
-        'syntax_error',
-        `${path}${at.line === null ? '' : `, line ${at.line}`}: ${at.message}. Nothing was saved.`,
-        { details: { line: at.line } },
+        'not_applied',
+        `The board took ${size} of ${bytes.length} bytes (is the flash full?); ${path} was not changed.`,
       );
     }
-    const existed = z.boolean().parse(await board.call(py`_jlt.script_exists(${path})`));
-    const part = `${SCRIPTS_DIR}/.${name}.py.part`;
-    for (let offset = 0; offset < bytes.length; offset += PART_BYTES) {
-      const chunk = bytes.subarray(offset, offset + PART_BYTES).toString('hex');
-      const size = z
-        .number()
-        .parse(await board.call(py`_jlt.script_part(${part}, ${offset === 0}, ${chunk})`));
-      if (size !== Math.min(bytes.length, offset + PART_BYTES)) {
-        throw new ToolError(
-          'not_applied',
-          `The board took ${size} of ${bytes.length} bytes (is the flash full?); ${path} was not changed.`,
-        );
-      }
-    }
-    const size = z.number().parse(await board.call(py`_jlt.script_commit(${part}, ${path})`));
-    if (size !== bytes.length) {
-      throw new ToolError('not_applied', `${path} holds ${size} bytes after saving ${bytes.length}.`);
-    }
-    return { path, bytes: size, replaced: existed };
-  },
-});
-
-const runOutput = z.object({
-  path: z.string(),
-  ok: z.boolean().describe('Ran to the end without an exception'),
-  output: z.string().describe('What it printed (the end, if long)'),
-  error: z
-    .object({ line: z.number().nullable(), message: z.string() })
-    .nullable()
-    .describe('The exception and the script line it came from'),
-  timed_out: z.boolean().describe('Stopped at the time limit (Ctrl-C)'),
-  seconds: z.number(),
-});
+  }
+  const size = z.number().parse(await board.call(py`_jlt.script_commit(${part}, ${path})`));
+  if (size !== bytes.length) {
+    throw new ToolError('not_applied', `${path} holds ${size} bytes after saving ${bytes.length}.`);
+  }
+  return existed;
+}
 
 const tail = (text: string): string =>
   text.length <= OUTPUT_MAX_CHARS ? text : `...${text.slice(text.length - OUTPUT_MAX_CHARS)}`;
 
-export const scriptRun = defineDeviceTool({
-  name: 'script_run',
-  title: 'Run a saved script',
-  description:
-    'Run a script saved with script_save, stopped after timeout_seconds; returns what it printed and the error and line if it failed. It can rewire and drive supplies.',
-  group: 'scripts',
-  kind: 'destructive',
-  capability: 'jumperless.exec',
-  timeoutMs: (MAX_TIMEOUT_S + 15) * 1000,
-  input: z.object({
-    name: nameField,
-    timeout_seconds: z.number().min(0.1).max(MAX_TIMEOUT_S).default(10),
-  }),
-  output: runOutput,
-  handle: async ({ name, timeout_seconds }, { board }) => {
-    const path = pathOf(name);
-    if (!z.boolean().parse(await board.call(py`_jlt.script_exists(${path})`))) {
-      throw new ToolError('not_found', `No script ${path}: save it first with script_save.`);
-    }
-    const started = Date.now();
-    const seconds = () => Math.round((Date.now() - started) / 100) / 10;
-    try {
-      const result = await board.exec(py`_jlt.script_go(${path})`, { timeoutMs: timeout_seconds * 1000 });
+/** Runs a saved script under a time limit: what it printed, and its error with the script line. */
+async function runScript(board: BoardClient, path: string, timeoutSeconds: number) {
+  const started = Date.now();
+  const seconds = () => Math.round((Date.now() - started) / 100) / 10;
+  try {
+    const result = await board.exec(py`_jlt.script_go(${path})`, { timeoutMs: timeoutSeconds * 1000 });
+    return { ok: true, output: tail(result.stdout), error: null, timed_out: false, seconds: seconds() };
+  } catch (error) {
+    if (isDeviceError(error, 'python_error')) {
+      const details = error.details as { traceback?: string; stdout?: string };
       return {
-        path,
-        ok: true,
-        output: tail(result.stdout),
-        error: null,
+        ok: false,
+        output: tail(details.stdout ?? ''),
+        error: pythonErrorAt(details.traceback ?? error.message, path),
         timed_out: false,
         seconds: seconds(),
       };
-    } catch (error) {
-      if (isDeviceError(error, 'python_error')) {
-        const details = error.details as { traceback?: string; stdout?: string };
-        return {
-          path,
-          ok: false,
-          output: tail(details.stdout ?? ''),
-          error: pythonErrorAt(details.traceback ?? error.message, path),
-          timed_out: false,
-          seconds: seconds(),
-        };
-      }
-      if (isDeviceError(error, 'timeout')) {
-        const details = error.details as { stdout?: string };
-        return {
-          path,
-          ok: false,
-          output: tail(details.stdout ?? ''),
-          error: { line: null, message: `stopped after ${timeout_seconds} s` },
-          timed_out: true,
-          seconds: seconds(),
-        };
-      }
-      throw error;
     }
+    if (isDeviceError(error, 'timeout')) {
+      const details = error.details as { stdout?: string };
+      return {
+        ok: false,
+        output: tail(details.stdout ?? ''),
+        error: { line: null, message: `stopped after ${timeoutSeconds} s` },
+        timed_out: true,
+        seconds: seconds(),
+      };
+    }
+    throw error;
+  }
+}
+
+/**
+ * One tool for both halves (a save is usually followed by a run, and one call is one less for a
+ * model): with code it checks and saves first; run: false only saves.
+ */
+export const scriptRun = defineDeviceTool({
+  name: 'script_run',
+  title: 'Save and run a MicroPython script',
+  description: `Run ${SCRIPTS_DIR}/<name>.py (time limit): its output, or error and line. With code: compiled on the board, saved first (run: false only saves).`,
+  group: 'scripts',
+  kind: 'destructive',
+  capability: 'jumperless.exec',
+  timeoutMs: (MAX_TIMEOUT_S + 75) * 1000,
+  input: z.object({
+    name: nameField,
+    code: z.string().min(1).max(SCRIPT_MAX_BYTES).optional(),
+    run: z.boolean().default(true),
+    timeout_seconds: z.number().min(0.1).max(MAX_TIMEOUT_S).default(10),
+  }),
+  output: z.object({
+    path: z.string(),
+    saved: z.enum(['new', 'replaced']).optional().describe('When code was given'),
+    ran: z.boolean(),
+    ok: z.boolean().describe('Ran to the end without an exception (or only saved)'),
+    output: z.string().describe('What it printed (the end, if long)'),
+    error: z.object({ line: z.number().nullable(), message: z.string() }).nullable(),
+    timed_out: z.boolean(),
+    seconds: z.number(),
+  }),
+  handle: async ({ name, code, run, timeout_seconds }, { board }) => {
+    const path = pathOf(name);
+    const saved =
+      code === undefined
+        ? {}
+        : { saved: (await saveScript(board, name, code)) ? ('replaced' as const) : ('new' as const) };
+    if (!run)
+      return { path, ...saved, ran: false, ok: true, output: '', error: null, timed_out: false, seconds: 0 };
+    if (code === undefined && !z.boolean().parse(await board.call(py`_jlt.script_exists(${path})`))) {
+      throw new ToolError('not_found', `No script ${path}: give its code to save it first.`);
+    }
+    return { path, ...saved, ran: true, ...(await runScript(board, path, timeout_seconds)) };
   },
 });
 
@@ -241,4 +232,4 @@ export const apiReference = defineTool({
   handle: async ({ section }) => ({ text: section === undefined ? API_REFERENCE : apiSection(section) }),
 });
 
-export default [scriptSave, scriptRun, apiReference];
+export default [scriptRun, apiReference];

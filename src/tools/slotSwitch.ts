@@ -90,7 +90,7 @@ export const slotSwitch = defineDeviceTool({
   name: 'slot_switch',
   title: 'Switch slot',
   description:
-    "Switch to slot 0-7 as the board's menu does: save the active slot first (unless discard_changes), then load all it holds (PWM too). The board then autosaves into it. Refused on shorts or beyond the voltage limits.",
+    "Switch to slot 0-7 as the board's menu does: save the active slot (unless discard_changes), load all it holds (PWM too), autosave into it. Refused on shorts or past voltage limits.",
   group: 'slots',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -152,7 +152,7 @@ export const slotDiscard = defineDeviceTool({
   name: 'slot_discard',
   title: 'Discard unsaved changes',
   description:
-    "Reload the active slot's file, dropping changes (autosave keeps them about 1 s; to go back further use undo).",
+    "Reload the active slot's file, dropping changes not yet autosaved (about 1 s); further back: undo.",
   group: 'slots',
   kind: 'destructive',
   capability: 'jumperless.wire',

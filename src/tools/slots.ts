@@ -54,7 +54,7 @@ export const slotCurrent = defineDeviceTool({
   name: 'slot_current',
   title: 'Current slot',
   description:
-    'The active slot (0-7) and how the board differs from its file (the board autosaves about 1 s after a change).',
+    'The active slot (0-7) and how the board differs from its file (autosaved about 1 s after a change).',
   group: 'slots',
   kind: 'read',
   capability: 'jumperless.read',
@@ -68,7 +68,7 @@ export const slotSave = defineDeviceTool({
   name: 'slot_save',
   title: 'Save to a slot',
   description:
-    "Save the board's setup to a slot (default the active one), overwriting it. The active slot, which the board autosaves into, stays as it was.",
+    'Save the board to a slot (default the active one), overwriting it; the active slot (autosaved into) stays.',
   group: 'slots',
   kind: 'write',
   capability: 'jumperless.wire',

@@ -18,7 +18,7 @@ import {
 import { ledsPython } from './leds.js';
 import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
-import { stateSnapshot, undo, undoPython } from './stateUndo.js';
+import { undo, undoPython } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
 import { wokwiImport } from './wokwi.js';
 
@@ -36,7 +36,7 @@ export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
   description:
-    'The board: supply setpoints, nets and nodes, GPIO pins and LED overlays (their pixels: overlay_list); what is as at power-on is left out and named.',
+    'Supply setpoints, nets, GPIO pins, LED overlays (pixels: overlay_list); what is as at power-on is left out.',
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
@@ -90,7 +90,7 @@ export function leaveOutPowerOn(state: StateSummary): StateSummary & { as_at_pow
 export const boardPicture = defineDeviceTool({
   name: 'board_picture',
   title: 'Picture of the board',
-  description: 'A PNG of the breadboard now: rows in their LED colours, bridges, rails with voltages, nets.',
+  description: 'A PNG of the breadboard now: LED colours, bridges, rails with voltages, nets.',
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
@@ -104,4 +104,4 @@ export const boardPicture = defineDeviceTool({
   },
 });
 
-export default [stateGet, stateSet, stateSnapshot, undo, wokwiImport, boardPicture];
+export default [stateGet, stateSet, undo, wokwiImport, boardPicture];

@@ -1,30 +1,11 @@
 /**
- * Undo: this server's last change (journal.ts), put back part by part and named, or a snapshot
- * taken with state_snapshot (the exact bridges with their duplicates, supplies, names and colours,
- * GPIO direction/pull and overlays, instead of a get_state document sent back). The board's own
+ * Undo: this server's last change (journal.ts), put back part by part and named. The board's own
  * history is another thing (firmware_undo, system.ts).
  */
 import { z } from 'zod';
 import type { BoardClient, PythonPart } from './boardClient.js';
-import {
-  differences,
-  IMAGE_REQUIRES,
-  listed,
-  planTarget,
-  putOverlays,
-  putTarget,
-  type Target,
-  targetOfRam,
-} from './boardImage.js';
-import {
-  customNetName,
-  driveHazards,
-  netOfNode,
-  parseRam,
-  RAM_REQUIRES,
-  type RamState,
-  readRam,
-} from './boardState.js';
+import { putOverlays } from './boardImage.js';
+import { customNetName, driveHazards, netOfNode } from './boardState.js';
 import { bridgeHazard } from './connections.js';
 import { refuseHazards } from './hazards.js';
 import {
@@ -33,7 +14,6 @@ import {
   type Change,
   changeCount,
   dropChange,
-  endJournal,
   journalEnd,
   lastChange,
   type OverlayState,
@@ -51,71 +31,6 @@ import {
   SNAPSHOT_REQUIRES,
 } from './snapshot.js';
 import { defineDeviceTool, ToolError } from './tool.js';
-
-/** A snapshot, kept host-side per board (a state is 10-20 KB: too much for the board's RAM). */
-export interface Snapshot {
-  id: number;
-  label: string;
-  takenAt: string;
-  slot: number;
-  target: Target;
-}
-
-const MAX_SNAPSHOTS = 16;
-const snapshots = new Map<string, Snapshot[]>();
-let nextSnapshotId = 1;
-
-/** Snapshots are per board: the session's port names it. */
-const boardKey = (board: BoardClient): string => board.id;
-
-export async function takeSnapshot(board: BoardClient, label: string, ram?: RamState): Promise<Snapshot> {
-  const now = ram ?? (await readRam(board));
-  const snapshot: Snapshot = {
-    id: nextSnapshotId++,
-    label,
-    takenAt: new Date().toISOString(),
-    slot: now.slot,
-    target: targetOfRam(now),
-  };
-  const list = snapshots.get(boardKey(board)) ?? [];
-  list.push(snapshot);
-  snapshots.set(boardKey(board), list.slice(-MAX_SNAPSHOTS));
-  return snapshot;
-}
-
-export const stateSnapshot = defineDeviceTool({
-  name: 'state_snapshot',
-  title: 'Snapshot the board state',
-  description:
-    "Remember the board's setup (the last 16, in this server); undo with snapshot_id goes back to it.",
-  group: 'state',
-  kind: 'read',
-  capability: 'jumperless.read',
-  requires: RAM_REQUIRES,
-  input: z.object({ label: z.string().max(100).default('') }),
-  output: z.object({
-    snapshot_id: z.number(),
-    label: z.string(),
-    taken_at: z.string(),
-    slot: z.number(),
-    kept: z.number(),
-  }),
-  handle: async ({ label }, { board }) => {
-    const snapshot = await takeSnapshot(board, label);
-    return {
-      snapshot_id: snapshot.id,
-      label: snapshot.label,
-      taken_at: snapshot.takenAt,
-      slot: snapshot.slot,
-      kept: snapshots.get(boardKey(board))?.length ?? 0,
-    };
-  },
-});
-
-/** What a snapshot does not hold, so undo cannot bring it back. */
-const SNAPSHOT_LIMITS = [
-  'GPIO output levels, PWM, fake GPIO and the UART pins are not part of a snapshot',
-] as const;
 
 /** Board-side helpers, inside `_jlt`: putting back what one change touched. */
 export const undoPython: PythonPart = {
@@ -362,17 +277,15 @@ export const undo = defineDeviceTool({
   name: 'undo',
   title: 'Undo the last change',
   description:
-    "Undo this server's last change (wiring, supplies, GPIO, overlays) and say what it was; measurements are never in it. snapshot_id: back to a state_snapshot. The board's own history: firmware_undo.",
+    "Undo this server's last change (wiring, supplies, GPIO, overlays), naming it. The board's own history: firmware_undo.",
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: [...new Set([...UNDO_REQUIRES, ...IMAGE_REQUIRES])],
-  requiresFor: ({ snapshot_id }) => (snapshot_id === undefined ? UNDO_REQUIRES : IMAGE_REQUIRES),
+  requires: UNDO_REQUIRES,
   timeoutMs: 60_000,
-  input: z.object({ snapshot_id: z.number().int().min(1).optional() }),
+  input: z.object({}),
   output: undoOutput,
-  handle: async ({ snapshot_id }, { board, safety }) => {
-    if (snapshot_id !== undefined) return restoreSnapshot(board, safety, snapshot_id);
+  handle: async (_args, { board, safety }) => {
     const change = lastChange(board);
     if (!change) {
       const ended = journalEnd(board);
@@ -400,39 +313,3 @@ export const undo = defineDeviceTool({
     };
   },
 });
-
-async function restoreSnapshot(board: BoardClient, safety: SafetyPolicy, id: number) {
-  const list = snapshots.get(boardKey(board)) ?? [];
-  const snapshot = list.find((s) => s.id === id);
-  if (!snapshot) {
-    throw new ToolError(
-      'no_snapshot',
-      `No snapshot ${id} for this board (kept: ${list.map((s) => s.id).join(', ') || 'none'}).`,
-    );
-  }
-  const plan = planTarget(snapshot.target, safety, `snapshot ${snapshot.id}`);
-  const slot = (await readRam(board)).slot;
-  const notes = await putTarget(board, plan, null, false);
-  let ram = await readRam(board);
-  // Colours the user set were dropped with the nets; the others come back with the numbering.
-  const recolor = [...snapshot.target.colors].filter(
-    ([i, c]) => ram.colors[i] !== undefined && ram.colors[i] !== c,
-  );
-  if (recolor.length > 0) ram = parseRam(await board.call(py`_jlt.net_looks(${[]}, ${recolor})`));
-  const diffs = differences(snapshot.target, ram, 'the snapshot');
-  board.seen.delete('connections.bridges');
-  endJournal(board, `undo to snapshot ${snapshot.id}`);
-  return {
-    undone: `everything since snapshot ${snapshot.id}${snapshot.label ? ` "${snapshot.label}"` : ''} (${snapshot.takenAt})`,
-    tool: 'state_snapshot',
-    restored: diffs.length === 0 ? ['the whole board as the snapshot holds it'] : [],
-    skipped: [
-      ...listed(diffs),
-      ...notes,
-      ...SNAPSHOT_LIMITS,
-      ...(slot === snapshot.slot ? [] : [`taken on slot ${snapshot.slot}, restored onto slot ${slot}`]),
-    ],
-    remaining: 0,
-    next: null,
-  };
-}

@@ -66,8 +66,7 @@ const sweepPoint = z.object({
 export const voltageSweep = defineDeviceTool({
   name: 'voltage_sweep',
   title: 'Sweep a supply and measure',
-  description:
-    "Step a supply (20 ms a point) and plot a node's volts against it, or without a node the ISENSE current; current only when ISENSE is on that circuit. Restores the supply.",
+  description: "Step a supply; plot a node's volts, or ISENSE mA if on its circuit; restores it.",
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',

@@ -278,7 +278,7 @@ export const corePause = defineDeviceTool({
   name: 'core_pause',
   title: 'Pause or resume core 2',
   description:
-    'Pause core 2 (LED refresh) for timing-critical Python, or resume: true. Wiring still changes; the firmware resumes by itself when it rebuilds all wiring.',
+    'Pause core 2 (LED refresh) for timing-critical Python, or resume: true. Wiring still changes; a full rewire resumes it.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.admin',
@@ -333,7 +333,7 @@ export const firmwareUndo = defineDeviceTool({
   name: 'firmware_undo',
   title: "Step the board's own history",
   description:
-    "The board's own undo history: every bridge added or removed and supply set, from any source (sets of one supply within 1.2 s are one step). Names the step; redo: true goes forward. This server's own changes: undo.",
+    "Undo a step of the board's own history (each bridge or supply change, any source; a supply's sets within 1.2 s are one), named; redo: true redoes.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.wire',

@@ -124,7 +124,7 @@ export const wokwiImport = defineDeviceTool({
   requires: ['set_state', 'connect', ...RAM_REQUIRES],
   input: z.object({
     diagram: z.string().max(WOKWI_MAX_CHARS),
-    clear_first: z.boolean().default(true).describe('Replace all present connections'),
+    clear_first: z.boolean().default(true),
   }),
   output: appliedOutput.extend({
     wires: z.number(),
