@@ -55,7 +55,7 @@ const voltageDivider: Prompt = {
       messages: [
         userText(
           `Build a voltage divider: R1 from row ${args.top_row} to row ${args.middle_row}, R2 from row ${args.middle_row} to row ${args.bottom_row}. ${known}\n` +
-            `1. Snapshot the board state so it can be undone.\n` +
+            `1. Read the board state (each change after it can be taken back with undo).\n` +
             `2. Ask me to place the resistors (light the rows and write on the OLED first), and wait for my confirmation.\n` +
             `3. Connect row ${args.top_row} to TOP_RAIL and row ${args.bottom_row} to GND, then check both connections took effect.\n` +
             `4. Set the top rail to ${args.supply_volts} V, measure the voltage at row ${args.middle_row}, and compare it with the expected value; explain any difference larger than 5 % (crossbar path resistance, ADC loading, tolerance).\n` +
