@@ -98,7 +98,24 @@ const pinResult = z.object({
   /** Name of the net the pin is routed to, or null. */
   net: z.string().nullable(),
   warnings: z.array(z.string()),
+  /**
+   * What a digital read gives (Arduino's digitalRead): the state, or for a FLOATING pin the level
+   * its pull holds it at; null when nothing holds it.
+   */
+  digital: z.enum(LEVELS).nullable().optional(),
 });
+
+/**
+ * The level a plain digital read returns. The firmware's floating detection calls a pin FLOATING
+ * when it follows a pull either way, its own pull-up included (Peripherals.cpp:797-870): an open
+ * button on a pulled-up input reads FLOATING there, HIGH to everything else.
+ */
+export function digitalOf(read: Info): 'HIGH' | 'LOW' | null {
+  if (read.state === 'HIGH' || read.state === 'LOW') return read.state;
+  if (read.state === 'FLOATING' && read.pull === 'PULLUP') return 'HIGH';
+  if (read.state === 'FLOATING' && read.pull === 'PULLDOWN') return 'LOW';
+  return null;
+}
 
 async function pinInfo(call: Promise<unknown>): Promise<Info> {
   return info.parse(await call);
@@ -206,7 +223,14 @@ export const gpioGet = defineDeviceTool({
   handle: async ({ pin }, { board }) => {
     const read = await pinInfo(board.call(py`_jlt.gpio_info(${pin})`));
     const { state } = await readState(board);
-    return { pin, node: gpioPinNode(pin), ...read, net: netName(state, pin), warnings: [] };
+    return {
+      pin,
+      node: gpioPinNode(pin),
+      ...read,
+      net: netName(state, pin),
+      warnings: [],
+      digital: digitalOf(read),
+    };
   },
 });
 
@@ -316,6 +340,7 @@ export const gpioConfig = defineDeviceTool({
       ...(after as Info),
       net: netName(state, pin),
       warnings: [],
+      digital: digitalOf(after as Info),
     };
   },
 });
