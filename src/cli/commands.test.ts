@@ -160,6 +160,23 @@ describe('fs', () => {
   }, 120_000);
 });
 
+describe('exec', () => {
+  it('refuses native code before it reaches the board, and says why', async () => {
+    const refused = io();
+    expect(
+      await runExec(
+        'import micropython\n@micropython.native\ndef f():\n    pass\nf()',
+        { device, timeout: '10' },
+        refused,
+      ),
+    ).toBe(1);
+    expect(refused.err()).toMatch(
+      /invalid_code: line 2: @micropython\.native code hard-faults the Jumperless V5/,
+    );
+    expect(refused.out()).toBe('');
+  });
+});
+
 describe('library', () => {
   it('is installed only when asked, checked, importable on the board, and removed', async () => {
     const absent = io();

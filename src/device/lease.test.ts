@@ -3,7 +3,7 @@
  * nobody else's job in between, owners take turns round-robin, and a lease never outlives its
  * caller's signal.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SimBoard } from '../sim/index.js';
 import type { DeviceError } from './errors.js';
 import { streamLink } from './link.js';
@@ -12,8 +12,12 @@ import { DeviceSession } from './session.js';
 let board: SimBoard;
 let session: DeviceSession;
 
-beforeEach(async () => {
+// One board for the file, a new session for each test.
+beforeAll(async () => {
   board = await SimBoard.start();
+});
+
+beforeEach(async () => {
   session = new DeviceSession(
     streamLink('lease-sim', { connect: () => board.port('repl'), release: () => {} }),
   );
@@ -22,6 +26,9 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await session.close();
+});
+
+afterAll(async () => {
   await board.stop();
 });
 

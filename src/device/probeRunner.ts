@@ -119,7 +119,10 @@ const RAW_HEADER = 'raw REPL; CTRL-B to exit\r\n>';
 /**
  * Runs raw probes on a link nobody else uses (close the session first). Before each probe the
  * board is brought to a clean raw prompt: a lone Ctrl-C (the firmware only notices an interrupt at
- * the head of its input), then Ctrl-A. Leaves the link open at a raw prompt.
+ * the head of its input), then Ctrl-A. A Ctrl-A that got no header may still wait on the board
+ * ahead of anything sent after it, which would hide a Ctrl-C from a running script (the wedge,
+ * lineState.ts): from then on only Ctrl-A goes out before a probe, until a header comes. Leaves the
+ * link open at a raw prompt.
  */
 export async function runRawProbes(
   link: DeviceLink,
@@ -128,6 +131,7 @@ export async function runRawProbes(
 ): Promise<ProbeResult[]> {
   const line = new LineRecorder(link);
   const results: ProbeResult[] = [];
+  const parked = { now: false };
   try {
     await link.open();
     for (const probe of runOrder(probes)) {
@@ -138,7 +142,7 @@ export async function runRawProbes(
         outcome = result(probe, { ok: true, skipped, expected, got: '', ms: 0 });
       } else {
         const started = performance.now();
-        const got = await runRawSteps(link, line, probe, options.timeoutMs ?? 10_000);
+        const got = await runRawSteps(link, line, probe, options.timeoutMs ?? 10_000, parked);
         outcome = result(probe, {
           ok: got === expected,
           expected,
@@ -156,8 +160,14 @@ export async function runRawProbes(
   return results;
 }
 
-async function runRawSteps(link: DeviceLink, line: LineRecorder, probe: RawProbe, timeoutMs: number) {
-  if (!(await cleanRawPrompt(link, line, timeoutMs))) return '<no raw prompt before the probe>';
+async function runRawSteps(
+  link: DeviceLink,
+  line: LineRecorder,
+  probe: RawProbe,
+  timeoutMs: number,
+  parked: { now: boolean },
+) {
+  if (!(await cleanRawPrompt(link, line, timeoutMs, parked))) return '<no raw prompt before the probe>';
   let got = '';
   for (const step of probe.steps) {
     line.take();
@@ -169,14 +179,23 @@ async function runRawSteps(link: DeviceLink, line: LineRecorder, probe: RawProbe
   return got;
 }
 
-async function cleanRawPrompt(link: DeviceLink, line: LineRecorder, timeoutMs: number): Promise<boolean> {
-  link.write(Buffer.of(0x03));
-  await line.quiet(RAW_QUIET_MS, timeoutMs);
+async function cleanRawPrompt(
+  link: DeviceLink,
+  line: LineRecorder,
+  timeoutMs: number,
+  parked: { now: boolean },
+): Promise<boolean> {
+  if (!parked.now) {
+    link.write(Buffer.of(0x03));
+    await line.quiet(RAW_QUIET_MS, timeoutMs);
+  }
   line.take();
   link.write(Buffer.of(0x01));
+  parked.now = true;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (line.peek().endsWith(RAW_HEADER)) {
+      parked.now = false;
       await line.quiet(RAW_QUIET_MS, deadline - Date.now());
       if (line.take().endsWith(RAW_HEADER)) return true;
     }

@@ -240,6 +240,38 @@ describe('payload encoding', () => {
   });
 });
 
+describe('code the V5 hard-faults on', () => {
+  it.each([
+    ['@micropython.native\ndef f():\n    return 1', 'micropython.native', 1],
+    ['import micropython\n\n@micropython.viper\ndef f(x: int) -> int:\n    return x', 'micropython.viper', 3],
+    [
+      'class A:\n    @micropython.asm_thumb\n    def f(r0):\n        add(r0, r0, 1)',
+      'micropython.asm_thumb',
+      2,
+    ],
+    ['x = 1\n\t@ micropython . native\ndef g(): pass', 'micropython.native', 2],
+  ])('refuses %j before anything is encoded', (code, decorator, line) => {
+    try {
+      encodeExec(code);
+      expect.unreachable();
+    } catch (error) {
+      expect(isDeviceError(error, 'invalid_code')).toBe(true);
+      expect(error).toMatchObject({ details: { decorator, line } });
+      expect((error as Error).message).toMatch(/hard-faults the Jumperless V5.*5\.7\.0\.13 and 5\.7\.11\.0/);
+    }
+  });
+
+  it.each([
+    '# @micropython.native is not used here\nprint(1)',
+    "s = '@micropython.native'\nprint(s)",
+    "print('\\n@micropython.viper')",
+    '@micropython.const_not_a_decorator\ndef f(): pass',
+    'import micropython\nprint(micropython.native)',
+  ])('lets %j through (no native decorator at the start of a line)', (code) => {
+    expect(() => encodeExec(code)).not.toThrow();
+  });
+});
+
 describe('raw REPL decoder: re-armed exec', () => {
   it('reads back-to-back replies in one chunk', () => {
     const decoder = new RawReplDecoder();

@@ -50,6 +50,8 @@ const HEADER = Buffer.from(RAW_HEADER, 'latin1');
 /** Shared "nothing left": allocating one per step shows up in profiles. */
 const EMPTY = Buffer.alloc(0);
 const OK = Buffer.from('OK', 'latin1');
+/** How much of what came before `OK` is kept (`preOk`). */
+const PRE_OK_KEPT = 64;
 
 /** What is left of `chunk` after `from`, without making an empty view. */
 function rest(chunk: Buffer, from: number): Buffer {
@@ -130,6 +132,11 @@ export class RawReplDecoder {
   private rearm = false;
   /** Bytes that fit no expectation since the decoder was made (for health and tests). */
   strayBytes = 0;
+  /**
+   * The first bytes that came before `OK` since the last exec expectation: a friendly REPL that
+   * was given our code echoes it here, which tells the session the board read it.
+   */
+  preOk: Buffer = EMPTY;
 
   constructor(maxOutputBytes = MAX_OUTPUT_BYTES) {
     this.stdout = new CappedBuffer(maxOutputBytes);
@@ -152,6 +159,7 @@ export class RawReplDecoder {
     this.ok.reset();
     this.sawR = false;
     this.pasteBytes = [];
+    this.preOk = EMPTY;
     if (what === 'exec' || what === 'output' || what === 'pasteReply') this.resetOutput();
   }
 
@@ -188,8 +196,10 @@ export class RawReplDecoder {
         const end = this.ok.feed(chunk);
         if (end < 0) {
           this.strayBytes += chunk.length;
+          this.keepPreOk(chunk);
           return EMPTY;
         }
+        if (end > OK.length) this.keepPreOk(chunk.subarray(0, end - OK.length));
         this.strayBytes += Math.max(0, end - OK.length);
         this.mode = 'stdout';
         events.push({ kind: 'ok' });
@@ -249,6 +259,11 @@ export class RawReplDecoder {
     }
   }
 
+  private keepPreOk(bytes: Buffer): void {
+    if (this.preOk.length >= PRE_OK_KEPT) return;
+    this.preOk = Buffer.concat([this.preOk, bytes.subarray(0, PRE_OK_KEPT - this.preOk.length)]);
+  }
+
   private stepPasteReply(chunk: Buffer, events: ReplEvent[]): Buffer {
     // Whichever comes first wins: `R\x00`/`R\x01`, or the header, which proves the device
     // ignored \x05A and simply re-entered raw mode on the \x01. This phase is a few bytes long,
@@ -294,11 +309,46 @@ export class RawReplDecoder {
 }
 
 /**
- * Checks code before it goes on the wire. In raw mode 0x01-0x05 are commands and 0x03/0x11
- * interrupt a running script on either port (spec §3.2, §3.3), so no C0 control byte other
- * than tab, LF and CR may appear. Callers build Python with escapes (see pyLiteral.ts).
+ * A decorator that compiles a function with MicroPython's native, viper or inline-assembler
+ * emitter. MicroPython's compiler takes only the literal name `micropython` here (compile.c,
+ * compile_built_in_decorator), so an alias cannot hide one.
+ */
+const FAULTING_DECORATOR = /^[ \t]*@[ \t]*micropython[ \t]*\.[ \t]*(native|viper|asm_thumb)\b/m;
+
+/**
+ * Refuses code the board hard-faults on. Every V5 firmware since June 2026 enables the native
+ * emitters without MICROPY_MAKE_POINTER_CALLABLE, so the first call of a native, viper or
+ * asm_thumb function branches to an even address and the board reboots (the firmware team's note,
+ * CodeDocs/HANDOFF_2026-09-07_DOCS_SWEEP.md at Architeuthis-Flux/JumperlOS ad0f1d9, "the
+ * native-code crash"; spec field-2026-12.md §1.1). The fix there was built but not released, and
+ * version numbers do not say which builds carry it, so the code is refused on every board: the
+ * virtual one runs 5.7.0.13 or 5.7.11.0, both affected. A safety net for code sent as text, not a
+ * sandbox: `exec()` of a built string or an imported module is not seen.
+ */
+export function refuseFaultingCode(code: string): void {
+  const match = FAULTING_DECORATOR.exec(code);
+  if (!match) return;
+  const line = code.slice(0, match.index).split('\n').length;
+  throw new DeviceError(
+    'invalid_code',
+    `line ${line}: @micropython.${match[1]} code hard-faults the Jumperless V5 on its first call, and the board reboots: ` +
+      'every firmware since June 2026 (5.7.0.13 and 5.7.11.0 included) builds the native emitters without ' +
+      "MICROPY_MAKE_POINTER_CALLABLE, and no released firmware has the fix (the firmware team's note, " +
+      'JumperlOS CodeDocs/HANDOFF_2026-09-07_DOCS_SWEEP.md). Nothing was sent; without the decorator the ' +
+      'function runs as ordinary MicroPython',
+    { decorator: `micropython.${match[1]}`, line },
+  );
+}
+
+/**
+ * Checks code before it goes on the wire, the one place every piece of code passes. In raw mode
+ * 0x01-0x05 are commands and 0x03/0x11 interrupt a running script on either port (spec §3.2,
+ * §3.3), so no C0 control byte other than tab, LF and CR may appear; callers build Python with
+ * escapes (see pyLiteral.ts). Code the board would hard-fault on is refused too
+ * (`refuseFaultingCode`).
  */
 export function encodeCode(code: string, withEot = false): Buffer {
+  refuseFaultingCode(code);
   const size = Buffer.byteLength(code, 'utf8');
   const bytes = Buffer.allocUnsafe(size + (withEot ? 1 : 0));
   bytes.write(code, 0, 'utf8');

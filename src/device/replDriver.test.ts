@@ -60,6 +60,8 @@ describe('ReplDriver on the wire', () => {
   it('sends the end of a raw paste inside its last chunk', async () => {
     let received = 0;
     const link = new ScriptedLink((text, l) => {
+      if (text.endsWith('\x03\x01')) return HEADER;
+      if (text === '\x03') return undefined;
       if (text === '\x05A\x01') return 'R\x01\x80\x00\x01';
       const before = received;
       received += text.replace(/\x04$/, '').length;
@@ -67,10 +69,11 @@ describe('ReplDriver on the wire', () => {
       return text.endsWith('\x04') ? '\x04300\n\x04\x04>' : undefined;
     });
     const driver = new ReplDriver(link, { pasteThreshold: 100 });
+    await driver.enterRaw(2000);
     const code = `x = '${'a'.repeat(290)}'`;
     const outcome = await driver.exec(encodeExec(code));
     expect(outcome.stdout).toBe('300\n');
-    const data = link.writes.slice(1).map((w) => w.text);
+    const data = link.writes.slice(3).map((w) => w.text);
     expect(data.join('')).toBe(`${code}\x04`);
     expect(data.at(-1)?.length).toBeGreaterThan(1);
     expect(data.filter((w) => w === '\x04')).toEqual([]);
@@ -78,7 +81,12 @@ describe('ReplDriver on the wire', () => {
   });
 
   it('releases the board with one more Ctrl-C (never Ctrl-D) after it ended a raw paste', async () => {
+    let prompted = false;
     const link = new ScriptedLink((text) => {
+      if (!prompted && text.endsWith('\x01') && text !== '\x05A\x01') {
+        prompted = true;
+        return HEADER;
+      }
       if (text === '\x05A\x01') return 'R\x01\x80\x00\x01';
       // The board stops reading (a compile error mid-paste) and waits for 0x03/0x04.
       if (text === '\x03')
@@ -86,9 +94,10 @@ describe('ReplDriver on the wire', () => {
       return '\x04';
     });
     const driver = new ReplDriver(link, { pasteThreshold: 10 });
+    await driver.enterRaw(2000);
     const outcome = await driver.exec(encodeExec(`(${'1 +'.repeat(100)}`));
     expect(outcome.stderr).toContain('SyntaxError');
-    const after = link.writes.slice(2).map((w) => w.text);
+    const after = link.writes.slice(4).map((w) => w.text);
     expect(after).toContain('\x03');
     expect(after.some((w) => w.includes('\x04'))).toBe(false);
     driver.dispose();

@@ -1,14 +1,24 @@
 /**
  * Drives the raw REPL over a DeviceLink: enter raw mode, run code (plain or raw-paste), send
- * interrupts. Owns the decoder and the event queue; knows nothing of jobs or deadlines, which
- * the session adds. `exec` never times out by itself: the session decides when to interrupt.
+ * interrupts, sync. Owns the decoder, the event queue and the line state (lineState.ts): every
+ * byte written is first checked against `mayWrite`, so nothing here can send a byte that would
+ * hide a Ctrl-C from the board (the wedge, issue 21), and every reply read moves the state on.
+ * Knows nothing of jobs or deadlines, which the session adds: `exec` never times out by itself.
  */
 import { BannerWatch, type ResetEvent } from './banner.js';
 import { DeviceError } from './errors.js';
+import {
+  advance,
+  INITIAL_LINE,
+  type LineEvent,
+  type LineState,
+  mayWrite,
+  refusal,
+  type Send,
+} from './lineState.js';
 import type { DeviceLink } from './link.js';
 import {
   CTRL_A,
-  CTRL_B,
   CTRL_C,
   CTRL_D,
   ENTER_RAW,
@@ -40,7 +50,15 @@ const MAX_QUEUED_EVENTS = 10_000;
 const ENTER_RAW_RETRY_MS = 300;
 const RAW_REQUEST = Buffer.of(CTRL_A);
 const INTERRUPT = Buffer.of(CTRL_C);
+const EOT = Buffer.of(CTRL_D);
 const RESULT: readonly Kind[] = ['result'];
+/** How much of a request's first line is looked for in an echo. */
+const ECHO_PROBE = 16;
+const ONE_INTERRUPT: readonly Send[] = ['interrupt'];
+const ONE_MODE: readonly Send[] = ['mode'];
+const ONE_EXEC: readonly Send[] = ['exec'];
+const ENTER_RAW_SENDS: readonly Send[] = ['interrupt', 'mode'];
+const ENTER_RAW_WITH_BANNER_SENDS: readonly Send[] = ['interrupt', 'mode', 'mode'];
 /**
  * After the lone Ctrl-C that starts enterRaw: time for a running script to take it and print its
  * traceback. The board polls every millisecond and swallows a second interrupt byte within 20 ms
@@ -59,6 +77,11 @@ export class ReplDriver {
   private readonly unsubscribe: Array<() => void>;
   /** undefined = not tried yet on this connection. */
   private pasteSupported: boolean | undefined;
+  /** What we know of the line; changed only by `note`. */
+  private state: LineState = INITIAL_LINE;
+  /** A sync reads replies that are not its own: they must not move the line state. */
+  private syncing = false;
+  private ackWaiters: Array<() => void> = [];
   /** The device acknowledged the current exec with `OK` (or a raw-paste acceptance). */
   started = false;
   private syncCounter = 0;
@@ -79,33 +102,74 @@ export class ReplDriver {
     this.fail(new DeviceError('disconnected', 'the session was closed'));
   }
 
+  get line(): LineState {
+    return this.state;
+  }
+
+  /** The one place the line state changes (see lineState.ts). */
+  note(event: LineEvent): void {
+    this.state = advance(this.state, event);
+    if (this.ackWaiters.length > 0 && this.state.script !== 'starting') {
+      for (const wake of this.ackWaiters.splice(0)) wake();
+    }
+  }
+
+  /**
+   * Resolves once the request in flight is acknowledged (or answered, or given up), at once when
+   * none is waiting for its `OK`; false after `ms`.
+   */
+  acknowledgement(ms: number): Promise<boolean> {
+    if (this.state.script !== 'starting') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.ackWaiters = this.ackWaiters.filter((w) => w !== wake);
+        resolve(false);
+      }, ms);
+      this.ackWaiters.push(wake);
+    });
+  }
+
   get strayBytes(): number {
     return this.decoder.strayBytes;
   }
 
-  /** Forget what we learned about the device (after a reopen the board may be a different one). */
-  resetCapabilities(): void {
+  /** The port was (re)opened: forget what we learned about the device, which may be another one. */
+  opened(): void {
     this.pasteSupported = undefined;
+    this.note({ type: 'opened' });
   }
 
   /**
-   * Stops whatever runs, asks for raw mode (`\x01`) and waits for the header. The firmware notices
-   * an interrupt only when it is the first byte waiting (Python_Proper.cpp:507-548), so the first
-   * Ctrl-C goes alone; a second one, with the raw-mode request, follows once the first had time to
-   * work. With `banner`, passes through friendly mode (Ctrl-B) so the board prints its banner.
-   * Until `timeoutMs` it resends only `\x01`: a script that survived two Ctrl-Cs will not stop
-   * for more, and what is left to catch is the prompt of a board that comes back from a reset.
+   * Asks for raw mode (`\x01`) and waits for the header. Unless a byte of ours may be parked on the
+   * board, it first stops whatever runs: the firmware notices an interrupt only when it is the
+   * first byte waiting (Python_Proper.cpp:507-548), so the first Ctrl-C goes alone, and a second
+   * one, with the raw-mode request, follows once the first had time to work. With `banner`, passes
+   * through friendly mode (Ctrl-B) so the board prints its banner. Until `timeoutMs` it resends only
+   * `\x01`: a script that survived two Ctrl-Cs will not stop for more, and what is left to catch is
+   * the prompt of a board that comes back from a reset or finishes what it runs.
    */
   async enterRaw(timeoutMs: number, options: { banner?: boolean } = {}): Promise<void> {
     this.begin();
     const deadline = Date.now() + timeoutMs;
-    this.decoder.expect('prompt');
-    this.link.write(INTERRUPT);
-    await sleep(Math.min(INTERRUPT_SETTLE_MS, timeoutMs));
+    const interrupting = mayWrite(this.state, 'interrupt');
+    if (interrupting) {
+      this.decoder.expect('prompt');
+      this.send(ONE_INTERRUPT, INTERRUPT);
+      await sleep(Math.min(INTERRUPT_SETTLE_MS, timeoutMs));
+    }
     for (let attempt = 0; ; attempt++) {
       this.decoder.expect('prompt');
-      if (attempt > 0) this.link.write(RAW_REQUEST);
-      else this.link.write(options.banner ? ENTER_RAW_WITH_BANNER : ENTER_RAW);
+      if (attempt > 0 || !interrupting || !mayWrite(this.state, 'interrupt')) {
+        this.send(ONE_MODE, RAW_REQUEST);
+      } else if (options.banner) {
+        this.send(ENTER_RAW_WITH_BANNER_SENDS, ENTER_RAW_WITH_BANNER);
+      } else {
+        this.send(ENTER_RAW_SENDS, ENTER_RAW);
+      }
       const left = deadline - Date.now();
       const event = await this.nextWithin(['prompt'], Math.min(left, ENTER_RAW_RETRY_MS));
       if (event) return;
@@ -117,12 +181,6 @@ export class ReplDriver {
         );
       }
     }
-  }
-
-  /** Leaves raw mode (Ctrl-B); the board prints its banner and a friendly prompt. */
-  leaveRaw(): void {
-    this.abandon(new DeviceError('protocol', 'left raw mode'));
-    this.link.write(Buffer.of(CTRL_B));
   }
 
   /**
@@ -140,8 +198,13 @@ export class ReplDriver {
   /** Not async on purpose: this is every small job's path, and each await is a turn. */
   private plainExec(request: Buffer): Promise<ExecOutcome> {
     this.decoder.expect('exec');
+    const firstLine = request.indexOf(0x0a);
+    this.lastRequestStart = request.subarray(
+      0,
+      Math.min(ECHO_PROBE, firstLine < 0 ? request.length - 1 : firstLine),
+    );
     try {
-      this.link.write(request);
+      this.send(ONE_EXEC, request);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -154,13 +217,21 @@ export class ReplDriver {
     return pasted ?? this.plainExec(request);
   }
 
+  /** Whether a Ctrl-C may go out now (see lineState.ts `mayWrite`). */
+  get mayInterrupt(): boolean {
+    return mayWrite(this.state, 'interrupt');
+  }
+
   /** Ctrl-C: interrupts running code (or a raw paste); the exec then completes with KeyboardInterrupt. */
   interrupt(): void {
-    this.link.write(INTERRUPT);
+    this.send(ONE_INTERRUPT, INTERRUPT);
   }
 
   /** Gives up on the current operation: its promise rejects with `reason`; later bytes are stray. */
   abandon(reason: DeviceError): void {
+    if (this.state.script === 'starting') {
+      this.note({ type: 'abandoned', echoed: this.echoed() });
+    }
     this.decoder.expect('idle');
     this.fail(reason);
   }
@@ -174,23 +245,56 @@ export class ReplDriver {
     this.begin();
     // Stale replies may come first, even in the same chunk as ours: keep reading replies.
     this.decoder.expect('exec', { rearm: true });
-    this.link.write(Buffer.from(`print('${token}')\x04`, 'latin1'));
+    this.send(ONE_EXEC, Buffer.from(`print('${token}')\x04`, 'latin1'));
+    this.syncing = true;
     const deadline = Date.now() + timeoutMs;
     try {
       while (Date.now() < deadline) {
         const event = await this.nextWithin(['result'], deadline - Date.now());
-        if (event?.kind !== 'result') return false;
-        if (event.stdout.trim() === token && event.stderr === '') return true;
+        if (event?.kind !== 'result') break;
+        if (event.stdout.trim() === token && event.stderr === '') {
+          this.syncing = false;
+          this.note({ type: 'synced', strays: this.decoder.strayBytes });
+          return true;
+        }
       }
+      this.syncing = false;
+      // Our request may still wait on the board (its replies were not the ones that came).
+      this.note({ type: 'abandoned', echoed: false });
       return false;
     } finally {
+      this.syncing = false;
       this.decoder.expect('idle');
     }
   }
 
+  /** Writes bytes made of the `sends` in order, each allowed by the line state at its turn. */
+  private send(sends: readonly Send[], bytes: Uint8Array): void {
+    let state = this.state;
+    for (const what of sends) {
+      if (!mayWrite(state, what)) {
+        throw new DeviceError('protocol', `refused to write to ${this.link.id}: ${refusal(state, what)}`, {
+          refused: what,
+          line: state,
+        });
+      }
+      state = advance(state, { type: 'sent', what });
+    }
+    this.link.write(bytes);
+    this.state = state;
+  }
+
+  /** The request we wrote came back as text before any `OK`: a friendly REPL typed it. */
+  private echoed(): boolean {
+    const start = this.lastRequestStart;
+    return start !== undefined && start.length >= 4 && this.decoder.preOk.includes(start);
+  }
+
+  private lastRequestStart: Buffer | undefined;
+
   private async pasteExec(code: Buffer): Promise<ExecOutcome | undefined> {
     this.decoder.expect('pasteReply');
-    this.link.write(PASTE_REQUEST);
+    this.send(['pasteRequest'], PASTE_REQUEST);
     const reply = await this.next(['pasteAccepted', 'pasteRefused']);
     if (reply.kind === 'pasteRefused') {
       this.pasteSupported = false;
@@ -213,7 +317,7 @@ export class ReplDriver {
       }
       const size = Math.min(room, code.length - sent);
       if (sent + size < code.length) {
-        this.link.write(code.subarray(sent, sent + size));
+        this.send(['pasteData'], code.subarray(sent, sent + size));
         sent += size;
         room -= size;
         continue;
@@ -222,7 +326,7 @@ export class ReplDriver {
       // data could be taken by its interrupt poller for a soft-reset request (Python_Proper.cpp:514-523,
       // polled from mphalport.c:148).
       this.decoder.expect('pasteEnd');
-      this.link.write(Buffer.concat([code.subarray(sent), EOT]));
+      this.send(['pasteData', 'pasteEnd'], Buffer.concat([code.subarray(sent), EOT]));
       break;
     }
     await this.next(['pasteDone', 'pasteAbort']);
@@ -235,7 +339,7 @@ export class ReplDriver {
    * only clears the input, where a 0x04 would soft-reset the board.
    */
   private async afterPasteAbort(): Promise<ExecOutcome> {
-    this.link.write(INTERRUPT);
+    this.send(ONE_INTERRUPT, INTERRUPT);
     return this.result(await this.next(['result']));
   }
 
@@ -246,10 +350,37 @@ export class ReplDriver {
 
   private onData(chunk: Buffer): void {
     for (const event of this.decoder.push(chunk)) {
-      if (event.kind === 'ok') this.started = true;
+      this.learn(event);
       this.deliver(event);
     }
-    if (this.options.onReset) for (const event of this.banner.push(chunk)) this.options.onReset(event);
+    for (const event of this.banner.push(chunk)) {
+      this.note({ type: event.kind === 'banner' ? 'banner' : 'softReboot' });
+      this.options.onReset?.(event);
+    }
+  }
+
+  /** What a decoded reply tells about the line. */
+  private learn(event: ReplEvent): void {
+    switch (event.kind) {
+      case 'ok':
+        this.started = true;
+        if (!this.syncing) this.note({ type: 'ok' });
+        return;
+      case 'result':
+        if (!this.syncing) this.note({ type: 'result', anomaly: event.anomaly });
+        return;
+      case 'prompt':
+        this.note({ type: 'prompt' });
+        return;
+      case 'pasteAccepted':
+        this.note({ type: 'pasteAccepted' });
+        return;
+      case 'pasteRefused':
+        this.note({ type: 'pasteRefused' });
+        return;
+      default:
+        return;
+    }
   }
 
   private deliver(event: ReplEvent): void {
@@ -310,8 +441,6 @@ export class ReplDriver {
     }
   }
 }
-
-const EOT = Buffer.of(CTRL_D);
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));

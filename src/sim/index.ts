@@ -1,3 +1,3 @@
-export { SimBoard, type SimBoardOptions } from './simBoard.js';
+export { SimBoard, type SimBoardOptions, type Wedge } from './simBoard.js';
 export type { SimPort } from './simPort.js';
 export { PORT_NAMES, type PortName } from './workerProtocol.js';

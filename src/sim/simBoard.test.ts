@@ -203,6 +203,36 @@ describe('CDC2 raw REPL', () => {
     expect(await repl.until('\x04>')).toContain('KeyboardInterrupt: \n');
   });
 
+  it('wedges on a Ctrl-C behind another byte while a script hangs, silent on every port until a power cycle', async () => {
+    await enterRaw();
+    const main = new Wire(board.port('main'));
+    const hang = 'import time\nwhile True:\n    time.sleep(0.01)\x04';
+    // A lone Ctrl-C is seen: no wedge.
+    repl.write(hang);
+    await repl.until('OK');
+    repl.write('\x03');
+    expect(await repl.until('\x04>')).toContain('KeyboardInterrupt');
+    expect(board.wedged).toBeUndefined();
+    // A raw-mode request parked at the head hides the Ctrl-C behind it (issue 21's wedge).
+    repl.write(hang);
+    await repl.until('OK');
+    repl.write('\x01');
+    await delay(DEBOUNCE_MS);
+    repl.write('\x03');
+    await delay(DEBOUNCE_MS);
+    repl.write('\x03');
+    main.write('?');
+    await delay(400);
+    expect(board.wedged).toMatchObject({ port: 'repl', parked: 0x01 });
+    expect(repl.text).toBe('');
+    expect(main.text).toBe('');
+    await board.faults.reboot();
+    expect(board.wedged).toBeUndefined();
+    await repl.until('>>> ');
+    await enterRaw();
+    expect(await repl.exec("print('back')")).toEqual(['back\n', '']);
+  });
+
   it('waits for one more Ctrl-C after a raw paste is interrupted', async () => {
     await enterRaw();
     repl.write('\x05A\x01');

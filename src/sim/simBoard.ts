@@ -40,6 +40,18 @@ export interface SimBoardOptions {
 
 type Events = { unplug: []; replug: []; reboot: []; ready: [] };
 
+/**
+ * A Ctrl-C the board never saw: it reached a port while a script ran and another byte waited ahead
+ * of it. The firmware only peeks at the first byte waiting, so the script runs on; one that does
+ * not end by itself holds the board (every port silent) until a power cycle (issue 21).
+ */
+export interface Wedge {
+  port: PortName;
+  /** The byte that waited at the head of the port's input. */
+  parked: number;
+  at: number;
+}
+
 /** A second interrupt byte this soon after one is swallowed (Python_Proper.cpp:528). */
 const INTERRUPT_DEBOUNCE_MS = 20;
 
@@ -61,9 +73,10 @@ export class SimBoard extends EventEmitter<Events> {
   private stopped = false;
   private tcp: TcpExposure | undefined;
   private pty: PtyExposure | undefined;
-  /** Per port: the main-loop turn during which bytes were queued behind a running script. */
-  private readonly queuedDuringTurn = new Map<PortName, number>();
+  /** Per port: the main-loop turn during which bytes were queued behind a running script, and the first of them. */
+  private readonly parkedDuringTurn = new Map<PortName, { turn: number; head: number }>();
   private lastInterruptAt = 0;
+  private wedge: Wedge | undefined;
 
   private constructor(private readonly options: SimBoardOptions) {
     super();
@@ -84,6 +97,11 @@ export class SimBoard extends EventEmitter<Events> {
 
   get plugged(): boolean {
     return this.isPlugged;
+  }
+
+  /** The first Ctrl-C that went unseen behind another byte since power-on (see `Wedge`). */
+  get wedged(): Wedge | undefined {
+    return this.wedge;
   }
 
   /** The current stream of a port. Throws while unplugged. */
@@ -185,7 +203,8 @@ export class SimBoard extends EventEmitter<Events> {
     resetCause: WorkerInit['resetCause'] = 'power',
   ): Promise<void> {
     this.control = new Int32Array(new SharedArrayBuffer(16));
-    this.queuedDuringTurn.clear();
+    this.parkedDuringTurn.clear();
+    this.wedge = undefined;
     const channel = new MessageChannel();
     this.inputPort = channel.port1;
     const init: WorkerInit = {
@@ -242,13 +261,21 @@ export class SimBoard extends EventEmitter<Events> {
 
   /**
    * While a script runs the firmware peeks at the first byte waiting on CDC0 and on CDC2
-   * (Python_Proper.cpp:507-548, 635-642) and consumes it when it is 0x03 or 0x11 (KeyboardInterrupt,
-   * on either port) or 0x04 (SystemExit, then a soft reset; here on CDC2 only). A control byte behind
-   * other bytes is never seen: those wait for the REPL, which only reads once the script has ended.
+   * (check_stream_for_interrupt, Python_Proper.cpp:497-549 and 635-642 at 5.7.0.13) and consumes it
+   * when it is 0x03 or 0x11 (KeyboardInterrupt, on either port) or 0x04 (SystemExit, then a soft
+   * reset; here on CDC2 only). Any other byte stays at the head, and a control byte behind it is never
+   * seen: they all wait for the REPL, which only reads once the script has ended. That is the wedge
+   * when the script never ends (`wedged`). The 5.7.6+ skip of leading CR/LF on CDC2 applies only to
+   * scripts that do not own that port (src/snakes/Python_Proper.cpp at 313f52e); every script here
+   * starts from a REPL, so it is not modelled.
    */
   private takeControlBytes(name: PortName, bytes: Uint8Array): Uint8Array {
     const turn = Atomics.load(this.control, CONTROL.turn);
-    if (this.queuedDuringTurn.get(name) === turn) return bytes;
+    const parked = this.parkedDuringTurn.get(name);
+    if (parked?.turn === turn) {
+      this.noteHidden(name, parked.head, bytes);
+      return bytes;
+    }
     let taken = 0;
     for (; taken < bytes.length; taken++) {
       const byte = bytes[taken];
@@ -256,8 +283,17 @@ export class SimBoard extends EventEmitter<Events> {
       else if (byte === 0x04 && name === 'repl') this.interrupt(INTERRUPT.softReset);
       else break;
     }
-    if (taken < bytes.length) this.queuedDuringTurn.set(name, turn);
+    const head = bytes[taken];
+    if (head !== undefined) {
+      this.parkedDuringTurn.set(name, { turn, head });
+      this.noteHidden(name, head, bytes.subarray(taken + 1));
+    }
     return bytes.subarray(taken);
+  }
+
+  private noteHidden(port: PortName, parked: number, behind: Uint8Array): void {
+    if (this.wedge || !behind.some((byte) => byte === 0x03 || byte === 0x11)) return;
+    this.wedge = { port, parked, at: Date.now() };
   }
 
   private interrupt(kind: number): void {

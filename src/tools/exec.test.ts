@@ -73,6 +73,18 @@ describe('python_exec', () => {
     expect(escaped.result).toMatchObject({ ok: true, stdout: '3\n' });
   });
 
+  it('refuses native, viper and asm_thumb code before anything is sent, and says why', async () => {
+    const code =
+      'ran = 1\nimport micropython\n@micropython.viper\ndef f(x: int) -> int:\n    return x\nprint(f(2))';
+    const refused = await h.run(pythonExec, { code }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ToolError);
+    expect(refused).toMatchObject({ code: 'invalid_code' });
+    expect((refused as Error).message).toMatch(
+      /line 3: @micropython\.viper code hard-faults the Jumperless V5.*5\.7\.0\.13 and 5\.7\.11\.0.*Nothing was sent/,
+    );
+    expect(await h.python("'ran' in globals()")).toBe(false);
+  });
+
   it('never wedges the session, whatever the code', async () => {
     for (const code of hostileStrings()) {
       const outcome: { ok: boolean } | Error = await h

@@ -100,6 +100,8 @@ export const pythonExec = defineDeviceTool({
         };
       }
       if (isDeviceError(error, 'invalid_code')) {
+        // Code the board would hard-fault on (native emitters) says why itself.
+        if (error.details.decorator) throw new ToolError('invalid_code', `${error.message}.`);
         // Raw-REPL control bytes (Ctrl-C, Ctrl-D, ...) cannot travel inside code (spec §3.2).
         throw new ToolError(
           'invalid_code',
