@@ -53,6 +53,13 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
     expect(await h.python("__import__('jfs').exists('/python_scripts/broken.py')")).toBe(false);
   });
 
+  it('refuses code the board hard-faults on (a native emitter), before saving it', async () => {
+    await expect(
+      h.run(scriptRun, { name: 'fast', code: '@micropython.native\ndef f():\n    return 1\nf()\n' }),
+    ).rejects.toMatchObject({ code: 'invalid_code', message: expect.stringMatching(/hard-faults/) });
+    expect(await h.python("__import__('jfs').exists('/python_scripts/fast.py')")).toBe(false);
+  });
+
   it("reports a script's exception with its line, and what it printed before", async () => {
     const { result } = await h.run(scriptRun, { name: 'fails', code: "print('start')\nx = 1\ny = x / 0\n" });
     expect(result).toMatchObject({

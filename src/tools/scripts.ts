@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { isDeviceError } from '../device/errors.js';
+import { refuseFaultingCode } from '../device/rawRepl.js';
 import { API_REFERENCE, API_SECTIONS, apiSection } from './apiReference.js';
 import type { BoardClient, PythonPart } from './boardClient.js';
 import { checkText } from './oled.js';
@@ -104,6 +105,13 @@ export function pythonErrorAt(traceback: string, file: string): { line: number |
 /** Checks `code` with the board's compiler and saves it whole as `path`; says whether it replaced one. */
 async function saveScript(board: BoardClient, name: string, code: string): Promise<boolean> {
   checkText(code, 'code');
+  try {
+    // The session's net for code sent as text does not see a script run from a file.
+    refuseFaultingCode(code);
+  } catch (error) {
+    if (isDeviceError(error, 'invalid_code')) throw new ToolError('invalid_code', `${error.message}.`);
+    throw error;
+  }
   const bytes = Buffer.from(code, 'utf8');
   if (bytes.length > SCRIPT_MAX_BYTES) {
     throw new ToolError('too_large', `${bytes.length} bytes: a script holds at most ${SCRIPT_MAX_BYTES}.`);
