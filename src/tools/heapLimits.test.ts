@@ -28,6 +28,7 @@ import { CODE_MAX_CHARS } from './exec.js';
 import { READ_MAX_BYTES, WRITE_MAX_BYTES } from './files.js';
 import { catalog } from './index.js';
 import { OLED_TEXT_MAX } from './oled.js';
+import { SCRIPT_MAX_BYTES } from './scripts.js';
 import type { AnyTool } from './tool.js';
 import { WOKWI_MAX_CHARS } from './wokwi.js';
 
@@ -297,8 +298,10 @@ describe('every tool at its largest inputs on a full board', () => {
     expect(await h.python('_jlt.slot_sum(1)[0]')).toBeGreaterThan(30_000);
     await runAtMax('slot_switch', { slot: 1, discard_changes: true });
     await runAtMax('slot_discard', {}, false);
-    await runAtMax('undo', {}, false);
-    expect(await h.python('[get_num_bridges(), overlay_count()]')).toEqual([MAX_BRIDGES, 8]);
+    // The slot switch ended this server's undo list: nothing to undo, nothing changes.
+    const loaded = await h.python<number[]>('[get_num_bridges(), overlay_count()]');
+    await expect(h.run(tool('undo'), {})).rejects.toMatchObject({ code: 'nothing_to_undo' });
+    expect(await h.python('[get_num_bridges(), overlay_count()]')).toEqual(loaded);
     // A slot file longer than any the board writes is refused before the board changes.
     await h.client.exec(
       "f = open('/slots/slot2.yaml', 'w')\nfor i in range(18):\n    f.write('#' * 4000 + '\\n')\nf.close()",
@@ -306,7 +309,14 @@ describe('every tool at its largest inputs on a full board', () => {
     await expect(h.run(tool('slot_switch'), { slot: 2, discard_changes: true })).rejects.toMatchObject({
       code: 'bad_slot_file',
     });
-    expect(await h.python('[get_num_bridges(), CURRENT_SLOT()]')).toEqual([MAX_BRIDGES, 1]);
+    expect(await h.python('[get_num_bridges(), CURRENT_SLOT()]')).toEqual([loaded[0], 1]);
+  });
+
+  it('undoes the largest change: a full board cleared, put back', async () => {
+    await buildFullBoard();
+    await runAtMax('nodes_clear', {});
+    await runAtMax('undo', {});
+    expect(await h.python('get_num_bridges()')).toBe(MAX_BRIDGES);
   });
 
   it('applies the largest state and Wokwi diagram', async () => {
@@ -380,6 +390,13 @@ describe('every tool at its largest inputs on a full board', () => {
       code: `y = 2\n${'#'.repeat(57)}\n`.repeat(CODE_MAX_CHARS / 64),
     });
     if (largest?.ok === false) expect(largest.error).toMatchObject({ type: 'MemoryError' });
+    // The largest script: checked, saved in parts, run; and the whole API reference.
+    const script = `n = 0\n${'# a comment line of a long script, kept to fill it up.....\n'.repeat(135)}print('done')\n`;
+    expect(Buffer.byteLength(script)).toBeLessThanOrEqual(SCRIPT_MAX_BYTES);
+    expect(Buffer.byteLength(script)).toBeGreaterThan(SCRIPT_MAX_BYTES - 400);
+    const ran = await runAtMax('script_run', { name: 'largest', code: script });
+    expect(ran).toMatchObject({ ok: true, output: 'done\n' });
+    await runAtMax('api_reference', {});
   });
 
   it('changes the Python context, core 2 and the Arduino', async () => {

@@ -13,33 +13,40 @@ import { z } from 'zod';
 import { isDeviceError } from '../device/errors.js';
 import { refuseFaultingCode } from '../device/rawRepl.js';
 import { API_REFERENCE, API_SECTIONS, apiSection } from './apiReference.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import type { BoardClient } from './boardClient.js';
 import { checkText } from './oled.js';
 import { py } from './py.js';
 import { defineDeviceTool, defineTool, ToolError } from './tool.js';
 
 export const SCRIPTS_DIR = '/python_scripts';
-/** Source a board without PSRAM compiles comfortably (about 0.9 byte of bytecode per byte, exec.ts). */
-export const SCRIPT_MAX_BYTES = 16 * 1024;
+/**
+ * The largest script: its check sends it whole in one job (the compiler on the board needs all of
+ * it), which a board without PSRAM holds twice next to its bytecode (heapLimits.test.ts).
+ */
+export const SCRIPT_MAX_BYTES = 8 * 1024;
 const PART_BYTES = 4096;
 const MAX_TIMEOUT_S = 60;
 /** Output kept in a result: a model reads it all, so a chatty script's tail is cut. */
 const OUTPUT_MAX_CHARS = 4000;
 
-/** Board-side helpers, inside `_jlt`. */
-export const scriptsPython: PythonPart = {
-  name: 'scripts',
-  source: `
-def script_check(src, name):
+/**
+ * Board-side code, sent with the job that needs it and deleted at its end rather than kept in the
+ * primed helper: saving and running scripts is rare, and a board without PSRAM has no heap to
+ * spare for it (the helper's functions stay resident; these took 1.7 KB there).
+ */
+const once = (def: string, name: string, call: string): string =>
+  `${def}\ntry:\n    ${call}\nfinally:\n    del ${name}\n`;
+
+const CHECK = `def _jls_check(src, name):
     import sys, io
     try:
         compile(src, name, 'exec')
-        return None
     except SyntaxError as e:
         b = io.StringIO()
         sys.print_exception(e, b)
-        return b.getvalue()
-def script_part(p, first, h):
+        return b.getvalue()`;
+
+const PART = `def _jls_part(p, first, h):
     import jfs, binascii
     if first and not jfs.exists('${SCRIPTS_DIR}'):
         jfs.mkdir('${SCRIPTS_DIR}')
@@ -50,36 +57,37 @@ def script_part(p, first, h):
         f.flush()
         return f.size()
     finally:
-        f.close()
-def script_commit(part, path):
+        f.close()`;
+
+const COMMIT = `def _jls_commit(part, path):
     import jfs
     if jfs.exists(path):
         jfs.remove(path)
     jfs.rename(part, path)
-    return jfs.stat(path)[6]
-def script_exists(p):
-    import jfs
-    return jfs.exists(p)
-def script_source(p):
+    return jfs.stat(path)[6]`;
+
+const GO = `def _jls_go(p):
     f = open(p)
-    out = []
+    src = []
     try:
         while True:
-            s = f.read(4096)
-            if not s:
+            t = f.read(4096)
+            if not t:
                 break
-            out.append(s)
+            src.append(t)
     finally:
         f.close()
-    return ''.join(out)
-def script_go(p):
     g = {'__name__': '__main__'}
     exec('from jumperless import *', g)
-    exec(compile(_jlt.script_source(p), p, 'exec'), g)
-`,
-};
+    exec(compile(''.join(src), p, 'exec'), g)`;
 
-export const python: readonly PythonPart[] = [scriptsPython];
+/** Runs `def` once and returns what `expression` (calling it) gives; the function is deleted after. */
+async function callOnce<T>(board: BoardClient, def: string, name: string, expression: string): Promise<T> {
+  return board.script<T>(once(def, name, `_jlh.out(${expression})`));
+}
+
+const exists = async (board: BoardClient, path: string): Promise<boolean> =>
+  z.boolean().parse(await board.call(py`__import__('jfs').exists(${path})`));
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
 const nameField = z
@@ -120,7 +128,7 @@ async function saveScript(board: BoardClient, name: string, code: string): Promi
   const problem = z
     .string()
     .nullable()
-    .parse(await board.call(py`_jlt.script_check(${code}, ${path})`));
+    .parse(await callOnce(board, CHECK, '_jls_check', py`_jls_check(${code}, ${path})`));
   if (problem !== null) {
     const at = pythonErrorAt(problem, path);
     throw new ToolError(
@@ -129,11 +137,13 @@ async function saveScript(board: BoardClient, name: string, code: string): Promi
       { details: { line: at.line } },
     );
   }
-  const existed = z.boolean().parse(await board.call(py`_jlt.script_exists(${path})`));
+  const existed = await exists(board, path);
   const part = `${SCRIPTS_DIR}/.${name}.py.part`;
   for (let offset = 0; offset < bytes.length; offset += PART_BYTES) {
     const chunk = bytes.subarray(offset, offset + PART_BYTES).toString('hex');
-    const size = z.number().parse(await board.call(py`_jlt.script_part(${part}, ${offset === 0}, ${chunk})`));
+    const size = z
+      .number()
+      .parse(await callOnce(board, PART, '_jls_part', py`_jls_part(${part}, ${offset === 0}, ${chunk})`));
     if (size !== Math.min(bytes.length, offset + PART_BYTES)) {
       throw new ToolError(
         'not_applied',
@@ -141,7 +151,9 @@ async function saveScript(board: BoardClient, name: string, code: string): Promi
       );
     }
   }
-  const size = z.number().parse(await board.call(py`_jlt.script_commit(${part}, ${path})`));
+  const size = z
+    .number()
+    .parse(await callOnce(board, COMMIT, '_jls_commit', py`_jls_commit(${part}, ${path})`));
   if (size !== bytes.length) {
     throw new ToolError('not_applied', `${path} holds ${size} bytes after saving ${bytes.length}.`);
   }
@@ -156,7 +168,9 @@ async function runScript(board: BoardClient, path: string, timeoutSeconds: numbe
   const started = Date.now();
   const seconds = () => Math.round((Date.now() - started) / 100) / 10;
   try {
-    const result = await board.exec(py`_jlt.script_go(${path})`, { timeoutMs: timeoutSeconds * 1000 });
+    const result = await board.exec(once(GO, '_jls_go', py`_jls_go(${path})`), {
+      timeoutMs: timeoutSeconds * 1000,
+    });
     return { ok: true, output: tail(result.stdout), error: null, timed_out: false, seconds: seconds() };
   } catch (error) {
     if (isDeviceError(error, 'python_error')) {
@@ -219,7 +233,7 @@ export const scriptRun = defineDeviceTool({
         : { saved: (await saveScript(board, name, code)) ? ('replaced' as const) : ('new' as const) };
     if (!run)
       return { path, ...saved, ran: false, ok: true, output: '', error: null, timed_out: false, seconds: 0 };
-    if (code === undefined && !z.boolean().parse(await board.call(py`_jlt.script_exists(${path})`))) {
+    if (code === undefined && !(await exists(board, path))) {
       throw new ToolError('not_found', `No script ${path}: give its code to save it first.`);
     }
     return { path, ...saved, ran: true, ...(await runScript(board, path, timeout_seconds)) };

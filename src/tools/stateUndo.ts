@@ -73,6 +73,7 @@ export const UNDO_REQUIRES = [
   'dac_get',
   'wavegen_is_running',
   'wavegen_get_output',
+  'set_net_name',
   'gpio_get_dir',
   'gpio_get_pull',
   'gpio_set_pull',
@@ -162,7 +163,8 @@ async function undoNames(board: BoardClient, names: NonNullable<Change['names']>
     return customNetName(net) === undefined ? [[net.index, name] as const] : [];
   });
   if (put.length === 0) return;
-  await board.call(py`_jlt.net_looks(${put.map(([i, n]) => [i, n])}, ${[]})`);
+  // Names only: no read-back of the whole state here (a full board's is 40 KB of heap).
+  await board.call(py`[set_net_name(i, t) for i, t in ${put.map(([i, n]) => [i, n])}]`);
   for (const [, name] of put) out.restored.push(`net name "${name}"`);
 }
 
