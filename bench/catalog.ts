@@ -5,17 +5,18 @@
  *
  *   npx tsx bench/catalog.ts [--json]
  *
- * Sizes, not times: the same every run. The budgets are enforced by src/dispatch/budget.test.ts.
+ * Sizes, not times: the same every run. The budgets are enforced by src/core/budget.test.ts.
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { CAPABILITIES, type Capability } from '../src/contract/index.js';
-import { createDispatcher } from '../src/dispatch/dispatcher.js';
-import { listTools } from '../src/dispatch/listTools.js';
-import type { ListMode } from '../src/federation/index.js';
+import { CAPABILITIES, type Capability } from '../src/core/capabilities.js';
+import { createDispatcher } from '../src/core/dispatcher.js';
+import type { ListMode } from '../src/core/listModes.js';
+import { listTools } from '../src/core/listTools.js';
+import { ToolSubsystem } from '../src/core/toolSubsystem.js';
 import { catalog } from '../src/tools/index.js';
 
 const operator = { granted: new Set<Capability>(CAPABILITIES) };
-const dispatcher = createDispatcher({ tools: catalog });
+const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog }) });
 
 interface Figure {
   bytes: number;

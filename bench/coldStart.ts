@@ -1,9 +1,11 @@
 /**
- * Cold start: spawn to the first `tools/list` answer over stdio, against spawning `node -e 0` to
- * its exit, in the same run (issue 12: goal <= 3x for `--sim`). Runs are interleaved so drift hits
- * every command alike; each figure is a median. A 2025 client says `initialize` first; a
- * 2026-07-28 one `server/discover` (then lists with the `_meta` envelope), or, as the v2 SDK's
- * stdio client does on the process it keeps (it discovers on a sibling), lists at once.
+ * Cold start: spawn to the first `tools/list` answer over stdio, and on to the first tool result
+ * (power_get, right after the list) with the virtual board and with a board on a pseudo-terminal
+ * (the virtual board served over a pty, as a real board's serial port is opened), against spawning
+ * `node -e 0` to its exit, in the same run (issue 12: goal <= 3x for `--sim`). Runs are interleaved
+ * so drift hits every command alike; each figure is a median. A 2025 client says `initialize`
+ * first; a 2026-07-28 one `server/discover` (then lists with the `_meta` envelope), or, as the v2
+ * SDK's stdio client does on the process it keeps (it discovers on a sibling), lists at once.
  *
  *   npx tsx bench/coldStart.ts [runs=9]
  *
@@ -12,8 +14,11 @@
  * with other builds in the same run, name them: COLD_START_BUILDS=before=/tmp/before/dist/cli/main.js.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SimBoard } from '../src/sim/index.js';
+import { PTY_MISSING } from '../test/support/ptyAvailable.js';
 
 const RUNS = Number(process.argv[2] ?? 9);
 const ROOT = resolve(import.meta.dirname, '..');
@@ -23,7 +28,12 @@ const OTHERS = (process.env.COLD_START_BUILDS ?? '')
   .split(',')
   .filter(Boolean)
   .map((item) => item.split('=') as [string, string]);
-const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+/** The board sockets of the servers on the pty go here, not into the user's runtime folder. */
+const RUNTIME = mkdtempSync(join(tmpdir(), 'jl-cold-start-'));
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', XDG_RUNTIME_DIR: RUNTIME };
+/** The virtual board on a pseudo-terminal, opened by each server as a real board's port is. */
+const ptySim = PTY_MISSING ? undefined : await SimBoard.start();
+const PTY = ptySim ? (await ptySim.servePty(RUNTIME)).repl : undefined;
 
 const INIT = {
   jsonrpc: '2.0',
@@ -88,12 +98,13 @@ function toList(
     let listed = false;
     let asked = opening === 'list';
     let finished = false;
+    // The figure is taken at the answer; the next run starts once this server has let go of its board.
     const finish = () => {
       finished = true;
       const ms = performance.now() - started;
+      child.once('exit', () => done(ms));
       child.stdin.end();
       child.kill('SIGTERM');
-      done(ms);
     };
     child.once('error', fail);
     child.once('exit', () => (finished ? undefined : fail(new Error(`exited before answering: ${text}`))));
@@ -119,39 +130,27 @@ const median = (samples: number[]) =>
   [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? Number.NaN;
 
 const built = existsSync(DIST) && statSync(DIST).mtimeMs > statSync(resolve(ROOT, 'src/cli/main.ts')).mtimeMs;
+/** Each build: to the list, and to the first result on the virtual board and on the pty. */
+const perBuild = (name: string, main: string): Array<[string, () => Promise<number>]> => [
+  [`${name} --sim`, () => toList([main, '--sim'])],
+  [`${name} first call, sim`, () => toList([main, '--sim'], ENV, true)],
+  ...(PTY
+    ? ([[`${name} first call, pty`, () => toList([main, '--device', PTY], ENV, true)]] as Array<
+        [string, () => Promise<number>]
+      >)
+    : []),
+];
 const commands: Array<[string, () => Promise<number>]> = [
   ['node -e 0', bare],
   ...(built
     ? ([
-        ['dist --sim', () => toList([DIST, '--sim'])],
-        // What the server itself takes to answer, without the build's recorded first answers.
-        [
-          'dist, recorded off',
-          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }),
-        ],
-        // And on to the first board call: the server loaded and the virtual board booted.
-        ['dist, first call', () => toList([DIST, '--sim'], ENV, true)],
-        [
-          'dist, off, first call',
-          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, true),
-        ],
+        ...perBuild('dist', DIST),
         // A 2026-07-28 client: discover, then the list; and the list first (the v2 SDK's kept process).
         ['dist 2026, discover', () => toList([DIST, '--sim'], ENV, false, 'discover')],
-        [
-          'dist 2026, disc., off',
-          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, false, 'discover'),
-        ],
         ['dist 2026, list first', () => toList([DIST, '--sim'], ENV, false, 'list')],
-        [
-          'dist 2026, list, off',
-          () => toList([DIST, '--sim'], { ...ENV, JUMPERLESS_MCP_FIRST_ANSWERS: 'off' }, false, 'list'),
-        ],
       ] as Array<[string, () => Promise<number>]>)
     : []),
-  ...OTHERS.map(([name, main]): [string, () => Promise<number>] => [
-    `${name} --sim`,
-    () => toList([main, '--sim']),
-  ]),
+  ...OTHERS.flatMap(([name, main]) => perBuild(name, main)),
   ['tsx --sim', () => toList(['--import', 'tsx', 'src/cli/main.ts', '--sim'])],
 ];
 const samples = new Map<string, number[]>(commands.map(([name]) => [name, []]));
@@ -173,3 +172,7 @@ for (const [name] of commands) {
   if (process.env.COLD_START_SAMPLES) console.log(`    ${all.map((ms) => ms.toFixed(0)).join(' ')}`);
 }
 if (!built) console.log('  dist: not built or stale (npm run build)');
+if (!PTY) console.log(`  pty: ${PTY_MISSING}`);
+await ptySim?.stop();
+rmSync(RUNTIME, { recursive: true, force: true });
+process.exit(0);

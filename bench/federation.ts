@@ -23,14 +23,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { type App, buildApp } from '../src/cli/app.js';
 import { type Config, DEFAULT_CONFIG } from '../src/cli/config.js';
-import { buildServed, type Served } from '../src/cli/serve.js';
-import { CAPABILITIES, type Capability } from '../src/tools/tool.js';
+import { CAPABILITIES, type Capability } from '../src/core/capabilities.js';
+import { conformanceExtras } from '../test/fixtures/conformance/fixtures.js';
 
 const CALLS = Number(process.argv[2] ?? 300);
 const BLOCKS = Number(process.argv[3] ?? 3);
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+/** The CLI with the conformance fixtures (test_simple_text: a call with no board in it). */
+const FIXTURES_CLI = ['--import', 'tsx', 'test/fixtures/conformance/cli.ts'];
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
 const dir = mkdtempSync(join(tmpdir(), 'bench-federation-'));
 const OPERATOR = { id: 'bench', granted: new Set<Capability>(CAPABILITIES) };
@@ -102,8 +105,8 @@ function writeConfig(name: string, config: unknown): string {
 }
 
 /** The real CLI with `--http 127.0.0.1:0`; resolves with its URL once it serves. */
-async function httpServer(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...CLI, ...args, '--http', '127.0.0.1:0'], {
+async function httpServer(args: string[], command = CLI): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...command, ...args, '--http', '127.0.0.1:0'], {
     cwd: ROOT,
     env: ENV,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -126,20 +129,20 @@ async function httpClient(url: string): Promise<Client> {
   return client;
 }
 
-async function stdioClient(args: string[]): Promise<Client> {
+async function stdioClient(args: string[], command = CLI): Promise<Client> {
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [...CLI, ...args], cwd: ROOT, env: ENV }),
+    new StdioClientTransport({ command: process.execPath, args: [...command, ...args], cwd: ROOT, env: ENV }),
   );
   return client;
 }
 
 async function inProcessClient(
-  served: Served,
+  served: App,
   experimental?: Record<string, Record<string, never>>,
 ): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await served.createServer(() => OPERATOR).server.connect(serverSide);
+  await served.createServer(() => OPERATOR, { era: 'legacy' }).server.connect(serverSide);
   const client = new Client(
     { name: 'bench', version: '0' },
     { capabilities: experimental ? { experimental } : {} },
@@ -207,7 +210,7 @@ async function main(): Promise<void> {
   // One single-board server (HTTP and its native socket), reached directly over HTTP and through
   // a federation over HTTP whose one child is that server, over HTTP or over the socket.
   const socketPath = join(dir, 'server.sock');
-  const server = await httpServer(['--sim', '--conformance-fixtures', '--socket', socketPath]);
+  const server = await httpServer(['--sim', '--socket', socketPath], FIXTURES_CLI);
   const viaHttp = await httpServer([
     '--config',
     writeConfig('http.json', { name: 'bench', children: [{ name: 'lab', type: 'http', url: server.url }] }),
@@ -246,13 +249,13 @@ async function main(): Promise<void> {
         name: 'lab',
         type: 'stdio',
         command: process.execPath,
-        args: [...CLI, '--sim', '--conformance-fixtures'],
+        args: [...FIXTURES_CLI, '--sim'],
         cwd: ROOT,
       },
     ],
   });
   const stdio = {
-    direct: await stdioClient(['--sim', '--conformance-fixtures']),
+    direct: await stdioClient(['--sim'], FIXTURES_CLI),
     hop: await stdioClient(['--config', stdioConfig]),
   };
   report(
@@ -263,8 +266,8 @@ async function main(): Promise<void> {
 
   // In-process: the single-board server vs a federation with one board child (pure federation overhead).
   const base: Config = { ...DEFAULT_CONFIG };
-  const single = await buildServed({ ...base, device: 'sim', conformanceFixtures: true });
-  const boardOnly = await buildServed({
+  const single = await buildApp({ ...base, device: 'sim' }, { extras: conformanceExtras });
+  const boardOnly = await buildApp({
     ...base,
     federation: writeConfig('local.json', {
       name: 'bench',
@@ -291,7 +294,7 @@ async function main(): Promise<void> {
   console.log('tools/list of a federation of two boards (bytes of the JSON result, ~tokens = bytes / 4)');
   const sizes: Record<string, number> = {};
   for (const mode of ['full', 'names', 'discovery'] as const) {
-    const app = await buildServed({ ...base, federation: twoBoards, listMode: mode });
+    const app = await buildApp({ ...base, federation: twoBoards, listMode: mode });
     const client = await inProcessClient(app);
     const result = await client.listTools();
     const bytes = Buffer.byteLength(JSON.stringify(result));

@@ -6,7 +6,8 @@
  * 16 concurrent clients, each with its own session, call a tool that needs no board
  * (`test_simple_text`, the conformance fixture) as fast as they can. Three paths, run in short
  * round-robin slices so drift and the machine's other load hit all alike:
- *   - ours, anonymous: the real CLI (`--sim --conformance-fixtures --http`), no Authorization;
+ *   - ours, anonymous: the real CLI with the conformance fixtures (test/fixtures/conformance/cli.ts,
+ *     `--sim --http`), no Authorization;
  *   - ours, bearer:    the same process, every request with a bearer from the real token store;
  *   - ours, 2026-07-28: the same process, stateless (no session; the `_meta` envelope and the
  *                      Mcp-Method / Mcp-Name headers; plain JSON replies), anonymous;
@@ -181,7 +182,7 @@ async function main(): Promise<void> {
   const { token } = await new FileTokenStore(store).create({ capabilities: ['jumperless.read'] });
   const env = { PATH: process.env.PATH ?? '', HOME: dir };
   const ours = startChild(
-    ['src/cli/main.ts', '--sim', '--conformance-fixtures', '--http', '127.0.0.1:0', '--tokens', store],
+    ['test/fixtures/conformance/cli.ts', '--sim', '--http', '127.0.0.1:0', '--tokens', store],
     env,
     'stderr',
   );

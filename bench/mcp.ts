@@ -11,7 +11,8 @@
  *   hits all alike; each block first makes MCP_BENCH_WARMUP calls (300), since every stdio path is a
  *   fresh process whose hot paths V8 is still compiling after a few dozen.
  * - the floor of the stdio hop (a child that only answers), and what the SDK client adds over a
- *   raw JSON-RPC client; MCP_BENCH_BASE=a/dist/cli/main.js,b/dist/cli/main.js adds other builds.
+ *   raw JSON-RPC client; MCP_BENCH_BASE=a/dist/cli/main.js,b/dist/cli/main.js adds other builds,
+ *   each over stdio and over HTTP (a 2025 session and 2026-07-28), in the same blocks.
  * - for reference, the dispatch pipeline alone (runTool in-process) against the board call it makes.
  * - cold start: spawn to the first `tools/list` answer, median of 5 (target < 400 ms), through tsx
  *   and, when `npm run build` has been run, from dist/.
@@ -22,13 +23,15 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { CAPABILITIES } from '../src/core/capabilities.js';
+import { createDispatcher } from '../src/core/dispatcher.js';
+import { runTool } from '../src/core/runTool.js';
+import { ToolSubsystem } from '../src/core/toolSubsystem.js';
+import { Board, sessionJobs } from '../src/device/board.js';
 import type { DeviceLink } from '../src/device/link.js';
 import { DeviceSession } from '../src/device/session.js';
 import { tcpLink } from '../src/device/tcpLink.js';
-import { createDispatcher, runTool } from '../src/dispatch/index.js';
-import { createBoardClient } from '../src/tools/boardClient.js';
 import { boardHelper, catalog } from '../src/tools/index.js';
-import { CAPABILITIES } from '../src/tools/tool.js';
 
 const CALLS = Number(process.argv[2] ?? 300);
 const BLOCKS = Number(process.argv[3] ?? 3);
@@ -101,8 +104,8 @@ async function stdioClient(command: string[], args: string[]): Promise<Client> {
   return client;
 }
 
-async function httpServer(device: string): Promise<{ child: ChildProcess; url: string }> {
-  const [cmd = '', ...rest] = TSX;
+async function httpServer(device: string, command = TSX): Promise<{ child: ChildProcess; url: string }> {
+  const [cmd = '', ...rest] = command;
   const child = spawn(cmd, [...rest, '--device', device, '--http', '127.0.0.1:0'], {
     cwd: ROOT,
     env: ENV,
@@ -212,13 +215,15 @@ async function main(): Promise<void> {
   const device = `tcp://127.0.0.1:${repl}`;
   // Prime the tools' helper once, so the bare loop can run the same snippet.
   const primer = new DeviceSession(tcpLink('127.0.0.1', repl));
-  await createBoardClient(primer, boardHelper).call('_jlt.power_get()');
+  await new Board(sessionJobs(primer, boardHelper)).call('_jlt.power_get()');
   await primer.close();
 
   // runTool in-process vs the bare board call, on one session (what dispatch itself adds).
   const inProcess = new DeviceSession(tcpLink('127.0.0.1', repl));
-  const boardClient = createBoardClient(inProcess, boardHelper);
-  const dispatcher = createDispatcher({ tools: catalog, board: boardClient });
+  const boardClient = new Board(sessionJobs(inProcess, boardHelper));
+  const dispatcher = createDispatcher({
+    root: new ToolSubsystem({ name: 'local', tools: catalog, board: boardClient }),
+  });
   const operator = { id: 'bench', granted: new Set(CAPABILITIES) };
   const direct: number[] = [];
   const dispatched: number[] = [];
@@ -235,6 +240,7 @@ async function main(): Promise<void> {
   const raw: number[] = [];
   const echo: number[] = [];
   const based: number[][] = [];
+  const basedHttp: Array<{ legacy: number[]; modern: number[] }> = [];
   const http: number[] = [];
   let listBytes = 0;
   for (let block = 0; block < BLOCKS; block++) {
@@ -262,6 +268,20 @@ async function main(): Promise<void> {
       samples.push(...(await measure(CALLS, call(other))));
       based[at] = samples;
       await other.close();
+      const server = await httpServer(device, [process.execPath, cli]);
+      const both = basedHttp[at] ?? { legacy: [], modern: [] };
+      for (const era of ['legacy', 'modern'] as const) {
+        const remote = new Client(
+          { name: 'bench', version: '0' },
+          era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+        );
+        await remote.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+        both[era].push(...(await measure(CALLS, call(remote))));
+        await remote.close();
+      }
+      basedHttp[at] = both;
+      server.child.kill('SIGTERM');
+      await new Promise((done) => server.child.once('exit', done));
     }
 
     const server = await httpServer(device);
@@ -314,6 +334,10 @@ async function main(): Promise<void> {
   for (const [at, cli] of BASES.entries()) {
     const samples = based[at] ?? [];
     console.log(`  stdio, ${cli} p50 ${f(p50(samples))}, minus bare ${f(p50(samples) - base)}`);
+    const both = basedHttp[at] ?? { legacy: [], modern: [] };
+    console.log(
+      `  HTTP 2025 session, ${cli} p50 ${f(p50(both.legacy))}; 2026-07-28 p50 ${f(p50(both.modern))}`,
+    );
   }
   console.log(`  MCP HTTP  p50   ${f(p50(http))}  ratio ${(p50(http) / base).toFixed(2)}x`);
   console.log(

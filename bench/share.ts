@@ -8,12 +8,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Board, sessionJobs } from '../src/device/board.js';
 import { streamLink } from '../src/device/link.js';
 import { closeSerial, openSerial } from '../src/device/serialLink.js';
 import { DeviceSession } from '../src/device/session.js';
-import { SharedBoard } from '../src/share/shared.js';
+import { SharedBoard } from '../src/device/share/shared.js';
 import { SimBoard } from '../src/sim/index.js';
-import { createBoardClient } from '../src/tools/boardClient.js';
 import { connect } from '../src/tools/connections.js';
 import { startToolHarness } from '../test/support/toolHarness.js';
 
@@ -26,8 +26,8 @@ const sim = await SimBoard.start();
 const dir = mkdtempSync(join(tmpdir(), 'jl-bench-share-'));
 const pty = (await sim.servePty(dir)).repl;
 let links = 0;
-const shared = (client: string) =>
-  new SharedBoard({
+const shared = (client: string) => {
+  const board = new SharedBoard({
     id: `serial:${pty}`,
     path: join(dir, 'board.sock'),
     device: pty,
@@ -36,9 +36,11 @@ const shared = (client: string) =>
       const session = new DeviceSession(
         streamLink(`bench-${links++}`, { connect: () => openSerial(pty), release: closeSerial }),
       );
-      return { client: createBoardClient(session), session, close: () => session.close() };
+      return { jobs: sessionJobs(session), session, close: () => session.close() };
     },
   });
+  return Object.assign(board, { board: new Board(board) });
+};
 
 // 1. exec through the owner against owning the port, alternating so both see the same machine.
 const owner = shared('owner');
@@ -46,17 +48,17 @@ await owner.ready();
 const client = shared('client');
 await client.ready();
 for (let i = 0; i < 200; i++) {
-  await owner.exec('pass');
-  await client.exec('pass');
+  await owner.board.exec('pass');
+  await client.board.exec('pass');
 }
 const own: number[] = [];
 const through: number[] = [];
 for (let i = 0; i < 2000; i++) {
   let t = performance.now();
-  await owner.exec('pass');
+  await owner.board.exec('pass');
   own.push(performance.now() - t);
   t = performance.now();
-  await client.exec('pass');
+  await client.board.exec('pass');
   through.push(performance.now() - t);
 }
 const added = median(through) - median(own);
@@ -69,7 +71,7 @@ async function completions(fair: boolean): Promise<number[]> {
   for (let caller = 0; caller < 10; caller++) {
     for (let j = 0; j < 40; j++) {
       jobs.push(
-        owner.exec('pass', { owner: fair ? `caller${caller}` : 'everyone' }).then(() => {
+        owner.board.exec('pass', { owner: fair ? `caller${caller}` : 'everyone' }).then(() => {
           done[caller] = performance.now() - started;
         }),
       );

@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { firstSentence } from '../src/federation/search.js';
+import { firstSentence } from '../src/core/search.js';
 import { catalog } from '../src/tools/index.js';
 import { TOOLSET_NAMES, TOOLSETS, toolsetOf } from '../src/tools/toolsets.js';
 

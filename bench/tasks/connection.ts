@@ -6,12 +6,15 @@
  * it was a tool error, and how many bytes and pictures it held.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { CAPABILITIES, type ToolResult } from '../../src/contract/index.js';
+import { CAPABILITIES } from '../../src/core/capabilities.js';
+import { createDispatcher } from '../../src/core/dispatcher.js';
+import type { ToolResult } from '../../src/core/render.js';
+import { runTool } from '../../src/core/runTool.js';
+import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
+import { Board, sessionJobs } from '../../src/device/board.js';
 import { streamLink } from '../../src/device/link.js';
 import { DeviceSession } from '../../src/device/session.js';
-import { createDispatcher, runTool } from '../../src/dispatch/index.js';
 import { SimBoard } from '../../src/sim/index.js';
-import { createBoardClient } from '../../src/tools/boardClient.js';
 import { boardHelper, catalog } from '../../src/tools/index.js';
 
 export type Args = Record<string, unknown>;
@@ -68,8 +71,8 @@ export async function virtualConnection(options: {
     release: () => {},
   });
   const session = new DeviceSession(link);
-  const board = createBoardClient(session, boardHelper);
-  const dispatcher = createDispatcher({ tools: catalog, board });
+  const board = new Board(sessionJobs(session, boardHelper));
+  const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog, board }) });
   const caller = { id: 'task-bench', granted: new Set(CAPABILITIES) };
   return {
     sim,

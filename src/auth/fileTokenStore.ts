@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { normalizeCapabilities } from '../core/capabilities.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import {
   type BearerIdentity,
@@ -16,7 +17,6 @@ import {
   BrokerLookupError,
   type TokenBroker,
 } from './broker.js';
-import { normalizeCapabilities } from './capabilities.js';
 import { type FileLockOptions, withFileLock } from './fileLock.js';
 import { hashToken, hashTokenHex, looksLikeToken, mintToken, sameHash } from './token.js';
 import { parseTokenFile, serializeTokenFile, type TokenRecord } from './tokenFile.js';

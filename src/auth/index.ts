@@ -1,4 +1,4 @@
-/** Token broker, token store and capabilities, as http/, socket/ and cli/ use them (DESIGN.md §2). */
+/** Token broker and token store, as http/, socket/ and cli/ use them (DESIGN.md §2); capabilities are core's. */
 export {
   type BearerIdentity,
   type BearerOutcome,
@@ -11,16 +11,6 @@ export {
   checkBearer,
   type TokenBroker,
 } from './broker.js';
-export {
-  type CapabilityIntersection,
-  DEFAULT_ANONYMOUS_CAPABILITIES,
-  intersectCapabilities,
-  isKnownCapability,
-  KNOWN_CAPABILITIES,
-  normalizeCapabilities,
-  parseCapabilityList,
-} from './capabilities.js';
 export { FileTokenStore, TokenStoreError, type TokenSummary } from './fileTokenStore.js';
-export { MemoryTokenBroker } from './memoryBroker.js';
 export { defaultTokenStorePath } from './storePath.js';
 export { looksLikeToken, mintToken, TOKEN_PREFIX, tokenFingerprint } from './token.js';

@@ -88,7 +88,8 @@ export type ConnectOutcome =
 export const SPECIAL_NET_NAMES: readonly string[] = ['GND', 'Top Rail', 'Bottom Rail', 'DAC 0', 'DAC 1'];
 
 const RAILS_AND_DACS = [TOP_RAIL, BOTTOM_RAIL, DAC0, DAC1];
-const pairKey = (a: number, b: number): string => (a < b ? `${a}-${b}` : `${b}-${a}`);
+/** One key for an unordered pair of nodes. */
+export const pairKey = (a: number, b: number): string => (a < b ? `${a}-${b}` : `${b}-${a}`);
 
 /** §8.3 pair check: `connect` refuses these and stores nothing. GND-DAC0 and DAC0-DAC1 pass. */
 const FORBIDDEN = new Set<string>([

@@ -11,17 +11,13 @@ export const inRange = (r: Range, v: number): boolean => Number.isFinite(v) && v
 export const MAX_BRIDGES = 128;
 export const MAX_NETS = 60;
 export const MAX_NODES_PER_NET = 40;
-export const MAX_DUPLICATE = 8;
 /** §8.2 `[routing] stack_paths=2`: parallel paths a new bridge gets when `duplicates` is -1. */
 export const DEFAULT_STACK_PATHS = 2;
-export const FIRST_USER_NET = 6;
 
 /** §6.5 / §8.4: treat +-8 V as the safe envelope of DAC0, DAC1 and both rails. */
 export const DAC_SAFE: Range = { min: -8, max: 8 };
-/** §6.5: what the 12-bit code can reach with typical calibration (for clamping, not advice). */
-export const DAC_HARDWARE: Range = { min: -8.3, max: 11 };
-/** DAC channels of `dac_set`: 0 DAC0, 1 DAC1, 2 TOP_RAIL, 3 BOTTOM_RAIL. */
-export const DAC_CHANNELS = [0, 1, 2, 3] as const;
+/** The channel `dac_set` takes for each supply (JumperlessMicroPythonAPI.cpp map_node_to_dac_channel). */
+export const DAC_CHANNELS = { DAC0: 0, DAC1: 1, TOP_RAIL: 2, BOTTOM_RAIL: 3 } as const;
 /** §6.5: fresh-slot setpoints. */
 export const DEFAULT_POWER = { topRail: 0, bottomRail: 0, dac0: 3.33, dac1: 0 } as const;
 
@@ -34,14 +30,9 @@ export const ADC_RANGES: Readonly<Record<number, Range>> = {
   4: { min: 0, max: 4.9 },
   7: { min: -8.9, max: 8.9 },
 };
-/** Channels `adc_get` accepts on 5.7.0.13 [F] (0-3) and newer firmware [U] (0-7). */
-export const ADC_CHANNELS_F = [0, 1, 2, 3] as const;
-export const ADC_CHANNELS_U = [0, 1, 2, 3, 4, 5, 6, 7] as const;
 
-/** §6.6 / §8.6: INA219 sensors and the fixed shunt. */
-export const INA_SENSORS = [0, 1] as const;
+/** §6.6 / §8.6: the INA219 sensors' fixed shunt. */
 export const ISENSE_SHUNT_OHMS = 2;
-export const INA_CURRENT: Range = { min: -1, max: 1 };
 
 /** §8.2: one crossbar path is about 80 ohm. */
 export const PATH_OHMS = 80;
@@ -55,13 +46,10 @@ export const PWM_PINS: Range = { min: 1, max: 8 };
  */
 export const PWM_FREQ_HZ: Range = { min: 0.01, max: 62_500_000 };
 export const PWM_DUTY: Range = { min: 0, max: 1 };
-/** §6.7: the firmware default frequency (the docs say 1000). */
-export const PWM_DEFAULT_FREQ_HZ = 1;
 /** Below this a timer drives the pin as a plain SIO output ("slow PWM", Peripherals.cpp:2780). */
 export const PWM_SLOW_BELOW_HZ = 10;
 /** GPIO_1/2, 3/4, 5/6, 7/8 share one PWM slice: frequency and enable are per pair. */
 export const pwmSlicePartner = (pin: number): number => (pin % 2 === 1 ? pin + 1 : pin - 1);
-export const GPIO_LOGIC_VOLTS = 3.3;
 
 /** §6.8 WaveGen. */
 export const WAVEGEN_FREQ_HZ: Range = { min: 0.0001, max: 10_000 };
@@ -80,13 +68,9 @@ export const OVERLAY_COLS = 30;
 /** §6.11: OLED. */
 export const OLED_WIDTH = 128;
 export const OLED_HEIGHT = 32;
-export const OLED_FRAMEBUFFER_BYTES = (OLED_WIDTH * OLED_HEIGHT) / 8;
 
 /** §6.4 slots. */
-export const SLOT_COUNT = 8;
 export const SLOTS: Range = { min: 0, max: 7 };
 
-/** §6.13: `read()` returns at most this much per call. */
-export const FILE_READ_CHUNK = 8192;
 /** FatFS FF_MAX_LFN (lib/FatFS/src/ffconf.h:116-117): characters in one file or folder name. */
 export const FILE_NAME_MAX = 64;

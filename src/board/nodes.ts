@@ -50,7 +50,6 @@ export const EMPTY_NET = 127;
 export const GPIO_1 = 131;
 export const GPIO_2 = 132;
 export const GPIO_3 = 133;
-export const GPIO_4 = 134;
 export const GPIO_5 = 135;
 export const GPIO_6 = 136;
 export const GPIO_7 = 137;

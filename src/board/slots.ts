@@ -123,7 +123,6 @@ export interface SlotConfig {
 }
 
 /** An overlay as a slot file holds it: the same shape the state document uses. */
-export type SlotOverlay = OverlayInput;
 
 export interface SlotData {
   readonly version: number;
@@ -132,7 +131,7 @@ export interface SlotData {
   readonly nets: readonly SlotNet[];
   readonly power: SlotPower;
   readonly config: SlotConfig;
-  readonly overlays: readonly SlotOverlay[];
+  readonly overlays: readonly OverlayInput[];
 }
 
 export type ParseSlotResult =
@@ -211,7 +210,7 @@ const ANIMATED_NODES = new Set<number>([
 export function slotFromConnections(
   conns: Connections,
   power: SlotPower,
-  extra: { config?: SlotConfig; overlays?: readonly SlotOverlay[] } = {},
+  extra: { config?: SlotConfig; overlays?: readonly OverlayInput[] } = {},
 ): SlotData {
   return {
     version: 2,
@@ -259,7 +258,7 @@ function formatNet(n: SlotNet): string {
   return `${s}}\n`;
 }
 
-function formatOverlay(o: SlotOverlay): string {
+function formatOverlay(o: OverlayInput): string {
   // GraphicOverlays.cpp:339-396 serializeOverlaysToYAML, without colour codes.
   let s = `  - name: "${o.name}"\n    row: ${o.row}\n    col: ${o.col}\n`;
   s += `    width: ${o.width}\n    height: ${o.height}\n    colors:\n           [`;
@@ -583,10 +582,10 @@ function addConfig(d: Draft, line: string): void {
 }
 
 /** GraphicOverlays.cpp:398-472 deserializeOverlaysFromYAML: a scan of the text from `overlays:`. */
-function readOverlays(text: string): SlotOverlay[] {
+function readOverlays(text: string): OverlayInput[] {
   const section = text.indexOf('overlays:');
   if (section < 0) return [];
-  const out: SlotOverlay[] = [];
+  const out: OverlayInput[] = [];
   let pos = text.indexOf('- name:', section);
   while (pos >= 0) {
     const next = text.indexOf('- name:', pos + 7);

@@ -291,7 +291,8 @@ function parsePower(v: unknown): Partial<PowerState> {
     if (v[key] === undefined) continue;
     const x = num(v[key], `power.${key}`);
     // The firmware's own message for this check [F `JsonState.cpp`].
-    if (!inRange(DAC_SAFE, x)) fail(`Power values out of range (-8V to +8V): power.${key} = ${x}`);
+    if (!inRange(DAC_SAFE, x))
+      fail(`Power values out of range (${DAC_SAFE.min}V to +${DAC_SAFE.max}V): power.${key} = ${x}`);
     out[key] = x;
   }
   return out;

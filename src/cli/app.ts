@@ -2,18 +2,19 @@
  * The one builder (issue 11 "one app"): a server is a root subsystem behind the dispatch core.
  * One board is a root of its own with plain names; a bench (`--config bench.json`) is an
  * aggregator of its children with dotted names in the wire format. Tools, resources, prompts,
- * completions and link-event logs come from the root either way. The server answers at once: one
- * board opens meanwhile and its calls wait for it (when it cannot be opened, the server says why
- * and a call tries again); a bench's children appear as they connect (`tools/list_changed`).
+ * completions and link-event logs come from the root either way. The server answers at once and
+ * opens no board before a call needs it (a copy of a stdio server started only to learn its
+ * protocol version must not touch the board); a bench's remote children appear as they connect
+ * (`tools/list_changed`).
  */
-import { existsSync } from 'node:fs';
-import { parseDeviceUrl } from '../device/deviceUrl.js';
-import { createDispatcher, type Dispatcher, fileAuditSink, type ServerExtras } from '../dispatch/index.js';
-import type { Subsystem } from '../federation/index.js';
+import { fileAuditSink } from '../core/audit.js';
+import { createDispatcher, type Dispatcher, type ServerExtras } from '../core/dispatcher.js';
+import type { Era } from '../core/era.js';
+import type { Subsystem } from '../core/subsystem.js';
 import { wireFormat } from '../federation/wireNames.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { safetyPolicy } from '../tools/safety.js';
-import { openServedBoard, type ServedBoard } from './board.js';
+import { checkDevice, openServedBoard, type ServedBoard } from './board.js';
 import { boardSubsystem } from './boardSubsystem.js';
 import type { Config } from './config.js';
 import type { CallerOf } from './serve.js';
@@ -26,9 +27,9 @@ export interface App {
   dispatcher: Dispatcher;
   /** The board of a single-board server (undefined for a bench). */
   readonly board: ServedBoard | undefined;
-  /** `perRequest`: a server for one 2026-07-28 HTTP request (it follows no changes). */
-  createServer(caller: CallerOf, options?: { perRequest?: boolean }): McpServerHandle;
-  /** Resolves once the board, or every child of a bench, has connected or failed once. */
+  /** A server for a connection or request of `era`; `perRequest`: for one 2026-07-28 HTTP request (it follows no changes). */
+  createServer(caller: CallerOf, options: { era: Era; perRequest?: boolean }): McpServerHandle;
+  /** Resolves once every remote child of a bench has connected or failed once (at once for a board). */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
@@ -38,11 +39,13 @@ export interface AppOptions {
   announceBoard?: boolean;
   /** false: an app that serves no MCP (one-shot commands run tools only), so the SDK is not loaded. */
   mcp?: boolean;
+  /** What the server adds beside its root's tools, resources and prompts (the tests' conformance fixtures). */
+  extras?: ServerExtras;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const safety = safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts });
-  if (!config.federation) refuseMissingDevice(config.device);
+  if (!config.federation) await checkDevice(config.device);
   let single: ServedBoard | undefined;
   const openBoard = async (device: string) => {
     const board = await openServedBoard(device, `jumperless-mcp ${process.argv[2] ?? 'server'}`, {
@@ -51,23 +54,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (!config.federation) single = board;
     return board;
   };
-  // Loaded only when used: a bench's children (the SDK client among them), the conformance fixtures.
+  // Loaded only when used: a bench's children (the SDK client among them).
   const bench = config.federation
     ? (await import('./bench.js')).loadBench(config.federation, safety, openBoard)
     : undefined;
-  const fixtures = config.conformanceFixtures ? await import('../mcp/conformance.js') : undefined;
   const mcp = options.mcp === false ? undefined : await import('../mcp/server.js');
   const root: Subsystem = bench ? bench.root : boardSubsystem('jumperless', config.device, safety, openBoard);
   const audit = config.audit ? fileAuditSink(config.audit) : undefined;
+  const extras = options.extras ?? {};
   const own: ServerExtras = {
-    ...(fixtures
-      ? {
-          tools: fixtures.conformanceTools,
-          templates: fixtures.conformanceTemplates,
-          prompts: fixtures.conformancePrompts,
-        }
-      : {}),
-    resources: [...(bench ? [bench.health] : []), ...(fixtures ? fixtures.conformanceResources : [])],
+    ...extras,
+    resources: [...(bench ? [bench.health] : []), ...(extras.resources ?? [])],
   };
   let dispatcher: Dispatcher;
   try {
@@ -75,7 +72,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       root,
       format: wireFormat(bench?.file.wireFormat),
       own,
-      safety,
       log,
       ...(audit ? { audit } : {}),
       outputSchemas: config.outputSchemas,
@@ -90,21 +86,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await audit?.close();
     throw error;
   }
-  let closing = false;
   const close = async () => {
-    closing = true;
     dispatcher.close();
     await root.disconnect();
     await audit?.close();
   };
-  // The server answers while its board opens (a virtual board boots for a quarter of a second):
-  // a call made meanwhile waits for it. A board that is not there yet (unplugged, still booting)
-  // does not stop the server: the first call opens it again, and says why when it cannot.
-  const connecting = root.connect().catch((error: unknown) => {
-    // A bench tells of each child; a server stopped while its board opened has nothing to tell.
-    if (bench || closing) return;
-    log(`${config.device}: ${error instanceof Error ? error.message : String(error)}; a call will try again`);
-  });
+  // A board opens nothing here (its first call opens it); a bench connects its remote children,
+  // each telling on its own when it cannot, and retrying by itself.
+  const connecting = root.connect().catch(() => {});
   const listMode = config.listMode ?? bench?.file.listMode;
   return {
     dispatcher,
@@ -124,18 +113,4 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ready: () => connecting,
     close,
   };
-}
-
-/**
- * A serial path that does not exist is a typo or an unplugged board: say so now, in one line,
- * rather than serve a board no call will reach (a board that is there but not answering yet
- * is opened again by the next call).
- */
-function refuseMissingDevice(device: string): void {
-  const url = parseDeviceUrl(device);
-  if (url.kind === 'serial' && !existsSync(url.path)) {
-    throw new Error(
-      `${url.path}: no such device. Plug the board in, or name its REPL port (USB interface 4 of the board) with --device, or use --device auto.`,
-    );
-  }
 }

@@ -3,14 +3,13 @@
  * jumperless-mcp processes, with its health resource and instructions. Loaded by the app only
  * when it serves a bench, with the SDK client and the socket client its children need.
  */
-import type { Resource } from '../contract/index.js';
+import type { Resource } from '../core/resources.js';
+import type { Subsystem } from '../core/subsystem.js';
+import { FrameClient } from '../device/frameClient.js';
 import { FederationAggregator } from '../federation/aggregator.js';
 import { type ChildConfig, type FederationConfig, loadFederationConfig } from '../federation/config.js';
-import { LeanHttp } from '../federation/leanHttp.js';
 import { httpTransport, McpChild, stdioTransport } from '../federation/mcpChild.js';
 import { SocketChild } from '../federation/socketChild.js';
-import type { Subsystem } from '../federation/subsystem.js';
-import { SocketClient } from '../socket/client.js';
 import type { SafetyPolicy } from '../tools/safety.js';
 import type { ServedBoard } from './board.js';
 import { boardSubsystem } from './boardSubsystem.js';
@@ -59,10 +58,7 @@ function subsystemOf(
   const common = { name: child.name, ...(child.ring ? { ring: child.ring } : {}) };
   switch (child.type) {
     case 'jumperless':
-      return boardSubsystem(child.name, child.device, safety, open, {
-        ...(child.ring ? { ring: child.ring } : {}),
-        inBench: true,
-      });
+      return boardSubsystem(child.name, child.device, safety, open, child.ring ? { ring: child.ring } : {});
     case 'stdio':
       return new McpChild({
         ...common,
@@ -76,14 +72,13 @@ function subsystemOf(
         ...remoteOptions(child),
         target: child.url,
         transport: httpTransport(child.url, child.bearer),
-        lean: new LeanHttp(child.url, child.bearer),
       });
     case 'socket':
       return new SocketChild({
         ...common,
         ...remoteOptions(child),
         path: child.path,
-        open: (path) => SocketClient.connect(path),
+        open: (path) => FrameClient.connect(path),
       });
     case 'federation':
       return new FederationAggregator({

@@ -2,19 +2,20 @@
  * Opens the board a Config names: a device session over the right link, with the tools' helper.
  * Only the CLI picks between serial, TCP and the in-process virtual board (DESIGN.md §2).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { Board, sessionJobs } from '../device/board.js';
 import { createLink, formatDeviceUrl, parseDeviceUrl, type SimFactory } from '../device/deviceUrl.js';
 import { findReplPorts } from '../device/discovery.js';
 import { streamLink } from '../device/link.js';
 import { DeviceSession, type SessionEvent } from '../device/session.js';
-import { boardSocketPath, serialIdentity } from '../share/path.js';
-import type { ShareEvent } from '../share/shared.js';
+import { boardSocketPath, serialIdentity } from '../device/share/path.js';
+import type { ShareEvent } from '../device/share/shared.js';
 import type { SimBoard } from '../sim/index.js';
-import { type BoardClient, createBoardClient } from '../tools/boardClient.js';
 import { boardHelper } from '../tools/index.js';
+import { UsageError } from './usageError.js';
 
 export interface OpenBoard {
-  client: BoardClient;
+  client: Board;
   session: DeviceSession;
   /** The virtual board, when the device is `sim`. */
   sim: SimBoard | undefined;
@@ -52,7 +53,7 @@ export async function openBoard(device: string, options: OpenBoardOptions = {}):
         },
       ));
   const session = new DeviceSession(link);
-  const client = createBoardClient(session, options.toolsHelper === false ? undefined : boardHelper);
+  const client = new Board(sessionJobs(session, options.toolsHelper === false ? undefined : boardHelper));
   return {
     client,
     session,
@@ -70,7 +71,7 @@ export async function openBoard(device: string, options: OpenBoardOptions = {}):
 
 /** The board a server serves: held here, or worked through the process that holds it. */
 export interface ServedBoard {
-  client: BoardClient;
+  client: Board;
   /** The session, while this process holds the port. */
   readonly session: DeviceSession | undefined;
   /** The virtual board, when the device is `sim`. */
@@ -108,7 +109,7 @@ export async function openServedBoard(
     };
   }
   // Loaded only for a real board, with the board socket it is shared over.
-  const { SharedBoard } = await import('../share/shared.js');
+  const { SharedBoard } = await import('../device/share/shared.js');
   const path = boardSocketPath(identity);
   const log = (line: string) => process.stderr.write(`jumperless-mcp: ${line}\n`);
   const shared = new SharedBoard({
@@ -116,7 +117,10 @@ export async function openServedBoard(
     path,
     device,
     client,
-    openLocal: () => openBoard(device),
+    openLocal: async () => {
+      const local = await openBoard(device);
+      return { jobs: local.client.jobs, session: local.session, close: () => local.close() };
+    },
     log,
   });
   // A server says whether it holds the board or works through its owner; a one-shot command need not.
@@ -127,14 +131,16 @@ export async function openServedBoard(
       if (event.type === 'client') log(`${device} is held by process ${event.ownerPid}; working through it`);
     });
   }
-  // Claim the port (or find its owner) now, so the other processes find this one serving it.
+  // Claim the port (or find its owner) now, so the other processes find this one serving it. A
+  // one-shot command says itself why its board could not be had (once).
   void shared.ready().catch((error: unknown) => {
+    if (options.announce === false) return;
     process.stderr.write(
       `jumperless-mcp: ${device}: ${error instanceof Error ? error.message : String(error)}\n`,
     );
   });
   return {
-    client: shared,
+    client: new Board(shared),
     get session() {
       return shared.session;
     },
@@ -155,6 +161,8 @@ export async function identityOf(device: string): Promise<string | undefined> {
     case 'serial':
       return serialIdentity(url.path);
     case 'tcp':
+    case 'rfc2217':
+      // One TCP endpoint is one exported port, whichever protocol it speaks.
       return `tcp:${url.host}:${url.port}`;
     case 'auto': {
       const ports = await findReplPorts().catch(() => []);
@@ -175,12 +183,37 @@ function takeSimId(base: string): string {
   return id;
 }
 
-/** A refused parts file stops the start with its line numbers, before any board starts. */
+/**
+ * What can be told of a board before opening it, in one line: a serial path that does not exist
+ * (a typo or an unplugged board: a board that is there but not answering yet is opened again by
+ * the next call), and a parts file for the virtual board that is missing or malformed (it cannot
+ * get better by trying again). A server checks this before it starts, a command before it runs.
+ */
+export async function checkDevice(device: string): Promise<void> {
+  const url = parseDeviceUrl(device);
+  if (url.kind === 'serial' && !existsSync(url.path)) {
+    throw new Error(
+      `${url.path}: no such device. Plug the board in, or name its REPL port (USB interface 4 of the board) with --device, or use --device auto.`,
+    );
+  }
+  if (url.kind === 'sim' && url.partsFile !== undefined) await readParts(url.partsFile);
+}
+
+/** The parts file's text, or a UsageError naming the file and what is wrong with it. */
 async function readParts(path: string): Promise<string> {
+  // Loaded only for the virtual board, so a real board's server starts faster.
   const { parsePartsFile } = await import('../sim/parts.js');
-  const text = readFileSync(path, 'utf8');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : String(error);
+    throw new UsageError(`parts file ${path}: ${why}`);
+  }
   const parsed = parsePartsFile(text);
-  if (!parsed.ok) throw new Error(`${path}: ${parsed.errors.join('; ')}`);
+  if (!parsed.ok) throw new UsageError(`parts file ${path} refused: ${parsed.errors.join('; ')}`);
   return text;
 }
 

@@ -1,7 +1,8 @@
 /** A board as a subsystem: the catalog bound to it, its resources and prompts, its link's events as logs. */
-import { JumperlessSubsystem, type OpenedBoard } from '../federation/jumperless.js';
+import { type OpenedBoard, ToolSubsystem } from '../core/toolSubsystem.js';
 import { catalog } from '../tools/index.js';
 import { prompts as boardPrompts } from '../tools/prompts.js';
+import { boardResourcesFor } from '../tools/resources.js';
 import type { SafetyPolicy } from '../tools/safety.js';
 import { describeBoardEvent, type ServedBoard } from './board.js';
 
@@ -10,30 +11,30 @@ export function boardSubsystem(
   device: string,
   safety: SafetyPolicy,
   open: (device: string) => Promise<ServedBoard>,
-  options: { ring?: string; inBench?: boolean } = {},
-): JumperlessSubsystem {
-  return new JumperlessSubsystem({
+  options: { ring?: string } = {},
+): ToolSubsystem {
+  return new ToolSubsystem({
     name,
     ...(options.ring ? { ring: options.ring } : {}),
-    device,
-    // A bench's virtual boards boot at their first call: fifty VMs would cost a GB before any use.
-    openOnFirstUse: options.inBench === true && device.startsWith('sim'),
     tools: catalog,
     safety,
     prompts: boardPrompts,
-    open: async (): Promise<OpenedBoard> => {
-      const board = await open(device);
-      return {
-        client: board.client,
-        ready: () => board.ready(),
-        health: () => board.session?.health(),
-        onLog: (listener) =>
-          board.onEvent((event) => {
-            const message = describeBoardEvent(event);
-            if (message) listener(message.level, message.text);
-          }),
-        close: () => board.close(),
-      };
+    resources: boardResourcesFor,
+    board: {
+      device,
+      open: async (): Promise<OpenedBoard> => {
+        const board = await open(device);
+        return {
+          board: board.client,
+          health: () => board.session?.health(),
+          onLog: (listener) =>
+            board.onEvent((event) => {
+              const message = describeBoardEvent(event);
+              if (message) listener(message.level, message.text);
+            }),
+          close: () => board.close(),
+        };
+      },
     },
   });
 }

@@ -1,9 +1,12 @@
 /**
- * `jumperless-mcp call TOOL [--args JSON]`: any tool by name through the same pipeline as an MCP
- * `tools/call` (arguments checked, capability gate, deadline, audit). Prints the result's JSON;
- * a tool failure prints its JSON on stderr and exits 1; a refused call (unknown tool, bad
- * arguments) exits 2. Progress of long tools (sweeps) goes to stderr.
+ * `jumperless-mcp call TOOL [--args JSON] [--out FILE]`: any tool by name through the same
+ * pipeline as an MCP `tools/call` (arguments checked, capability gate, deadline, audit). Prints
+ * the result's JSON; an image in the result (board_picture, oled_show) goes to `--out FILE`, or
+ * a line on stderr says it is there. A tool failure prints its JSON on stderr and exits 1; a
+ * refused call (unknown tool, bad arguments) exits 2. Progress of long tools (sweeps) goes to stderr.
  */
+import { writeFileSync } from 'node:fs';
+import type { ToolResult } from '../core/render.js';
 import { type ProgressStream, progressOn } from './progress.js';
 import { failureText, openCliApp, reportFailure } from './toolRunner.js';
 
@@ -12,6 +15,8 @@ export interface CallOptions {
   args?: string;
   /** Print the whole result (content blocks too), as a client would see it. */
   raw?: boolean;
+  /** Write the result's image here (a second image to FILE-2.png, and so on). */
+  out?: string;
 }
 
 export async function runCall(
@@ -46,10 +51,49 @@ export async function runCall(
     }
     const shown = options.raw ? result : (result.structuredContent ?? result.content);
     io.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
-    return 0;
+    return saveImages(tool, result, options, io.stderr);
   } catch (error) {
     return reportFailure('call', error, io.stderr);
   } finally {
     await cli.close();
   }
+}
+
+/** Writes the result's images to `--out`, or says on stderr that there are some and how to get them. */
+function saveImages(
+  tool: string,
+  result: ToolResult,
+  options: Pick<CallOptions, 'out' | 'raw'>,
+  stderr: NodeJS.WritableStream,
+): number {
+  const images = result.content.flatMap((block) =>
+    block.type === 'image' ? [{ data: Buffer.from(block.data, 'base64'), mimeType: block.mimeType }] : [],
+  );
+  if (options.out === undefined) {
+    if (images.length > 0 && !options.raw) {
+      const what = images.map((image) => `${image.mimeType}, ${image.data.length} bytes`).join('; ');
+      stderr.write(
+        `jumperless-mcp call: the result holds ${images.length === 1 ? 'an image' : `${images.length} images`} (${what}): add --out FILE.png to write it\n`,
+      );
+    }
+    return 0;
+  }
+  if (images.length === 0) {
+    stderr.write(`jumperless-mcp call: ${tool}'s result holds no image to write to ${options.out}\n`);
+    return 1;
+  }
+  images.forEach((image, index) => {
+    const path = index === 0 ? (options.out as string) : numbered(options.out as string, index + 1);
+    writeFileSync(path, image.data);
+    stderr.write(`jumperless-mcp call: wrote ${path} (${image.mimeType}, ${image.data.length} bytes)\n`);
+  });
+  return 0;
+}
+
+/** `picture.png`, 2 -> `picture-2.png`. */
+function numbered(path: string, n: number): string {
+  const dot = path.lastIndexOf('.');
+  return dot > path.lastIndexOf('/') && dot > 0
+    ? `${path.slice(0, dot)}-${n}${path.slice(dot)}`
+    : `${path}-${n}`;
 }

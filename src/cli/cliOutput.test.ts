@@ -74,7 +74,7 @@ describe('tools', () => {
     );
     expect(toolRows({ all: true }).map((r) => r.name)).toEqual(rows.map((r) => r.name));
     const table = io();
-    expect(runTools({}, table.stdout)).toBe(0);
+    expect(runTools({}, table)).toBe(0);
     const lines = table.out().split('\n');
     expect(lines[0]).toMatch(/^TOOL +CAPABILITY +DESCRIPTION$/);
     expect(table.out()).toMatch(/^state_get +jumperless\.read +\S/m);
@@ -82,8 +82,54 @@ describe('tools', () => {
     expect(lines.slice(0, -2).every((line) => line.length <= 80)).toBe(true);
     expect(lines.slice(0, -2).some((line) => line.endsWith('...'))).toBe(true);
     const json = io();
-    runTools({ json: true, all: true }, json.stdout);
+    runTools({ json: true, all: true }, json);
     expect(JSON.parse(json.out()).tools.length).toBe(rows.length);
+  });
+
+  it('gives each tool its input schema in JSON, as tools/list does (issue 24: a user guessed the names)', () => {
+    const json = io();
+    expect(runTools({ json: true }, json)).toBe(0);
+    const dacSet = JSON.parse(json.out()).tools.find((tool: { name: string }) => tool.name === 'dac_set');
+    expect(dacSet.inputSchema).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['volts']),
+      properties: { volts: { type: 'number', minimum: -8, maximum: 8 } },
+    });
+    const one = io();
+    expect(runTools({ json: true, tool: 'dac_set' }, one)).toBe(0);
+    expect(JSON.parse(one.out())).toEqual(dacSet);
+  });
+
+  it("shows one tool's arguments with their types, ranges, defaults and descriptions", () => {
+    const dac = io();
+    expect(runTools({ tool: 'dac_set' }, dac)).toBe(0);
+    const schema = toolRows().find((row) => row.name === 'dac_set')?.inputSchema as {
+      properties: Record<string, unknown>;
+    };
+    // Every argument the schema has, by the name the tool takes, with its range.
+    for (const name of Object.keys(schema.properties))
+      expect(dac.out()).toMatch(new RegExp(`^  \\* ${name} `, 'm'));
+    expect(dac.out()).toMatch(/^ {2}\* volts +number, -8 to 8/m);
+    expect(dac.out()).toMatch(/one of DAC0, DAC1, TOP_RAIL, BOTTOM_RAIL/);
+    expect(dac.out()).toMatch(
+      /^Call it: jumperless-mcp call dac_set --args '\{"\w+": \.\.\., "\w+": \.\.\.\}'$/m,
+    );
+    const exec = io();
+    runTools({ tool: 'python_exec' }, exec);
+    expect(exec.out()).toMatch(/^ {4}timeout_seconds +number, 0\.1 to 60; default 10; Then Ctrl-C$/m);
+    const connect = io();
+    runTools({ tool: 'connect' }, connect);
+    expect(connect.out()).toMatch(
+      /pairs +list \(1 to 128 items\) of: list \(2 to 2 items\) of: integer or string/,
+    );
+    const none = io();
+    expect(runTools({ tool: 'power_get' }, none)).toBe(0);
+    expect(none.out()).toMatch(/^Arguments: none\.$/m);
+    const unknown = io();
+    expect(runTools({ tool: 'dac' }, unknown)).toBe(2);
+    expect(unknown.err()).toMatch(
+      /^jumperless-mcp tools: no tool named dac \(near: dac_set\); jumperless-mcp tools lists them\n$/,
+    );
   });
 });
 

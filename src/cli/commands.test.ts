@@ -93,10 +93,64 @@ describe('call with progress', () => {
     expect(await runCall('voltage_sweep', { device, args }, sweep)).toBe(0);
     expect(JSON.parse(sweep.out()).points).toHaveLength(5);
     const lines = sweep.err().trimEnd().split('\n');
-    expect(lines.at(-1)).toMatch(/^voltage_sweep: 5\/5 \(100%\)/);
-    expect(lines.length).toBeGreaterThanOrEqual(5);
+    const progress = lines.filter((line) => line.startsWith('voltage_sweep: '));
+    expect(progress.at(-1)).toMatch(/^voltage_sweep: 5\/5 \(100%\)/);
+    expect(progress.length).toBeGreaterThanOrEqual(5);
+    // The sweep's plot is an image: the last line says how to have it.
+    expect(lines.at(-1)).toMatch(
+      /^jumperless-mcp call: the result holds an image \(image\/png, \d+ bytes\): add --out FILE\.png to write it$/,
+    );
     expect(sweep.err()).not.toMatch(/[\r\x1b]/);
   }, 60_000);
+});
+
+describe('call with an image', () => {
+  it('writes the PNG of oled_show to --out, and says there is one without it (issue 24)', async () => {
+    // The OLED is fitted but not started on a stock board.
+    expect(await runExec('oled_connect()', { device, timeout: '10' }, io())).toBe(0);
+    const out = join(dir, 'oled.png');
+    const saved = io();
+    expect(await runCall('oled_show', { device, out }, saved)).toBe(0);
+    const png = readFileSync(out);
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(saved.err()).toBe(`jumperless-mcp call: wrote ${out} (image/png, ${png.length} bytes)\n`);
+    // The JSON on stdout is the same as without --out.
+    const plain = io();
+    expect(await runCall('oled_show', { device }, plain)).toBe(0);
+    expect(plain.out()).toBe(saved.out());
+    expect(plain.err()).toMatch(/the result holds an image \(image\/png, \d+ bytes\): add --out FILE\.png/);
+    const none = io();
+    expect(await runCall('power_get', { device, out: join(dir, 'none.png') }, none)).toBe(1);
+    expect(none.err()).toBe(
+      `jumperless-mcp call: power_get's result holds no image to write to ${join(dir, 'none.png')}\n`,
+    );
+  }, 60_000);
+});
+
+describe('exec and the operator grant', () => {
+  it('refuses Python when JUMPERLESS_MCP_GRANT leaves jumperless.exec out, as call python_exec is refused', async () => {
+    const env = { ...process.env, JUMPERLESS_MCP_GRANT: 'jumperless.read,jumperless.wire' };
+    const refused = io();
+    expect(await runExec("print('ran')", { device, timeout: '10' }, refused, env)).toBe(2);
+    expect(refused.out()).toBe('');
+    expect(refused.err()).toBe(
+      "jumperless-mcp exec: refused: running Python needs jumperless.exec, and the operator's grant (JUMPERLESS_MCP_GRANT=jumperless.read,jumperless.wire) leaves it out\n",
+    );
+    const granted = io();
+    expect(
+      await runExec("print('ran')", { device, timeout: '10' }, granted, {
+        ...env,
+        JUMPERLESS_MCP_GRANT: '*',
+      }),
+    ).toBe(0);
+    expect(granted.out()).toBe('ran\n');
+  }, 60_000);
+
+  it('names a --file that is not there, exit 2', async () => {
+    const missing = io();
+    expect(await runExec(undefined, { device, timeout: '10', file: join(dir, 'nope.py') }, missing)).toBe(2);
+    expect(missing.err()).toBe(`jumperless-mcp exec: --file ${join(dir, 'nope.py')}: no such file\n`);
+  });
 });
 
 describe('fs', () => {

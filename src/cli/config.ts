@@ -1,12 +1,12 @@
 import {
-  DEFAULT_ANONYMOUS_CAPABILITIES,
-  KNOWN_CAPABILITIES,
+  ANONYMOUS_CAPABILITIES,
+  CAPABILITIES,
   normalizeCapabilities,
   parseCapabilityList,
-} from '../auth/capabilities.js';
-import { checkToolsetNames } from '../dispatch/selection.js';
-import { type ListMode, parseListMode } from '../federation/index.js';
-import { defaultSocketPath } from '../socket/socketPath.js';
+} from '../core/capabilities.js';
+import { type ListMode, parseListMode } from '../core/listModes.js';
+import { checkToolsetNames } from '../core/selection.js';
+import { defaultSocketPath } from '../device/socketPath.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
 
 /**
@@ -16,8 +16,8 @@ import { DEFAULT_HTTP_PORT } from './defaults.js';
 
 export interface Config {
   /**
-   * The board: a serial path, `auto`, `auto:<usb-location>`, `tcp://host:port`, `sim` or
-   * `sim:<parts.json>`. Default `auto`. Env `JUMPERLESS_MCP_DEVICE`, flag `--device`, `--sim`.
+   * The board: a serial path, `auto`, `auto:<usb-location>`, `tcp://host:port` (alias
+   * `socket://`), `rfc2217://host:port`, `sim` or `sim:<parts.json>`. Default `auto`. Env `JUMPERLESS_MCP_DEVICE`, flag `--device`, `--sim`.
    */
   device: string;
   /**
@@ -33,8 +33,6 @@ export interface Config {
   maxVolts: number;
   /** Lowest supply voltage allowed (never below the board's -8 V). Default -8. Env `JUMPERLESS_MCP_MIN_VOLTS`, flag `--min-volts`. */
   minVolts: number;
-  /** Add the test tools, resources and prompts of the MCP conformance suite. Default false. Env `JUMPERLESS_MCP_CONFORMANCE_FIXTURES=1`, flag `--conformance-fixtures`. */
-  conformanceFixtures: boolean;
   /**
    * A federation config file (federation/config.ts): serve its children (boards, MCP servers,
    * other jumperless-mcp) behind this one endpoint, tool names prefixed by child. Without it, the
@@ -102,13 +100,12 @@ export const DEFAULT_CONFIG: Config = {
   audit: undefined,
   maxVolts: 8,
   minVolts: -8,
-  conformanceFixtures: false,
   federation: undefined,
   listMode: undefined,
   tokens: undefined,
   requireToken: false,
-  anonymousCaps: [...DEFAULT_ANONYMOUS_CAPABILITIES],
-  grant: normalizeCapabilities(KNOWN_CAPABILITIES),
+  anonymousCaps: [...ANONYMOUS_CAPABILITIES],
+  grant: normalizeCapabilities(CAPABILITIES),
   socket: undefined,
   outputSchemas: false,
   toolsets: undefined,
@@ -126,7 +123,6 @@ export interface Flags {
   audit?: string;
   maxVolts?: string;
   minVolts?: string;
-  conformanceFixtures?: boolean;
   config?: string;
   listMode?: string;
   tokens?: string;
@@ -162,8 +158,6 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
   if (e('AUDIT')) config.audit = e('AUDIT');
   if (e('MAX_VOLTS')) config.maxVolts = parseVolts(e('MAX_VOLTS') as string, 'JUMPERLESS_MCP_MAX_VOLTS');
   if (e('MIN_VOLTS')) config.minVolts = parseVolts(e('MIN_VOLTS') as string, 'JUMPERLESS_MCP_MIN_VOLTS');
-  if (e('CONFORMANCE_FIXTURES'))
-    config.conformanceFixtures = /^(1|true|yes)$/i.test(e('CONFORMANCE_FIXTURES') as string);
 
   if (flags.device !== undefined) config.device = flags.device;
   if (flags.sim !== undefined && flags.sim !== false)
@@ -176,7 +170,6 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
   if (flags.audit !== undefined) config.audit = flags.audit;
   if (flags.maxVolts !== undefined) config.maxVolts = parseVolts(flags.maxVolts, '--max-volts');
   if (flags.minVolts !== undefined) config.minVolts = parseVolts(flags.minVolts, '--min-volts');
-  if (flags.conformanceFixtures) config.conformanceFixtures = true;
   if (e('CONFIG')) config.federation = e('CONFIG');
   if (flags.config !== undefined) config.federation = flags.config;
   if (e('LIST_MODE')) config.listMode = parseListMode(e('LIST_MODE') as string, 'JUMPERLESS_MCP_LIST_MODE');

@@ -9,9 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeBoard } from '../../test/support/fakeSysfs.js';
+import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
 import { SimBoard } from '../sim/index.js';
 import { type DoctorRoots, type Finding, machineFindings, UDEV_RULE } from './doctor.js';
 import { doctorFindings, runDoctor } from './doctorCommand.js';
+import { runSelftest } from './selftest.js';
 
 const root = mkdtempSync(join(tmpdir(), 'jl-doctor-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -199,6 +201,25 @@ describe('doctor and a port held by another process', () => {
   });
 });
 
+describe('doctor for a board on another machine', () => {
+  it.each(['rfc2217', 'socket'])(
+    'skips the USB checks for %s:// and points at the exporter when nothing answers',
+    async (scheme) => {
+      const findings = await doctorFindings({ device: `${scheme}://127.0.0.1:9` }, { probeTimeoutMs: 5000 });
+      expect(byCheck(findings, 'device')[0]).toMatchObject({
+        severity: 'info',
+        message: expect.stringContaining('is a board on another machine: the USB checks are skipped'),
+      });
+      expect(byCheck(findings, 'board')).toEqual([]);
+      expect(byCheck(findings, 'repl')[0]).toMatchObject({
+        severity: 'fail',
+        message: expect.stringMatching(/cannot connect to .*ECONNREFUSED/i),
+        fix: expect.stringMatching(/check the exporter on that machine: ser2net runs .*max-connections: 1/),
+      });
+    },
+  );
+});
+
 describe('doctor against the virtual board', () => {
   let board: SimBoard;
   let ports: Record<'main' | 'repl', number>;
@@ -246,4 +267,55 @@ describe('doctor against the virtual board', () => {
       fix: expect.stringMatching(/unsupported_firmware/),
     });
   }, 60_000);
+
+  it.skipIf(PTY_MISSING)(
+    "on the virtual board's pty: no USB checks, and its bridge is never named as a program holding the port",
+    async () => {
+      const pty = (await board.servePty(mkdtempSync(join(tmpdir(), 'jl-doctor-pty-')))).repl;
+      const findings = await doctorFindings({ device: pty });
+      expect(byCheck(findings, 'device')[0]).toMatchObject({
+        severity: 'info',
+        message: expect.stringMatching(/is a pseudo-terminal .* the USB checks are skipped/),
+      });
+      expect(findings.filter((f) => ['board', 'udev_rule', 'modemmanager'].includes(f.check))).toEqual([]);
+      expect(byCheck(findings, 'port_held')[0]).toMatchObject({
+        severity: 'ok',
+        message: `${pty}: no other program holds it`,
+      });
+      expect(byCheck(findings, 'repl')[0]?.severity).toBe('ok');
+      // (The test before took a function away from this board: the firmware warning is that.)
+      expect(
+        findings.filter((f) => (f.severity === 'fail' || f.severity === 'warn') && f.check !== 'firmware'),
+      ).toEqual([]);
+      // A program that holds it is named, alone (not the bridge)...
+      const sleeper = spawn('sh', ['-c', 'exec sleep 60 < "$0"', pty], { stdio: 'ignore' });
+      try {
+        await expect
+          .poll(
+            async () => byCheck(await doctorFindings({ device: pty, probe: false }), 'port_held')[0]?.message,
+          )
+          .toBe(`${pty} is held by pid ${sleeper.pid} (sleep 60)`);
+      } finally {
+        sleeper.kill();
+      }
+      // ...and so selftest's busy names the one that has it open (here this process), alone.
+      const { SerialPort } = await import('serialport');
+      const holder = new SerialPort({ path: pty, baudRate: 115200 });
+      await new Promise((resolve, reject) => {
+        holder.once('open', resolve);
+        holder.once('error', reject);
+      });
+      try {
+        const chunks: string[] = [];
+        const out = { write: (chunk: string) => chunks.push(chunk) > 0 } as unknown as NodeJS.WritableStream;
+        const busy = await runSelftest({ device: pty, only: ['types'] }, out).catch(
+          (error: Error) => error.message,
+        );
+        expect(busy).toMatch(new RegExp(`is busy: held by this process \\(pid ${process.pid}\\)$`));
+      } finally {
+        await new Promise((resolve) => holder.close(resolve));
+      }
+    },
+    60_000,
+  );
 });

@@ -3,7 +3,7 @@
  * through injectable roots (/sys, /dev, /proc, /etc and the udev rule folders) and an injectable
  * identity, so tests run them on a fake tree: no board can be plugged in where tests run.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parseDeviceUrl } from '../device/deviceUrl.js';
@@ -86,12 +86,21 @@ export async function machineFindings(
   const repls = listed.filter((port) => port.role === 'repl');
 
   let targets: string[] = [];
-  if (url.kind === 'sim' || url.kind === 'tcp') {
+  // A pseudo-terminal (`sim --pty` makes one per port) is no USB port: no board on USB, no udev
+  // rule, no ModemManager to look for; who holds it still matters.
+  const pty = url.kind === 'serial' && (await isPseudoTerminal(url.path));
+  const networked = url.kind === 'tcp' || url.kind === 'rfc2217';
+  if (url.kind === 'sim' || networked || pty) {
     findings.push({
       check: 'device',
       severity: 'info',
-      message: `${options.device} is not a USB port: the USB checks are skipped`,
+      message: pty
+        ? `${options.device} is a pseudo-terminal (a virtual board's, from jumperless-mcp sim --pty, or another program's), not a USB port: the USB checks are skipped`
+        : networked
+          ? `${options.device} is a board on another machine: the USB checks are skipped (run doctor there, with --device auto, for them)`
+          : `${options.device} is not a USB port: the USB checks are skipped`,
     });
+    if (pty && url.kind === 'serial') targets = [url.path];
   } else if (listed.length === 0) {
     findings.push({
       check: 'board',
@@ -108,7 +117,7 @@ export async function machineFindings(
     });
   }
 
-  if (url.kind === 'serial') {
+  if (url.kind === 'serial' && !pty) {
     targets = [url.path];
     const chosen = listed.find((port) => port.path === url.path);
     if (chosen && chosen.role !== 'repl') {
@@ -144,9 +153,15 @@ export async function machineFindings(
       ...(await portFindings(path, roots, identity, options.selfPids ?? [process.pid, process.ppid])),
     );
 
-  if (linux && url.kind !== 'sim' && url.kind !== 'tcp') findings.push(...(await udevFindings(roots)));
+  if (linux && url.kind !== 'sim' && !networked && !pty) findings.push(...(await udevFindings(roots)));
   findings.push(...optionalHelpers(env));
   return { findings, ports: targets };
+}
+
+/** Linux's /dev/pts/N, macOS's /dev/ttysNNN: what a path (or the link `sim --pty` makes) leads to. */
+async function isPseudoTerminal(path: string): Promise<boolean> {
+  const target = await realpath(path).catch(() => path);
+  return /^\/dev\/(pts\/\d+|ttys\d+)$/.test(target);
 }
 
 async function portFindings(

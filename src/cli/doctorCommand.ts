@@ -95,7 +95,11 @@ async function replFindings(device: string, timeoutMs: number): Promise<Finding[
         check: 'repl',
         severity: 'fail',
         message: `${device}: the REPL does not answer (${code ? `${code}: ` : ''}${message})`,
-        fix: 'unplug and replug the board; if a script runs on it, stop it from the board\'s menu; then jumperless-mcp exec "print(1)"',
+        fix: /^(tcp|socket|rfc2217):\/\//i.test(device)
+          ? 'check the exporter on that machine: ser2net runs and serves this port (max-connections: 1, no kickolduser), and no other client (a console, another server) holds it; then jumperless-mcp exec --device ' +
+            device +
+            ' "print(1)"'
+          : 'unplug and replug the board; if a script runs on it, stop it from the board\'s menu; then jumperless-mcp exec "print(1)"',
       },
     ];
   }

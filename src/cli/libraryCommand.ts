@@ -7,7 +7,7 @@
  * needs no flash (a file there may be from another version, or edited on the board).
  */
 
-import { PACKAGE_VERSION } from '../contract/version.js';
+import { PACKAGE_VERSION } from '../core/version.js';
 import { HELPER_SOURCE, HELPER_VERSION } from '../device/helper.js';
 import { READ_MAX_BYTES } from '../tools/files.js';
 import { type ProgressStream, progressOn } from './progress.js';

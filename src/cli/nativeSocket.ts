@@ -3,7 +3,7 @@
  * over a 0600 Unix socket, served by the same dispatcher (registry and runTool) as MCP. A `hello`
  * gets the capabilities it asks for within the operator allow-list.
  */
-import type { Dispatcher } from '../dispatch/index.js';
+import type { Dispatcher } from '../core/dispatcher.js';
 import { SERVER_INFO } from '../mcp/server.js';
 import type { SocketServer } from '../socket/index.js';
 import type { Config } from './config.js';

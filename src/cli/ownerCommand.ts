@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { parseDeviceUrl } from '../device/deviceUrl.js';
-import { boardSocketPath } from '../share/path.js';
+import { boardSocketPath } from '../device/share/path.js';
 import { identityOf, openServedBoard } from './board.js';
 
 export interface OwnerOptions {

@@ -2,17 +2,26 @@
  * `jumperless-mcp`: the MCP server on stdio (default) or Streamable HTTP, on a board, a TCP link or
  * the virtual board; `start` for a person at a terminal; `sim` for the virtual board alone.
  */
-import { Command } from 'commander';
-import { PACKAGE_VERSION } from '../contract/version.js';
-import type { FirstAnswering } from '../mcp/firstAnswers.js';
+import { Command, CommanderError } from 'commander';
+import type { ServerExtras } from '../core/dispatcher.js';
+import { PACKAGE_VERSION } from '../core/version.js';
+import { type BoardOptions, boardOf, rewriteArgv, unknownCommand } from './commandLine.js';
 import type { Flags } from './config.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
 import { tokensCommand } from './tokensCommand.js';
+import { UsageError } from './usageError.js';
 
 /** What `--device` takes (serve holds real boards only; the virtual board is never shared). */
-const DEVICE_HELP = 'board: serial path, auto, auto:<usb-location>, tcp://host:port';
+const DEVICE_HELP =
+  'board: serial path, auto, auto:<usb-location>, tcp://host:port (or socket://), rfc2217://host:port';
+/** A command's `--device`: its own, else the one before the command, $JUMPERLESS_MCP_DEVICE, auto. */
+const COMMAND_DEVICE_HELP = `${DEVICE_HELP}, sim, sim:<parts.json> (default: --device/--sim before the command, else $JUMPERLESS_MCP_DEVICE, else auto)`;
+const SIM_HELP = 'the virtual board (the same as --device sim)';
 
 const program = new Command()
+  // A mistyped flag or command, a missing argument: refused before anything ran, exit 2 (the
+  // commands inherit this; see runProgram).
+  .exitOverride()
   .name('jumperless-mcp')
   .description('MCP server for the Jumperless V5 breadboard, with a virtual board for trying it without one')
   .version(PACKAGE_VERSION)
@@ -27,7 +36,6 @@ const program = new Command()
   .option('--audit <file>', 'append one JSON line per tool call to this file')
   .option('--max-volts <volts>', 'highest supply voltage tools may set (<= 8)')
   .option('--min-volts <volts>', 'lowest supply voltage tools may set (>= -8)')
-  .option('--conformance-fixtures', 'add the MCP conformance suite test tools, resources and prompts')
   .option(
     '--config <file>',
     'serve a federation: the boards and MCP servers a JSON config names, behind one endpoint',
@@ -49,18 +57,22 @@ const program = new Command()
   .option('--anonymous-caps <caps>', 'what HTTP callers without a token may do: a comma list, * or none')
   .option('--grant-capability <cap...>', 'the most any caller may get (stdio, HTTP, socket); default all')
   .option('--socket [path]', 'also serve the native socket (mode 0600; default in the runtime dir)')
-  .action(async (flags: Flags) => {
+  .argument('[command...]')
+  .usage('[options] [command]')
+  .action(async (words: string[], flags: Flags) => {
+    // Words that name no command (`jumperless-mcp exce`) would otherwise start a server.
+    if (words.length > 0) throw unknownCommand(words[0] as string, commandNames());
     // The server's modules load here, not at the top, so that --help, --version and the one-shot
     // commands start without them.
     const { resolveConfig } = await import('./config.js');
     const { runHttp, runStdio } = await import('./serve.js');
     const config = resolveConfig(flags);
     if (config.http) {
-      const { http } = await runHttp(config);
+      const { http } = await runHttp(config, { extras });
       const what = config.federation ? `federation: ${config.federation}` : `board: ${config.device}`;
       process.stderr.write(`jumperless-mcp: serving ${http.url} (${what})\n`);
     } else {
-      await runStdio(config, firstAnswering);
+      await runStdio(config, extras);
     }
   });
 
@@ -102,15 +114,20 @@ program
   .description('run MicroPython on the board and print its output; a Python error goes to stderr and exits 1')
   .option('--file <file>', 'run the code in this file')
   .option('--stdin', 'run the code read from stdin')
-  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--device <url>', COMMAND_DEVICE_HELP)
+  .option('--sim', SIM_HELP)
   .option('--timeout <seconds>', 'stop the code after this long (it is interrupted on the board)', '30')
   .action(
     async (
       code: string | undefined,
-      options: { file?: string; stdin?: boolean; device: string; timeout: string },
+      options: { file?: string; stdin?: boolean; timeout: string } & BoardOptions,
     ) => {
       const { runExec } = await import('./execCommand.js');
-      process.exitCode = await runExec(code, options, { stdout: process.stdout, stderr: process.stderr });
+      process.exitCode = await runExec(
+        code,
+        { ...options, device: board(options) },
+        { stdout: process.stdout, stderr: process.stderr },
+      );
     },
   );
 
@@ -119,14 +136,17 @@ program
   .description(
     'hold a board and serve it to every other jumperless-mcp of this user (they find it by the board); no MCP transport',
   )
-  .option('--device <url>', DEVICE_HELP, 'auto')
+  .option(
+    '--device <url>',
+    `${DEVICE_HELP} (default: --device before the command, else $JUMPERLESS_MCP_DEVICE, else auto)`,
+  )
   .option(
     '--daemon',
     'start the owner detached (output in a log next to its socket) and return once it serves',
   )
-  .action(async (options: { device: string; daemon?: boolean }) => {
+  .action(async (options: { device?: string; daemon?: boolean }) => {
     const { runOwner } = await import('./ownerCommand.js');
-    process.exitCode = await runOwner(options, process.stdout);
+    process.exitCode = await runOwner({ ...options, device: board(options) }, process.stdout);
   });
 
 program
@@ -148,7 +168,8 @@ program
   .description(
     'check a board against the firmware probes (each: code, the expected output, the firmware source line); exit 0 when all pass',
   )
-  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--device <url>', COMMAND_DEVICE_HELP)
+  .option('--sim', SIM_HELP)
   .option(
     '--destructive',
     'also run probes that change wiring, supplies, pins, files or slots (each undoes its change)',
@@ -157,15 +178,16 @@ program
   .option('--only <prefix...>', 'only probes whose id starts with one of these (e.g. files slots.switch)')
   .option('--json', 'print a JSON report (attach it to a bug report)')
   .action(
-    async (options: {
-      device: string;
-      destructive?: boolean;
-      fresh?: boolean;
-      only?: string[];
-      json?: boolean;
-    }) => {
+    async (
+      options: {
+        destructive?: boolean;
+        fresh?: boolean;
+        only?: string[];
+        json?: boolean;
+      } & BoardOptions,
+    ) => {
       const { runSelftest } = await import('./selftest.js');
-      process.exitCode = await runSelftest(options, process.stdout);
+      process.exitCode = await runSelftest({ ...options, device: board(options) }, process.stdout);
     },
   );
 
@@ -182,11 +204,12 @@ program.hook('preAction', (_program, command) => {
 program
   .command('state')
   .description("print the board's state: supplies, nets, GPIO, overlays (the state_get tool)")
-  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--device <url>', COMMAND_DEVICE_HELP)
+  .option('--sim', SIM_HELP)
   .option('--json', 'print the state document as JSON')
-  .action(async (options: { device: string; json?: boolean }) => {
+  .action(async (options: { json?: boolean } & BoardOptions) => {
     const { runState } = await import('./stateCommand.js');
-    process.exitCode = await runState(options, io);
+    process.exitCode = await runState({ ...options, device: board(options) }, io);
   });
 
 program
@@ -194,11 +217,12 @@ program
   .description(
     'read-only: firmware and MicroPython versions, the jumperless module functions, and which tool groups this firmware can run',
   )
-  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--device <url>', COMMAND_DEVICE_HELP)
+  .option('--sim', SIM_HELP)
   .option('--json', 'print the report as JSON')
-  .action(async (options: { device: string; json?: boolean }) => {
+  .action(async (options: { json?: boolean } & BoardOptions) => {
     const { runFirmwareProbe } = await import('./firmwareProbeCommand.js');
-    process.exitCode = await runFirmwareProbe(options, io);
+    process.exitCode = await runFirmwareProbe({ ...options, device: board(options) }, io);
   });
 
 program
@@ -206,7 +230,8 @@ program
   .description(
     "the board's flash: ls [DIR], get FILE [LOCAL|-], put LOCAL FILE, rm FILE, dump DIR [--out LOCAL_DIR]",
   )
-  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--device <url>', COMMAND_DEVICE_HELP)
+  .option('--sim', SIM_HELP)
   .option('--json', 'ls and dump: print JSON')
   .option('--overwrite', 'put: replace a file that exists')
   .option('--out <dir>', "dump: the local folder (default: the board folder's name)")
@@ -214,10 +239,10 @@ program
     async (
       verb: string,
       paths: string[],
-      options: { device: string; json?: boolean; overwrite?: boolean; out?: string },
+      options: { json?: boolean; overwrite?: boolean; out?: string } & BoardOptions,
     ) => {
       const { runFs } = await import('./fsCommand.js');
-      process.exitCode = await runFs(verb, paths, options, io);
+      process.exitCode = await runFs(verb, paths, { ...options, device: board(options) }, io);
     },
   );
 
@@ -226,22 +251,34 @@ program
   .description(
     'run any tool by name, as an MCP client would (same checks, gate and deadline); prints its JSON result',
   )
-  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
-  .option('--args <json>', 'the arguments, a JSON object (default {})')
+  .option('--device <url>', COMMAND_DEVICE_HELP)
+  .option('--sim', SIM_HELP)
+  .option(
+    '--args <json>',
+    'the arguments, a JSON object (default {}); `jumperless-mcp tools TOOL` lists them',
+  )
   .option('--raw', 'print the whole MCP result (content blocks too)')
-  .action(async (tool: string, options: { device: string; args?: string; raw?: boolean }) => {
+  .option('--out <file>', 'write the image of the result (a PNG: board_picture, oled_show) to this file')
+  .addHelpText('after', (context) => {
+    // `call TOOL --help` (and `help call TOOL`): the tool's own arguments.
+    const tool = context.command.args[0];
+    return tool === undefined ? '' : `\n${toolHelpText(tool)}`;
+  })
+  .action(async (tool: string, options: { args?: string; raw?: boolean; out?: string } & BoardOptions) => {
     const { runCall } = await import('./callCommand.js');
-    process.exitCode = await runCall(tool, options, io);
+    process.exitCode = await runCall(tool, { ...options, device: board(options) }, io);
   });
 
 program
-  .command('tools')
-  .description('the tool catalog as a table: name, capability, what it does (no board needed)')
-  .option('--json', 'print the catalog as JSON')
+  .command('tools [tool]')
+  .description(
+    'the tool catalog as a table: name, capability, what it does; with a tool, its arguments (no board needed)',
+  )
+  .option('--json', 'print the catalog (or the tool) as JSON, with the input schemas')
   .option('--all', 'also any tools hidden from tools/list (callable by name)')
-  .action(async (options: { json?: boolean; all?: boolean }) => {
+  .action(async (tool: string | undefined, options: { json?: boolean; all?: boolean }) => {
     const { runTools } = await import('./toolsCommand.js');
-    process.exitCode = runTools(options, process.stdout);
+    process.exitCode = runTools({ ...options, ...(tool === undefined ? {} : { tool }) }, io);
   });
 
 program
@@ -259,34 +296,58 @@ program
   .description(
     "install, check or uninstall our versioned helper module on the board's flash (only when asked)",
   )
-  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--device <url>', COMMAND_DEVICE_HELP)
+  .option('--sim', SIM_HELP)
   .option('--json', 'print the result as JSON')
-  .action(async (verb: string, options: { device: string; json?: boolean }) => {
+  .action(async (verb: string, options: { json?: boolean } & BoardOptions) => {
     const { runLibrary } = await import('./libraryCommand.js');
-    process.exitCode = await runLibrary(verb, options, io);
+    process.exitCode = await runLibrary(verb, { ...options, device: board(options) }, io);
   });
 
 program
   .command('doctor')
   .description('check this machine and the board, and say how to fix each problem found')
-  .option('--device <url>', `${DEVICE_HELP}, sim`, 'auto')
+  .option('--device <url>', COMMAND_DEVICE_HELP)
+  .option('--sim', SIM_HELP)
   .option('--json', 'print the findings as JSON')
   .option('--no-probe', 'do not open the board (only what the OS tells)')
-  .action(async (options: { device: string; json?: boolean; probe?: boolean }) => {
+  .action(async (options: { json?: boolean; probe?: boolean } & BoardOptions) => {
     const { runDoctor } = await import('./doctorCommand.js');
-    process.exitCode = await runDoctor(options, io);
+    process.exitCode = await runDoctor({ ...options, device: board(options) }, io);
   });
 
-program.addCommand(tokensCommand());
+program.addCommand(tokensCommand().exitOverride());
 program.helpCommand('help [command]', 'show the help of jumperless-mcp or of one of its commands');
 
-/** What main.ts answered already on stdio, if anything (the stdio server takes over from it). */
-let firstAnswering: FirstAnswering | undefined;
+/** The board a command works on (see COMMAND_DEVICE_HELP). */
+function board(options: BoardOptions): string {
+  return boardOf(options, program.opts<Flags>(), process.env);
+}
 
-export async function runProgram(first?: FirstAnswering): Promise<void> {
-  firstAnswering = first;
-  await program.parseAsync().catch((error: unknown) => {
+function commandNames(): string[] {
+  return program.commands.map((command) => command.name());
+}
+
+/** `call TOOL --help`: the tool's arguments (runProgram loads the catalog when help is asked). */
+let toolHelp: ((tool: string) => string) | undefined;
+function toolHelpText(tool: string): string {
+  return toolHelp ? toolHelp(tool) : `Run jumperless-mcp tools ${tool} for its arguments.`;
+}
+
+/** What a server adds beside its root's tools (an embedding's own, e.g. the tests' fixtures). */
+let extras: ServerExtras | undefined;
+
+export async function runProgram(own?: ServerExtras): Promise<void> {
+  extras = own;
+  const argv = rewriteArgv(process.argv.slice(2), commandNames());
+  // `call TOOL --help` shows the tool's arguments: the catalog is loaded for it first.
+  if (argv.includes('--help') || argv.includes('-h')) ({ toolHelp } = await import('./toolsCommand.js'));
+  await program.parseAsync(argv, { from: 'user' }).catch((error: unknown) => {
+    if (error instanceof CommanderError) {
+      // Commander printed its message already; help and --version are not errors.
+      process.exit(error.exitCode === 0 ? 0 : 2);
+    }
     process.stderr.write(`jumperless-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    process.exit(error instanceof UsageError ? 2 : 1);
   });
 }

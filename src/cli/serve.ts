@@ -4,40 +4,28 @@
  */
 
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { CAPABILITIES, type Capability, capabilitiesIn } from '../contract/index.js';
-import type { Caller } from '../dispatch/index.js';
+import { capabilitiesIn } from '../core/capabilities.js';
+import type { ServerExtras } from '../core/dispatcher.js';
+import type { Caller } from '../core/runTool.js';
 import type { RunningHttpServer } from '../http/app.js';
-import type { FirstAnswering } from '../mcp/firstAnswers.js';
 import { serveStdio } from '../mcp/stdio.js';
 import type { SocketServer } from '../socket/index.js';
 import { type App, buildApp } from './app.js';
 import { type Config, isLoopback } from './config.js';
 import { startNativeSocket } from './nativeSocket.js';
 
-export { type App, buildApp } from './app.js';
-/** The same builder for one board and a bench (kept under its old name for callers). */
-export const buildServed = buildApp;
-export type Served = App;
-
-/** The default anonymous HTTP set (the CLI takes `--anonymous-caps`); tests use it as is. */
-export const ANONYMOUS: ReadonlySet<Capability> = new Set(
-  CAPABILITIES.filter((c) => c !== 'jumperless.exec' && c !== 'jumperless.admin'),
-);
-
 /** Who calls, from one MCP request: its session and what the HTTP gate decided (absent on stdio). */
 export type CallerOf = (sessionId: string | undefined, auth?: AuthInfo) => Caller;
 
 /** stdio: the client that launched us is the operator (DESIGN.md §4 "Trust"), within the allow-list. */
-export async function runStdio(config: Config, first?: FirstAnswering): Promise<void> {
-  const app = await buildApp(config);
+export async function runStdio(config: Config, extras?: ServerExtras): Promise<void> {
+  const app = await buildApp(config, extras ? { extras } : {});
   const socket = await startNativeSocket(app.dispatcher, config).catch(async (error: unknown) => {
     await app.close();
     throw error;
   });
   const granted = capabilitiesIn(config.grant);
-  await serveStdio(() => app.createServer(() => ({ id: 'stdio', granted })), {
-    // The build's recorded answers went out already; the server takes over from them.
-    ...(first ? { input: first.input, output: first.output } : {}),
+  await serveStdio((era) => app.createServer(() => ({ id: 'stdio', granted }), { era }), {
     shutdown: async () => {
       await socket?.close();
       await app.close();
@@ -48,16 +36,19 @@ export async function runStdio(config: Config, first?: FirstAnswering): Promise<
   process.stderr.write(`jumperless-mcp: serving ${what} over stdio; waiting for an MCP client on stdin\n`);
 }
 
-/** `anyPortIfBusy`: when the port is taken, take a free one rather than fail (for `start`). */
+/**
+ * `anyPortIfBusy`: when the port is taken, take a free one rather than fail (for `start`);
+ * `extras`: what the server adds beside its root's tools.
+ */
 export async function runHttp(
   config: Config,
-  options: { anyPortIfBusy?: boolean } = {},
+  options: { anyPortIfBusy?: boolean; extras?: ServerExtras } = {},
 ): Promise<{ app: App; http: RunningHttpServer; socket: SocketServer | undefined }> {
   const where = config.http ?? { host: '127.0.0.1', port: 0 };
   // Refuses a bind off loopback without tokens, before anything is opened (DESIGN.md §4 "Trust").
   const { httpAccess } = await import('./access.js');
   const access = await httpAccess(config, where.host);
-  const app = await buildApp(config);
+  const app = await buildApp(config, options.extras ? { extras: options.extras } : {});
   // Loaded here so stdio servers do not pay for the HTTP stack at start.
   const [{ startHttpServer }, { httpCaller }] = await Promise.all([
     import('../http/app.js'),
@@ -72,7 +63,7 @@ export async function runHttp(
       loopbackHostOnly: isLoopback(where.host),
       auth: access,
       dispatcher: app.dispatcher,
-      createServer: (_, era) => app.createServer(httpCaller, { perRequest: era === 'modern' }),
+      createServer: (_, era) => app.createServer(httpCaller, { era, perRequest: era === 'modern' }),
     });
   const http = await listen(where.port).catch(async (error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { PORT_ROLES } from '../sim/exposure.js';
 import { SimBoard } from '../sim/index.js';
 import { parsePartsFile } from '../sim/parts.js';
 import { PORT_NAMES, type PortName } from '../sim/workerProtocol.js';
@@ -13,13 +14,6 @@ export interface SimCommandOptions {
   /** A board with PSRAM: a heap of about 6.2 MB instead of 96000 bytes (`--psram`). */
   psram?: boolean;
 }
-
-const ROLES: Record<PortName, string> = {
-  main: 'CDC0 main menu',
-  uart: 'CDC1 UART passthrough',
-  repl: 'CDC2 MicroPython REPL',
-  backchannel: 'CDC3 backchannel',
-};
 
 const FAULT_HELP = `Type a command and Enter to act on the virtual board:
   unplug | replug | reboot | hang on|off | slow <ms per byte> | garbage <port>
@@ -46,9 +40,13 @@ export async function runSimCommand(options: SimCommandOptions, out: NodeJS.Writ
   );
   for (const name of PORT_NAMES) {
     const where = [`tcp://127.0.0.1:${tcp[name]}`, pty?.[name]].filter(Boolean).join('  ');
-    out.write(`  ${ROLES[name].padEnd(24)} ${where}\n`);
+    out.write(`  ${PORT_ROLES[name].padEnd(24)} ${where}\n`);
   }
   out.write(`Try: socat - TCP:127.0.0.1:${tcp.repl}   (then Ctrl-B for the banner)\n${FAULT_HELP}`);
+  // One host at a time per port, over TCP or its pty, as on a USB port: say who was turned away.
+  board.on('refused', ({ port, refused, holder }) =>
+    out.write(`${PORT_ROLES[port]}: refused ${refused}: ${holder} has the port\n`),
+  );
 
   const stop = async () => {
     await board.stop();

@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import type { FileTokenStore, TokenSummary } from '../auth/fileTokenStore.js';
+import { UsageError } from './usageError.js';
 
 export interface TokensCommandIo {
   out: NodeJS.WritableStream;
@@ -25,7 +26,7 @@ export function parseExpiry(text: string, now: number): Date | undefined {
   const relative = /^(\d{1,6})([smhdw])$/.exec(trimmed);
   if (relative) {
     const amount = Number(relative[1]);
-    if (amount === 0) throw new Error(`--expires ${text}: must be in the future`);
+    if (amount === 0) throw new UsageError(`--expires ${text}: must be in the future`);
     return new Date(now + amount * UNIT_MS[relative[2] as keyof typeof UNIT_MS]);
   }
   if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(trimmed)) {
@@ -38,12 +39,14 @@ export function parseExpiry(text: string, now: number): Date | undefined {
       calendar.getUTCMonth() !== (month ?? 0) - 1 ||
       calendar.getUTCDate() !== day
     ) {
-      throw new Error(`--expires ${text}: not a real date`);
+      throw new UsageError(`--expires ${text}: not a real date`);
     }
-    if (date.getTime() <= now) throw new Error(`--expires ${text}: that is in the past`);
+    if (date.getTime() <= now) throw new UsageError(`--expires ${text}: that is in the past`);
     return date;
   }
-  throw new Error(`--expires ${text}: use a duration (45s, 90m, 12h, 30d, 2w), a date (2026-12-31) or never`);
+  throw new UsageError(
+    `--expires ${text}: use a duration (45s, 90m, 12h, 30d, 2w), a date (2026-12-31) or never`,
+  );
 }
 
 export function tokensCommand(io: TokensCommandIo = defaultIo()): Command {
@@ -73,9 +76,9 @@ export function tokensCommand(io: TokensCommandIo = defaultIo()): Command {
     .option('--name <name>', 'a label for `tokens list`, e.g. bench-laptop')
     .option('--store <path>', storeHelp)
     .action(async (options: { caps: string; expires: string; name?: string; store?: string }) => {
-      const { parseCapabilityList } = await import('../auth/capabilities.js');
+      const { parseCapabilityList } = await import('../core/capabilities.js');
       const caps = parseCapabilityList(options.caps);
-      if (!caps.ok) throw new Error(`--caps: ${caps.message}`);
+      if (!caps.ok) throw new UsageError(`--caps: ${caps.message}`);
       const expiresAt = parseExpiry(options.expires, io.now());
       const store = await storeOf(options);
       const { token, summary } = await store.create({

@@ -4,8 +4,10 @@
  * stdio, within JUMPERLESS_MCP_GRANT, the server's --grant-capability). The board is worked through its owner
  * process when one runs (openServedBoard).
  */
-import { capabilitiesIn, RpcError, type ToolResult } from '../contract/index.js';
-import { runTool } from '../dispatch/index.js';
+import { capabilitiesIn } from '../core/capabilities.js';
+import { RpcError } from '../core/errors.js';
+import type { ToolResult } from '../core/render.js';
+import { runTool } from '../core/runTool.js';
 import { type App, buildApp } from './app.js';
 import { resolveConfig } from './config.js';
 

@@ -1,19 +1,23 @@
 /**
  * Device addresses as the user writes them (`--port`): a serial path, `auto` (or
- * `auto:<usb-location>`), `tcp://host:port` (ser2net, the simulator's TCP ports), or `sim` /
+ * `auto:<usb-location>`), `tcp://host:port` (a raw TCP port: ser2net, the simulator's TCP ports;
+ * `socket://host:port`, pyserial's name for it, is the same link), `rfc2217://host:port` (a
+ * serial port exported over RFC 2217: ser2net's telnet(rfc2217), a labgrid exporter), or `sim` /
  * `sim:parts.json` (the in-process virtual board). `createLink` turns one into a DeviceLink.
  */
 import type { Duplex } from 'node:stream';
 import { type AutoPortOptions, resolveAutoPort } from './autoPort.js';
 import { DeviceError } from './errors.js';
 import { type DeviceLink, type StreamSource, streamLink } from './link.js';
+import { rfc2217Link } from './rfc2217Link.js';
 import { closeSerial, openSerial, serialLink } from './serialLink.js';
-import { tcpLink } from './tcpLink.js';
+import { networkId, tcpLink } from './tcpLink.js';
 
 export type DeviceUrl =
   | { kind: 'auto'; location?: string }
   | { kind: 'serial'; path: string }
   | { kind: 'tcp'; host: string; port: number }
+  | { kind: 'rfc2217'; host: string; port: number }
   | { kind: 'sim'; partsFile?: string };
 
 export function parseDeviceUrl(text: string): DeviceUrl {
@@ -23,16 +27,17 @@ export function parseDeviceUrl(text: string): DeviceUrl {
   if (value === 'sim') return { kind: 'sim' };
   if (value.startsWith('sim:')) return { kind: 'sim', partsFile: value.slice(4) };
   if (value.startsWith('serial:')) return { kind: 'serial', path: value.slice(7) };
-  const tcp = /^tcp:\/\/(\[[^\]]+\]|[^:/]+):(\d+)\/?$/.exec(value);
-  if (tcp) {
-    const port = Number(tcp[2]);
+  const net = /^(tcp|socket|rfc2217):\/\/(\[[^\]]+\]|[^:/]+):(\d+)\/?$/i.exec(value);
+  if (net) {
+    const port = Number(net[3]);
     if (port < 1 || port > 65535) throw usage(text, 'the TCP port must be 1-65535');
-    return { kind: 'tcp', host: (tcp[1] ?? '').replace(/^\[|\]$/g, ''), port };
+    const host = (net[2] ?? '').replace(/^\[|\]$/g, '');
+    return { kind: net[1]?.toLowerCase() === 'rfc2217' ? 'rfc2217' : 'tcp', host, port };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
     throw usage(
       text,
-      'use a serial path, auto, auto:<usb-location>, tcp://host:port, sim or sim:<parts.json>',
+      'use a serial path, auto, auto:<usb-location>, tcp://host:port (or socket://), rfc2217://host:port, sim or sim:<parts.json>',
     );
   }
   return { kind: 'serial', path: value };
@@ -45,7 +50,8 @@ export function formatDeviceUrl(url: DeviceUrl): string {
     case 'serial':
       return url.path;
     case 'tcp':
-      return `tcp://${url.host.includes(':') ? `[${url.host}]` : url.host}:${url.port}`;
+    case 'rfc2217':
+      return networkId(url.kind, url.host, url.port);
     case 'sim':
       return url.partsFile === undefined ? 'sim' : `sim:${url.partsFile}`;
   }
@@ -71,6 +77,8 @@ export async function createLink(
       return serialLink(url.path);
     case 'tcp':
       return tcpLink(url.host, url.port);
+    case 'rfc2217':
+      return rfc2217Link(url.host, url.port);
     case 'sim': {
       if (!options.simFactory) {
         throw new DeviceError(

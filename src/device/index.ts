@@ -1,5 +1,5 @@
 /**
- * The device layer's public surface (DESIGN.md §2): what tools/, dispatch/ and cli/ import.
+ * The device layer's public surface (DESIGN.md §2): what tools/, core/ and cli/ import.
  * Everything else in this folder is an implementation detail.
  */
 export { type AutoPortOptions, resolveAutoPort } from './autoPort.js';
@@ -29,6 +29,7 @@ export { probeRawRepl } from './probe.js';
 export { type PyValue, pyLiteral, pyString } from './pyLiteral.js';
 export { type PythonErrorInfo, parsePythonError } from './pythonError.js';
 export { encodeCode, MAX_OUTPUT_BYTES } from './rawRepl.js';
+export { rfc2217Link } from './rfc2217Link.js';
 export { serialLink } from './serialLink.js';
 export {
   DeviceSession,
@@ -45,7 +46,7 @@ import { DeviceSession, type SessionOptions } from './session.js';
 
 /**
  * A session for a device address (`--port`): a serial path, `auto`, `auto:<usb-location>`,
- * `tcp://host:port`, `sim` or `sim:<parts.json>`. Does not connect: the first job does, or
+ * `tcp://host:port` (or `socket://`), `rfc2217://host:port`, `sim` or `sim:<parts.json>`. Does not connect: the first job does, or
  * call `connect()` to fail early.
  */
 export async function openDevice(

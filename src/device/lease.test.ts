@@ -147,21 +147,3 @@ describe('garbage on the line with several callers in flight', () => {
     expect(await session.call('"after"')).toBe('after');
   });
 });
-
-describe('the firmware function list under a lease', () => {
-  it('is fetched inside the lease even when another caller is fetching it behind that lease', async () => {
-    const { createBoardClient } = await import('../tools/boardClient.js');
-    const client = createBoardClient(session);
-    const held = await client.lease({ owner: 'holder' });
-    // Another caller's fetch queues behind the lease; the holder must not wait for it.
-    const outside = client.firmwareFunctions({ owner: 'other' });
-    const inside = await Promise.race([
-      held.firmwareFunctions(),
-      new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 3000)),
-    ]);
-    expect(inside).not.toBe('stuck');
-    expect((inside as ReadonlySet<string>).has('connect')).toBe(true);
-    held.release();
-    expect((await outside).has('connect')).toBe(true);
-  });
-});

@@ -27,6 +27,12 @@ export interface DeviceLink {
   /** The concrete port behind it right now (for `auto`, the path it resolved to last). */
   readonly address: string;
   readonly isOpen: boolean;
+  /**
+   * The round trip to the far end of a network link, measured when it last opened (TCP connect,
+   * or the RFC 2217 handshake through the exporter); undefined for a local port. Waits that must
+   * cover the hop (an interrupt's traceback, a raw-paste window) can add it.
+   */
+  readonly roundTripMs?: number | undefined;
   open(): Promise<void>;
   write(bytes: Uint8Array): void;
   /** Returns an unsubscribe function. */
@@ -47,6 +53,13 @@ export interface StreamSource {
    * or socket; an in-process port that outlives one host connection may only need detaching.
    */
   release?(stream: Duplex): void | Promise<void>;
+  /**
+   * Why the far end let go, when the source can tell (the line a network server sent just before
+   * it hung up, such as ser2net's "Port already in use"). Added to the disconnect message.
+   */
+  lossReason?(stream: Duplex): string | undefined;
+  /** The round trip measured when `stream` was opened, for a network source (DeviceLink.roundTripMs). */
+  roundTripMs?(stream: Duplex): number | undefined;
 }
 
 /** Streams that already have a do-nothing 'error' listener (an in-process port is reused across opens). */
@@ -74,6 +87,10 @@ class StreamLink implements DeviceLink {
 
   get isOpen(): boolean {
     return this.stream !== undefined;
+  }
+
+  get roundTripMs(): number | undefined {
+    return this.stream && this.source.roundTripMs?.(this.stream);
   }
 
   open(): Promise<void> {
@@ -128,8 +145,11 @@ class StreamLink implements DeviceLink {
     // Let go of it the way the source knows (a serial port must be closed, not just destroyed).
     if (this.source.release) void Promise.resolve(this.source.release(stream)).catch(() => {});
     else if (!stream.destroyed) stream.destroy();
-    const why = error ? `: ${error.message}` : '';
-    const reason = new DeviceError('disconnected', `${this.id} disconnected${why}`, { port: this.id });
+    const said = this.source.lossReason?.(stream);
+    const why = [error?.message, said].filter(Boolean).join('; ');
+    const reason = new DeviceError('disconnected', `${this.id} disconnected${why ? `: ${why}` : ''}`, {
+      port: this.id,
+    });
     for (const listener of this.closeListeners) listener(reason);
   }
 

@@ -1,6 +1,6 @@
 /** A port that is not the board's REPL (its menu port CDC0) says so, and what to do, instead of "retry". */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { failureOf } from '../dispatch/mapError.js';
+import { failureOf } from '../core/failure.js';
 import { SimBoard } from '../sim/index.js';
 import { DeviceSession } from './session.js';
 import { tcpLink } from './tcpLink.js';

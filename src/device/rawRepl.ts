@@ -11,7 +11,6 @@ export const CTRL_A = 0x01;
 export const CTRL_B = 0x02;
 export const CTRL_C = 0x03;
 export const CTRL_D = 0x04;
-export const CTRL_E = 0x05;
 /** Default cap per stream (stdout, stderr) kept from one exec. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
 

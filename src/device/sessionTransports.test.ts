@@ -1,6 +1,7 @@
 /**
  * The session against the virtual board over each transport a user can have: the in-process
- * stream, TCP (as through ser2net) and a real pseudo-terminal opened with `serialport` (socat).
+ * stream, TCP, a real pseudo-terminal opened with `serialport` (socat), and that pty exported by
+ * Debian's ser2net as a lab would, over RFC 2217 (`rfc2217://`) and raw TCP (`socket://`).
  * Same suite on each, so a transport cannot quietly behave differently.
  */
 
@@ -8,16 +9,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { transportsHere } from '../../test/support/ptyAvailable.js';
+import { PTY_MISSING, transportsHere } from '../../test/support/ptyAvailable.js';
+import { SER2NET_MISSING, type Ser2net, startSer2net } from '../../test/support/ser2net.js';
 import { SimBoard } from '../sim/index.js';
 import type { DeviceError } from './errors.js';
 import { type DeviceLink, streamLink } from './link.js';
 import { pyLiteral } from './pyLiteral.js';
+import { rfc2217Link } from './rfc2217Link.js';
 import { serialLink } from './serialLink.js';
 import { DeviceSession } from './session.js';
 import { tcpLink } from './tcpLink.js';
 
-type Transport = 'in-process' | 'tcp' | 'pty';
+type Transport = 'in-process' | 'tcp' | 'pty' | 'rfc2217' | 'socket';
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -55,11 +58,16 @@ async function failure(promise: Promise<unknown>): Promise<DeviceError> {
   throw new Error('expected the job to fail');
 }
 
-describe.each<Transport>(transportsHere<Transport>(['in-process', 'tcp', 'pty']))(
+/** ser2net exports the board's pty, so it needs both (each says why it is missing, on stderr). */
+const OVER_SER2NET: Transport[] =
+  PTY_MISSING === undefined && SER2NET_MISSING === undefined ? ['rfc2217', 'socket'] : [];
+
+describe.each<Transport>([...transportsHere<Transport>(['in-process', 'tcp', 'pty']), ...OVER_SER2NET])(
   'session over %s',
   (transport) => {
     let board: SimBoard;
     let ptyDir: string;
+    let ser2net: Ser2net | undefined;
     let makeLink: () => DeviceLink;
     let session: DeviceSession;
     let link: ReturnType<typeof recording>;
@@ -74,7 +82,17 @@ describe.each<Transport>(transportsHere<Transport>(['in-process', 'tcp', 'pty'])
       } else {
         ptyDir = mkdtempSync(join(tmpdir(), 'jl-pty-'));
         const paths = await board.servePty(ptyDir);
-        makeLink = () => serialLink(paths.repl);
+        if (transport === 'pty') {
+          makeLink = () => serialLink(paths.repl);
+        } else {
+          const exporter = await startSer2net([
+            { protocol: transport === 'rfc2217' ? 'rfc2217' : 'raw', device: paths.repl },
+          ]);
+          ser2net = exporter;
+          const [port = 0] = exporter.ports;
+          makeLink = () =>
+            transport === 'rfc2217' ? rfc2217Link('127.0.0.1', port) : tcpLink('127.0.0.1', port);
+        }
       }
       link = recording(makeLink());
       session = new DeviceSession(link, { reconnectDelayMs: { initial: 50, max: 500 } });
@@ -87,6 +105,7 @@ describe.each<Transport>(transportsHere<Transport>(['in-process', 'tcp', 'pty'])
 
     afterAll(async () => {
       await session.close();
+      await ser2net?.stop();
       await board.stop();
       if (ptyDir) rmSync(ptyDir, { recursive: true, force: true });
     });

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemorySubsystem } from '../../test/support/fakeSubsystem.js';
-import { RpcError } from '../contract/index.js';
-import { ToolError } from '../tools/tool.js';
+import { RpcError, ToolError } from '../core/errors.js';
+import type { SubsystemEvent } from '../core/subsystem.js';
+import type { CallContext } from '../core/toolDefinition.js';
 import { FederationAggregator } from './aggregator.js';
 import { FederationError } from './errors.js';
-import type { InvokeContext, SubsystemEvent } from './subsystem.js';
 
 const quiet = () => {};
-const context = (): InvokeContext => ({
+const context = (): CallContext => ({
   signal: new AbortController().signal,
   progress: () => {},
   caller: 'test',

@@ -7,18 +7,12 @@
  * into `notifications/tools/list_changed`. Health is the worst child's, with each child's own.
  */
 
-import type { Prompt, Resource, ResourceTemplate } from '../contract/index.js';
-import { RpcError } from '../contract/index.js';
-import { FederationError, unavailable } from './errors.js';
-import {
-  type InvokeContext,
-  type Subsystem,
-  type SubsystemEvent,
-  type SubsystemHealth,
-  type SubsystemResult,
-  type ToolDescriptor,
-  worstStatus,
-} from './subsystem.js';
+import { RpcError, unavailable } from '../core/errors.js';
+import type { ToolResult } from '../core/render.js';
+import type { Prompt, Resource, ResourceTemplate } from '../core/resources.js';
+import { type Subsystem, type SubsystemEvent, type SubsystemHealth, worstStatus } from '../core/subsystem.js';
+import type { CallContext, ToolDescriptor } from '../core/toolDefinition.js';
+import { FederationError } from './errors.js';
 import { checkSubsystemName } from './wireNames.js';
 
 export interface AggregatorOptions {
@@ -187,7 +181,7 @@ export class FederationAggregator implements Subsystem {
     return prefixed;
   }
 
-  async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
+  async invoke(tool: string, args: unknown, context: CallContext): Promise<ToolResult> {
     const dot = tool.indexOf('.');
     const slot = dot > 0 ? this.byName.get(tool.slice(0, dot)) : undefined;
     if (!slot) throw new RpcError(-32602, `Unknown tool: ${tool}`);

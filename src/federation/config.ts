@@ -21,10 +21,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { CAPABILITIES, type Capability } from '../contract/index.js';
+import { CAPABILITIES, type Capability } from '../core/capabilities.js';
+import { LIST_MODES, type ListMode } from '../core/listModes.js';
 import { parseDeviceUrl } from '../device/deviceUrl.js';
 import { FederationError } from './errors.js';
-import { LIST_MODES, type ListMode } from './listModes.js';
 import { subsystemNameProblem } from './wireNames.js';
 
 interface Common {

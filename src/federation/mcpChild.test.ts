@@ -4,12 +4,13 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SubsystemEvent } from '../core/subsystem.js';
+import type { CallContext } from '../core/toolDefinition.js';
 import { httpTransport, McpChild, stdioTransport } from './mcpChild.js';
-import type { InvokeContext, SubsystemEvent } from './subsystem.js';
 
 const FIXTURE = resolve(import.meta.dirname, '../../test/fixtures/mcpChild/server.ts');
 const dir = mkdtempSync(join(tmpdir(), 'mcp-child-'));
-const context = (signal = new AbortController().signal, progress: InvokeContext['progress'] = () => {}) => ({
+const context = (signal = new AbortController().signal, progress: CallContext['progress'] = () => {}) => ({
   signal,
   progress,
   caller: 'test',

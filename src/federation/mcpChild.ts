@@ -20,29 +20,16 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
-import {
-  CAPABILITIES,
-  type Capability,
-  HIDDEN_TOOLS_META,
-  isModernProtocol,
-  isRecord,
-  RpcError,
-  TOOL_CAPABILITY_META,
-} from '../contract/index.js';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../contract/version.js';
-import { ToolError } from '../tools/tool.js';
-import { unavailable } from './errors.js';
+import { CAPABILITIES, type Capability } from '../core/capabilities.js';
+import { isModernProtocol } from '../core/era.js';
+import { RpcError, ToolError, unavailable } from '../core/errors.js';
+import { isRecord } from '../core/json.js';
+import type { ContentBlock, ToolResult } from '../core/render.js';
+import type { Subsystem, SubsystemEvent, SubsystemHealth } from '../core/subsystem.js';
+import type { CallContext, ToolDescriptor } from '../core/toolDefinition.js';
+import { HIDDEN_TOOLS_META, TOOL_CAPABILITY_META } from '../core/toolDefinition.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../core/version.js';
 import { fetchPerRequestSignal } from './httpFetch.js';
-import type { LeanHttp, LeanOutcome } from './leanHttp.js';
-import type {
-  ContentBlock,
-  InvokeContext,
-  Subsystem,
-  SubsystemEvent,
-  SubsystemHealth,
-  SubsystemResult,
-  ToolDescriptor,
-} from './subsystem.js';
 import { checkSubsystemName } from './wireNames.js';
 
 /** Operator-only capabilities outrank the rest; between others the operator's choice stands. */
@@ -83,8 +70,6 @@ export interface McpChildOptions {
   capability?: Capability;
   /** The gateway's deadline per call. Default 60 s (the child keeps its own, shorter ones). */
   timeoutMs?: number;
-  /** An HTTP child's calls, when it serves 2026-07-28, go by this lean client (leanHttp.ts). */
-  lean?: LeanHttp;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -101,7 +86,7 @@ export class McpChild implements Subsystem {
   private server: { name: string; version: string } | undefined;
   private readonly listeners = new Set<(event: SubsystemEvent) => void>();
   /** Calls in flight: a question the child asks goes to the client of the only one that has one. */
-  private readonly calls: InvokeContext[] = [];
+  private readonly calls: CallContext[] = [];
 
   constructor(private readonly options: McpChildOptions) {
     checkSubsystemName(options.name);
@@ -176,7 +161,6 @@ export class McpChild implements Subsystem {
 
   async disconnect(): Promise<void> {
     const clients = [this.client, this.pending];
-    this.options.lean?.close();
     this.client = undefined;
     this.pending = undefined;
     await Promise.all(clients.map((client) => client?.close().catch(() => {})));
@@ -186,16 +170,13 @@ export class McpChild implements Subsystem {
     return this.catalog;
   }
 
-  async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
+  async invoke(tool: string, args: unknown, context: CallContext): Promise<ToolResult> {
     const client = this.client;
     if (!client) throw unavailable(this.name, 'not connected');
     const timeoutMs = this.catalog.find((t) => t.name === tool)?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.calls.push(context);
     try {
-      return (
-        (await this.leanCall(client, tool, args, context)) ??
-        (await this.sdkCall(client, tool, args, context, timeoutMs))
-      );
+      return await this.sdkCall(client, tool, args, context, timeoutMs);
     } finally {
       this.calls.splice(this.calls.indexOf(context), 1);
     }
@@ -205,9 +186,9 @@ export class McpChild implements Subsystem {
     client: Client,
     tool: string,
     args: unknown,
-    context: InvokeContext,
+    context: CallContext,
     timeoutMs: number,
-  ): Promise<SubsystemResult> {
+  ): Promise<ToolResult> {
     try {
       const result = await client.request(
         { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
@@ -244,45 +225,6 @@ export class McpChild implements Subsystem {
       this.lost(client, error);
       throw unavailable(this.name, messageOf(error));
     }
-  }
-
-  /**
-   * The call by the lean client, when this child has one and serves 2026-07-28; undefined when
-   * the SDK client must make it (no lean client, a 2025 session, or the lean client handed it back).
-   */
-  private async leanCall(
-    client: Client,
-    tool: string,
-    args: unknown,
-    context: InvokeContext,
-  ): Promise<SubsystemResult | undefined> {
-    const lean = this.options.lean;
-    const protocolVersion = client.getNegotiatedProtocolVersion();
-    if (!lean || !isModernProtocol(protocolVersion)) return undefined;
-    let outcome: LeanOutcome;
-    try {
-      outcome = await lean.call({
-        tool,
-        args,
-        envelope: { protocolVersion, clientInfo: CLIENT_INFO, clientCapabilities: CLIENT_CAPABILITIES },
-        signal: context.signal,
-        progress: (progress, total, message) => context.progress(progress, total, message),
-      });
-    } catch (error) {
-      if (context.signal.aborted) throw error;
-      this.lost(client, error);
-      throw unavailable(this.name, messageOf(error));
-    }
-    if (outcome.kind === 'handBack') return undefined;
-    if (outcome.kind === 'error') {
-      throw new RpcError(outcome.code, outcome.message, isRecord(outcome.data) ? outcome.data : undefined);
-    }
-    const { result } = outcome;
-    return {
-      content: (result.content ?? []) as ContentBlock[],
-      ...(isRecord(result.structuredContent) ? { structuredContent: result.structuredContent } : {}),
-      ...(result.isError ? { isError: true as const } : {}),
-    };
   }
 
   health(): SubsystemHealth {

@@ -4,16 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OpenBoard, openBoard } from '../cli/board.js';
-import { RpcError, renderResult } from '../contract/index.js';
-import { createDispatcher } from '../dispatch/dispatcher.js';
-import { SocketClient } from '../socket/client.js';
+import { CAPABILITIES } from '../core/capabilities.js';
+import { createDispatcher } from '../core/dispatcher.js';
+import { RpcError } from '../core/errors.js';
+import { renderResult } from '../core/render.js';
+import type { SubsystemEvent } from '../core/subsystem.js';
+import { ToolSubsystem } from '../core/toolSubsystem.js';
+import { FrameClient } from '../device/frameClient.js';
 import { dispatchHandler } from '../socket/dispatchHandler.js';
 import { type SocketServer, startSocketServer } from '../socket/server.js';
 import { catalog } from '../tools/index.js';
 import { safetyPolicy } from '../tools/safety.js';
-import { CAPABILITIES } from '../tools/tool.js';
 import { SocketChild } from './socketChild.js';
-import type { SubsystemEvent } from './subsystem.js';
 
 const context = (signal = new AbortController().signal) => ({ signal, progress: () => {}, caller: 'test' });
 const dir = mkdtempSync(join(tmpdir(), 'socket-child-'));
@@ -24,9 +26,12 @@ const allowed = CAPABILITIES.filter((c) => c !== 'jumperless.exec');
 
 async function serve(path: string): Promise<SocketServer> {
   const dispatcher = createDispatcher({
-    tools: catalog,
-    board: board.client,
-    safety: safetyPolicy({ maxVolts: 5, minVolts: -5 }),
+    root: new ToolSubsystem({
+      name: 'local',
+      tools: catalog,
+      board: board.client,
+      safety: safetyPolicy({ maxVolts: 5, minVolts: -5 }),
+    }),
   });
   return startSocketServer({
     path,
@@ -37,7 +42,7 @@ async function serve(path: string): Promise<SocketServer> {
   });
 }
 
-const child = (path: string) => new SocketChild({ name: 'lab', path, open: (p) => SocketClient.connect(p) });
+const child = (path: string) => new SocketChild({ name: 'lab', path, open: (p) => FrameClient.connect(p) });
 
 describe('SocketChild', () => {
   const path = join(dir, 'a.sock');

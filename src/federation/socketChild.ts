@@ -1,27 +1,25 @@
 /**
- * Another jumperless-mcp (or any ATD server) over its native socket (DESIGN.md §4 Protocol,
- * dispatch notes §2.1) as a subsystem. The socket client lives above federation, so the CLI hands
- * in how to open a connection (`SocketClient.connect`). One connection holds the catalog and
- * tells when the server goes; calls take a connection of their own from a small pool, because a
- * connection runs one request at a time, and a cancel hangs that connection up (the server then
- * stops the call). Results come back as the structured object the server's MCP side renders, and
- * are rendered the same way here; tool failures become ToolErrors, refusals RpcErrors.
+ * An ATD server over its native socket (DESIGN.md §4 Protocol, dispatch notes §2.1) as a bench
+ * child, as mcpChild.ts is an MCP server: a remote server with the aggregator's failure model, not
+ * a way to a board (a board another process holds is reached by the board-share protocol,
+ * device/share/; a bench names such a board as a `jumperless` child). The CLI hands in how to open
+ * a connection (`FrameClient.connect`). One connection holds the catalog and tells when the server
+ * goes; calls take a connection of their own from a small pool, because a connection runs one
+ * request at a time, and a cancel hangs that connection up (the server then stops the call).
+ * Results come back as the structured object the server's MCP side renders, and are rendered the
+ * same way here; tool failures become ToolErrors, refusals RpcErrors.
  */
 import { z } from 'zod';
-import { CAPABILITIES, type Capability, isRecord, RpcError, renderResult } from '../contract/index.js';
-import { ToolError } from '../tools/tool.js';
-import { unavailable } from './errors.js';
-import type {
-  InvokeContext,
-  Subsystem,
-  SubsystemEvent,
-  SubsystemHealth,
-  SubsystemResult,
-  ToolDescriptor,
-} from './subsystem.js';
+import { CAPABILITIES, type Capability } from '../core/capabilities.js';
+import { RpcError, ToolError, unavailable } from '../core/errors.js';
+import { isRecord } from '../core/json.js';
+import type { ToolResult } from '../core/render.js';
+import { renderResult } from '../core/render.js';
+import type { Subsystem, SubsystemEvent, SubsystemHealth } from '../core/subsystem.js';
+import type { CallContext, ToolDescriptor } from '../core/toolDefinition.js';
 import { checkSubsystemName } from './wireNames.js';
 
-/** One framed connection (src/socket/client.ts `SocketClient` is one). */
+/** One framed connection (src/device/frameClient.ts `FrameClient` is one). */
 export interface FrameChannel {
   /** Sends a request and resolves with the next response; rejects once the connection is gone. */
   request(message: unknown): Promise<unknown>;
@@ -135,7 +133,7 @@ export class SocketChild implements Subsystem {
     return this.catalog;
   }
 
-  async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
+  async invoke(tool: string, args: unknown, context: CallContext): Promise<ToolResult> {
     if (!this.main) throw unavailable(this.name, 'not connected');
     const channel =
       this.idle.pop() ??
@@ -198,7 +196,7 @@ export class SocketChild implements Subsystem {
     }
   }
 
-  private outcome(answer: unknown): SubsystemResult {
+  private outcome(answer: unknown): ToolResult {
     const result = toolResult.safeParse(answer);
     if (result.success) {
       const value = result.data.result;

@@ -13,10 +13,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { type AuthInfo, isInitializeRequest } from '@modelcontextprotocol/server';
-import { isRecord } from '../contract/index.js';
-import type { Dispatcher } from '../dispatch/index.js';
-import { plainCall } from '../mcp/fastLane.js';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import type { Dispatcher } from '../core/dispatcher.js';
+import type { Era } from '../core/era.js';
+import { isRecord } from '../core/json.js';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { authenticate, type BearerGateOptions } from './bearer.js';
@@ -27,7 +27,7 @@ import { checkHostPresent, checkLoopbackHost } from './host.js';
 import { claimsModernEra, createModernHandler } from './modern.js';
 import { checkOrigin } from './origin.js';
 import { type Rejection, reject, sendRejection } from './rejection.js';
-import { type Session, SessionStore } from './sessions.js';
+import { SessionStore } from './sessions.js';
 import { watchStream } from './streamAuth.js';
 
 export interface HttpAuthOptions extends BearerGateOptions {
@@ -35,15 +35,12 @@ export interface HttpAuthOptions extends BearerGateOptions {
   recheckMs?: number;
 }
 
-/** `legacy`: the server of a new session; `modern`: a server for one 2026-07-28 request. */
-export type HttpEra = 'legacy' | 'modern';
-
 export interface HttpOptions {
   /**
-   * Makes an MCP server: for a new session (`sessionId()` is known once initialize completes) or
-   * for one 2026-07-28 request (no session).
+   * Makes an MCP server: `legacy`, for a new session (`sessionId()` is known once initialize
+   * completes), or `modern`, for one 2026-07-28 request (no session).
    */
-  createServer(sessionId: () => string | undefined, era: HttpEra): McpServerHandle;
+  createServer(sessionId: () => string | undefined, era: Era): McpServerHandle;
   /** What changed (the board, the catalog), for 2026-07-28 `subscriptions/listen` streams. */
   dispatcher?: Dispatcher;
   /** Origins allowed besides loopback and tauri://, matched exactly. */
@@ -78,7 +75,7 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
   const log = options.log ?? ((line: string) => process.stderr.write(`jumperless-mcp: http: ${line}\n`));
   const auth: HttpAuthOptions = { log, ...options.auth };
   const formats = auth.broker?.acceptedTokenFormats() ?? [];
-  const makeServer = (sessionId: () => string | undefined, era: HttpEra) => {
+  const makeServer = (sessionId: () => string | undefined, era: Era) => {
     const handle = options.createServer(sessionId, era);
     // A hint for clients (dispatch notes §3 "initialize"); nothing routes on it.
     if (formats.length > 0) {
@@ -161,7 +158,6 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
         });
         res.once('close', stop);
       }
-      if (method === 'POST' && serveFast(req, res, session, body)) return undefined;
       await session.transport.handleRequest(req, res, body);
       return undefined;
     }
@@ -211,24 +207,6 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       await sessions.closeAll();
     },
   });
-}
-
-/**
- * A plain tools/call of a 2025 session, served by the fast lane (mcp/fastLane.ts) when the SDK's
- * transport would accept the request as it is (both media types accepted, the session's protocol
- * version or none); anything it would refuse or treat specially stays the SDK's, errors and all.
- */
-function serveFast(req: IncomingMessage, res: ServerResponse, session: Session, body: unknown): boolean {
-  const call = plainCall(body);
-  if (!call) return false;
-  const accept = req.headers.accept ?? '';
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-  const version = req.headers['mcp-protocol-version'];
-  if (version !== undefined && version !== session.handle.server.getNegotiatedProtocolVersion()) return false;
-  const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
-  return session.fast.serve(res, call.id, session.id, () =>
-    session.handle.fast(call, { sessionId: session.id, ...(authInfo ? { http: { authInfo } } : {}) }),
-  );
 }
 
 export interface RunningHttpServer {

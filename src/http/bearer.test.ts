@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANONYMOUS_CAPABILITIES, MemoryTokenBroker, mintToken } from '../auth/index.js';
+import { MemoryTokenBroker } from '../../test/support/memoryBroker.js';
+import { mintToken } from '../auth/index.js';
+import { ANONYMOUS_CAPABILITIES } from '../core/capabilities.js';
 import { authenticate, parseAuthorization } from './bearer.js';
 import { authInfoOf, httpCaller } from './caller.js';
 
@@ -29,7 +31,7 @@ describe('authenticate', () => {
   it('gives an anonymous caller the anonymous set within the allow-list', async () => {
     expect(await authenticate({}, {})).toEqual({
       ok: true,
-      caller: { id: undefined, capabilities: [...DEFAULT_ANONYMOUS_CAPABILITIES] },
+      caller: { id: undefined, capabilities: [...ANONYMOUS_CAPABILITIES] },
     });
     const narrowed = await authenticate({}, { allowList: ['jumperless.read', 'jumperless.exec'] });
     expect(narrowed).toMatchObject({ ok: true, caller: { capabilities: ['jumperless.read'] } });

@@ -16,15 +16,8 @@
  * reach a log or a reply; logs name a token by `tokenFingerprint`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  type BearerOutcome,
-  checkBearer,
-  DEFAULT_ANONYMOUS_CAPABILITIES,
-  intersectCapabilities,
-  KNOWN_CAPABILITIES,
-  type TokenBroker,
-  tokenFingerprint,
-} from '../auth/index.js';
+import { type BearerOutcome, checkBearer, type TokenBroker, tokenFingerprint } from '../auth/index.js';
+import { ANONYMOUS_CAPABILITIES, CAPABILITIES, intersectCapabilities } from '../core/capabilities.js';
 import { type Rejection, reject } from './rejection.js';
 
 /** JSON-RPC code of every bearer refusal; the HTTP status and headers tell the classes apart. */
@@ -80,7 +73,7 @@ export async function authenticate(
   headers: IncomingHttpHeaders,
   options: BearerGateOptions,
 ): Promise<AuthResult> {
-  const allowList = options.allowList ?? KNOWN_CAPABILITIES;
+  const allowList = options.allowList ?? CAPABILITIES;
   const header = parseAuthorization(headers.authorization);
   switch (header.kind) {
     case 'none':
@@ -89,14 +82,7 @@ export async function authenticate(
           'www-authenticate': 'Bearer',
         });
       }
-      return {
-        ok: true,
-        caller: {
-          id: undefined,
-          capabilities: intersectCapabilities(options.anonymous ?? DEFAULT_ANONYMOUS_CAPABILITIES, allowList)
-            .granted,
-        },
-      };
+      return { ok: true, caller: { id: undefined, capabilities: anonymousSet(options, allowList) } };
     case 'empty':
       return refuse(400, 'Bad Request: the bearer token is empty', {
         'www-authenticate': 'Bearer error="invalid_request", error_description="empty bearer"',
@@ -178,4 +164,15 @@ function refuse(status: number, message: string, headers?: Record<string, string
 
 function logToStderr(line: string): void {
   process.stderr.write(`jumperless-mcp: http: ${line}\n`);
+}
+
+/** What an anonymous caller gets under these options, worked out once per options object (a server's). */
+const anonymousSets = new WeakMap<object, string[]>();
+function anonymousSet(options: BearerGateOptions, allowList: readonly string[]): string[] {
+  let set = anonymousSets.get(options);
+  if (!set) {
+    set = intersectCapabilities(options.anonymous ?? ANONYMOUS_CAPABILITIES, allowList).granted;
+    anonymousSets.set(options, set);
+  }
+  return [...set];
 }

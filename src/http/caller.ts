@@ -6,8 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { CAPABILITIES, type Capability } from '../contract/index.js';
-import type { Caller } from '../dispatch/index.js';
+import { CAPABILITIES, type Capability } from '../core/capabilities.js';
+import type { Caller } from '../core/runTool.js';
 import type { HttpCaller } from './bearer.js';
 
 const KNOWN = new Set<string>(CAPABILITIES);

@@ -1,24 +1,20 @@
 /**
  * MCP 2026-07-28 over HTTP: stateless, so any replica can answer any request. The SDK's handler
  * (`createMcpHandler`, 2025 traffic refused: our sessions serve it) checks the envelope and the
- * `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers against the body, takes a server for
- * the request (reused from a small pool once the SDK has closed it), and answers in plain JSON
- * unless the call streams (progress, a log line): then SSE. A plain tools/call skips the entry, on
- * servers the entry has set up that stay connected (modernFast.ts). `subscriptions/listen` streams
- * are the SDK's too; this process publishes the board's and the catalog's changes to them once,
- * whatever the number of requests.
+ * `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers against the body, makes a server for
+ * the request, and answers in plain JSON unless the call streams (progress, a log line): then SSE.
+ * `subscriptions/listen` streams are the SDK's too; this process publishes the board's and the
+ * catalog's changes to them once, whatever the number of requests.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import { isModernProtocol } from '../contract/index.js';
-import type { Dispatcher } from '../dispatch/index.js';
-import { seamsOf } from '../mcp/sdkSeams.js';
-import { followChanges, type McpServerHandle } from '../mcp/server.js';
-import { createModernLane } from './modernFast.js';
+import { type Dispatcher, followChanges } from '../core/dispatcher.js';
+import { isModernProtocol } from '../core/era.js';
+import type { McpServerHandle } from '../mcp/server.js';
 
 export interface ModernOptions {
-  /** A server for one request at a time (the SDK's entry's, or the fast lane's, which keeps it). */
+  /** A server for one request. */
   createServer(): McpServerHandle;
   dispatcher?: Dispatcher;
   /** Bytes; our body gate has read the body already, this only keeps the SDK's cap in line. */
@@ -40,38 +36,8 @@ export function claimsModernEra(body: unknown): boolean {
   return typeof version === 'string' && isModernProtocol(version);
 }
 
-/** Servers kept for the next requests: making one costs more than the call it serves. */
-const POOL = 32;
-
 export function createModernHandler(options: ModernOptions): ModernHandler {
-  // A server serves one request at a time and is handed out again only once the SDK has closed
-  // it after its exchange (nothing of a request survives close but the handlers registered once).
-  const idle: McpServerHandle[] = [];
-  const lend = (handle: McpServerHandle): McpServerHandle => {
-    let returned = false;
-    handle.server.onclose = () => {
-      if (returned || idle.length >= POOL) return;
-      returned = true;
-      idle.push(handle);
-    };
-    return handle;
-  };
-  const take = (): McpServerHandle => lend(idle.pop() ?? options.createServer());
-  // The fast lane (modernFast.ts) adopts only a server the SDK's entry has set up for 2026-07-28;
-  // it keeps it from then on.
-  const lane = createModernLane(() => {
-    const handle = idle.at(-1);
-    if (
-      !handle ||
-      handle.server.transport ||
-      !isModernProtocol(handle.server.getNegotiatedProtocolVersion()) ||
-      !seamsOf(handle.server)
-    )
-      return undefined;
-    idle.pop();
-    return handle;
-  });
-  const handler = createMcpHandler(() => take().server, {
+  const handler = createMcpHandler(() => options.createServer().server, {
     legacy: 'reject',
     responseMode: 'auto',
     ...(options.bodyLimit ? { maxRequestBodySize: options.bodyLimit } : {}),
@@ -85,11 +51,9 @@ export function createModernHandler(options: ModernOptions): ModernHandler {
       })
     : () => {};
   return {
-    serve: (req, res, body) => lane.serve(req, res, body) ?? toNode(req as never, res as never, body),
+    serve: (req, res, body) => toNode(req as never, res as never, body),
     async close() {
       unfollow();
-      idle.length = 0;
-      await lane.close();
       await handler.close();
     },
   };

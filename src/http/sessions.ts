@@ -7,14 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { keepLegacyCodes } from '../mcp/legacyCodes.js';
 import type { McpServerHandle } from '../mcp/server.js';
-import { FastReplies } from './fastReplies.js';
 
 export interface Session {
   id: string;
   transport: NodeStreamableHTTPServerTransport;
   handle: McpServerHandle;
-  /** Where the session's fast-lane calls are answered (fastReplies.ts). */
-  fast: FastReplies;
   lastSeen: number;
 }
 
@@ -51,20 +48,18 @@ export class SessionStore {
   async open(): Promise<NodeStreamableHTTPServerTransport> {
     let id: string | undefined;
     const handle = this.options.createServer(() => id);
-    const fast = new FastReplies();
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
         id = sessionId;
         this.makeRoom();
-        this.sessions.set(sessionId, { id: sessionId, transport, handle, fast, lastSeen: Date.now() });
+        this.sessions.set(sessionId, { id: sessionId, transport, handle, lastSeen: Date.now() });
       },
     });
     transport.onclose = () => {
-      fast.abandonAll();
       if (id !== undefined) this.sessions.delete(id);
     };
-    await handle.server.connect(keepLegacyCodes(fast.wrap(transport)));
+    await handle.server.connect(keepLegacyCodes(transport));
     return transport;
   }
 

@@ -38,8 +38,9 @@ let shared: StateCodec | undefined;
 
 /** One codec per process, so a retry may reach any server of it (HTTP makes one per request). */
 export function sharedRoundStateCodec(): StateCodec {
+  if (shared) return shared;
   const hex = process.env[STATE_KEY_ENV];
-  shared ??= roundStateCodec(hex && /^[0-9a-f]{64,}$/i.test(hex) ? Buffer.from(hex, 'hex') : undefined);
+  shared = roundStateCodec(hex && /^[0-9a-f]{64,}$/i.test(hex) ? Buffer.from(hex, 'hex') : undefined);
   return shared;
 }
 

@@ -3,7 +3,8 @@
  * a `params` that is not an object (the SDK drops the message, and the client waits out its
  * timeout), and `tools/call` arguments that are not an object (-32603 with a raw schema dump).
  */
-import { isRecord, JSONRPC } from '../contract/index.js';
+import { JSONRPC } from '../core/errors.js';
+import { isRecord } from '../core/json.js';
 
 export interface EarlyError {
   jsonrpc: '2.0';

@@ -66,16 +66,113 @@ it.skipIf(PTY_MISSING)('gives each port a pty that serialport opens, across unpl
   await new Promise((resolve) => serial.close(resolve));
 });
 
-describe('the pty bridge', () => {
-  const python = ptyBridge({ PATH: process.env.PATH, JUMPERLESS_PTY_BRIDGE: 'python3' });
+/** Connects to a TCP port and resolves with the socket and what it hears. */
+async function dial(port: number): Promise<{ wire: Wire; closed: Promise<void> }> {
+  const socket = createConnection(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  return { wire: new Wire(socket), closed: new Promise((resolve) => socket.once('close', () => resolve())) };
+}
 
-  it.skipIf('missing' in python)(
-    'makes ptys with Python alone when asked (as on a machine without socat)',
+describe('one host at a time per port', () => {
+  it('refuses a second TCP client in one line naming the holder, and lets the next one in once it left', async () => {
+    const ports = await board.serveTcp();
+    const refusals: unknown[] = [];
+    board.on('refused', (refusal) => refusals.push(refusal));
+    const first = await dial(ports.repl);
+    await rawExec(first.wire);
+    const second = await dial(ports.repl);
+    await second.closed;
+    expect(second.wire.text).toMatch(
+      /^\r\njumperless-mcp sim: CDC2 MicroPython REPL is in use by a TCP client \(127\.0\.0\.1:\d+\); a port takes one host at a time, as a USB serial port does: close that one first\r\n$/,
+    );
+    expect(refusals).toEqual([
+      {
+        port: 'repl',
+        refused: expect.stringMatching(/^a TCP client/),
+        holder: expect.stringMatching(/^a TCP client/),
+      },
+    ]);
+    // The first host never noticed.
+    expect(await first.wire.exec('print(7)')).toEqual(['7\n', '']);
+    first.wire.stream.destroy();
+    await first.closed;
+    const third = await dial(ports.repl);
+    await rawExec(third.wire);
+    third.wire.stream.destroy();
+  });
+
+  it('lets a host that reconnects at once in (its old connection may end after the new one arrives)', async () => {
+    const ports = await board.serveTcp();
+    for (let i = 0; i < 5; i++) {
+      const socket = createConnection(ports.repl, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const wire = new Wire(socket);
+      await rawExec(wire);
+      socket.destroy();
+    }
+  });
+
+  it.skipIf(PTY_MISSING)(
+    'with ptys: the TCP URL works every time while no program has the pty open, and the two take turns',
+    async () => {
+      const ports = await board.serveTcp();
+      const paths = await board.servePty(mkdtempSync(join(tmpdir(), 'jl-pty-turns-')));
+      // What `sim --pty` then one CLI call after another over its printed URL did (issue 24): each
+      // call must find the port free.
+      for (let i = 0; i < 6; i++) {
+        const { wire, closed } = await dial(ports.repl);
+        await rawExec(wire);
+        wire.stream.destroy();
+        await closed;
+      }
+      // A program opens the pty: the port is its until it closes it; a TCP client meanwhile is refused.
+      const serial = new SerialPort({ path: paths.repl, baudRate: 115200 });
+      await new Promise((resolve, reject) => {
+        serial.once('open', resolve);
+        serial.once('error', reject);
+      });
+      await rawExec(new Wire(serial as unknown as Duplex));
+      const refused = await dial(ports.repl);
+      await refused.closed;
+      expect(refused.wire.text).toContain(`is in use by the pty ${paths.repl}`);
+      await new Promise((resolve) => serial.close(resolve));
+      // Closed: the TCP URL has the port again (once the bridge has let go).
+      await expect
+        .poll(
+          async () => {
+            const { wire, closed } = await dial(ports.repl);
+            wire.write('\r\x03\x03\x01');
+            const got = await wire.until('raw REPL; CTRL-B to exit\r\n>', 1000).catch(() => 'refused');
+            wire.stream.destroy();
+            await closed;
+            return got === 'refused' ? 'refused' : 'served';
+          },
+          { timeout: 5000, interval: 100 },
+        )
+        .toBe('served');
+      // And the pty is there for the next program.
+      await until(() => existsSync(paths.repl));
+      const again = new SerialPort({ path: paths.repl, baudRate: 115200 });
+      await new Promise((resolve, reject) => {
+        again.once('open', resolve);
+        again.once('error', reject);
+      });
+      await rawExec(new Wire(again as unknown as Duplex));
+      await new Promise((resolve) => again.close(resolve));
+    },
+  );
+});
+
+describe('the pty bridge', () => {
+  const socat = ptyBridge({ PATH: process.env.PATH, JUMPERLESS_PTY_BRIDGE: 'socat' });
+
+  it.skipIf('missing' in socat)(
+    'makes ptys with socat when asked (as on a machine without python3)',
     async () => {
       const before = process.env.JUMPERLESS_PTY_BRIDGE;
-      process.env.JUMPERLESS_PTY_BRIDGE = 'python3';
+      process.env.JUMPERLESS_PTY_BRIDGE = 'socat';
       try {
-        const paths = await board.servePty(mkdtempSync(join(tmpdir(), 'jl-pty-py-')));
+        const paths = await board.servePty(mkdtempSync(join(tmpdir(), 'jl-pty-socat-')));
         const serial = new SerialPort({ path: paths.repl, baudRate: 115200 });
         await new Promise((resolve, reject) => {
           serial.once('open', resolve);
@@ -114,7 +211,7 @@ describe('the pty bridge', () => {
     }
   });
 
-  it('takes socat when it is on PATH, else python3, else says in one line that neither is there', () => {
+  it('takes python3 when it is on PATH, else socat, else says in one line that neither is there', () => {
     const empty = mkdtempSync(join(tmpdir(), 'jl-path-'));
     expect(ptyBridge({ PATH: empty })).toEqual({
       missing: 'virtual ptys need socat or python3 on PATH, and neither is there',
@@ -122,7 +219,12 @@ describe('the pty bridge', () => {
     expect(ptyBridge({ PATH: empty, JUMPERLESS_PTY_BRIDGE: 'tcp' })).toEqual({
       missing: 'JUMPERLESS_PTY_BRIDGE=tcp: use socat or python3',
     });
-    const found = ptyBridge({ PATH: process.env.PATH });
-    if (!('missing' in found)) expect(['socat', 'python3']).toContain(found.name);
+    // Python first: it sees a program open and close the pty (socat only the first open).
+    const both = mkdtempSync(join(tmpdir(), 'jl-path-'));
+    for (const name of ['socat', 'python3']) writeFileSync(join(both, name), '', { mode: 0o755 });
+    expect(ptyBridge({ PATH: both })).toMatchObject({ name: 'python3' });
+    const socatOnly = mkdtempSync(join(tmpdir(), 'jl-path-'));
+    writeFileSync(join(socatOnly, 'socat'), '', { mode: 0o755 });
+    expect(ptyBridge({ PATH: socatOnly })).toMatchObject({ name: 'socat' });
   });
 });

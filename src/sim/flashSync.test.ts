@@ -92,6 +92,47 @@ describe('the flash as the board shows it', () => {
     expect(out).toBe("['m.py'] ['/remote', '/'] remote\n7 /remote b'x = 7\\n'\n/ False True\n");
   });
 
+  it('forgets a mounted filesystem at a soft reset, as the board does: imports come from the flash again', async () => {
+    const repl = await rawRepl();
+    await repl.exec("fs_write('/python_scripts/lib/onflash.py', 'where = \\'flash\\'')");
+    const [, mountErr] = await repl.exec(
+      [
+        'import os, io',
+        'class HostFS:',
+        '    # What mpremote mount puts there: every call is a request to the host (here a print).',
+        '    def mount(self, readonly, mkfs): pass',
+        "    def umount(self): print('UMOUNT CALLED')",
+        '    def chdir(self, p): pass',
+        "    def getcwd(self): return '/'",
+        "    def ilistdir(self, p): print('ASKED THE HOST'); return iter([])",
+        '    def stat(self, p):',
+        "        print('ASKED THE HOST')",
+        "        if p.lstrip('/') == '': return (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)",
+        '        raise OSError(2)',
+        "    def open(self, p, mode): print('ASKED THE HOST'); raise OSError(2)",
+        "os.mount(HostFS(), '/remote')",
+        "os.chdir('/remote')",
+      ].join('\n'),
+    );
+    expect(mountErr).toBe('');
+    repl.write('\x04');
+    expect(await repl.until('raw REPL; CTRL-B to exit\r\n>')).not.toContain('UMOUNT CALLED');
+    const [out, err] = await repl.exec(
+      [
+        'import os',
+        "print(os.getcwd(), [point for _, point in os.mount()], 'remote' in os.listdir('/'))",
+        'import onflash',
+        'print(onflash.where)',
+        'try:',
+        "    open('/remote/x.py')",
+        'except OSError as e:',
+        '    print(e)',
+      ].join('\n'),
+    );
+    expect(err).toBe('');
+    expect(out).toBe("/ ['/'] False\nflash\n[Errno 2] ENOENT\n");
+  });
+
   it('keeps open files across raw execs; a soft reset closes them', async () => {
     const repl = await rawRepl();
     await repl.exec("f = open('/across.txt', 'w')\nf.write('one')");

@@ -5,7 +5,7 @@ import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel, type TransferListItem, Worker } from 'node:worker_threads';
 import { resolveNode } from '../board/nodes.js';
-import { PtyExposure, TcpExposure } from './exposure.js';
+import { PtyExposure, type Refusal, TcpExposure } from './exposure.js';
 import type { InputEvent } from './firmware/types.js';
 import { parsePartsFile } from './parts.js';
 import { SimPort } from './simPort.js';
@@ -38,7 +38,8 @@ export interface SimBoardOptions {
   psram?: boolean;
 }
 
-type Events = { unplug: []; replug: []; reboot: []; ready: [] };
+/** `refused`: a second host was turned away from a port (one host at a time, exposure.ts). */
+type Events = { unplug: []; replug: []; reboot: []; ready: []; refused: [Refusal] };
 
 /**
  * A Ctrl-C the board never saw: it reached a port while a script ran and another byte waited ahead

@@ -323,13 +323,39 @@ except:
     pass
 ${WALK}`;
 
-/** Drops what the last VM made (modules, globals), as mp_embed_deinit/init does to the heap. */
+/**
+ * Drops what the last VM made (modules, globals), as mp_embed_deinit/init does to the heap, and
+ * what it mounted: mp_init empties the VFS mount table and the current directory
+ * (JumperlOS lib/micropython/micropython_embed/py/runtime.c:138-139, reached from jl_soft_reboot
+ * through mp_embed_init, JumperlessMicroPythonAPI.cpp:1371-1382 and micropython_embed.c:125; the
+ * same in MicroPython's py/runtime.c:141-142), before jl_vfs_mount_root mounts the flash again. A
+ * filesystem a script mounted (mpremote mount) is gone, and relative paths and imports are the
+ * flash's again. The board drops the table without calling the filesystem's umount(); here the
+ * VM's own VFS unmounts it, so its umount() is silenced first.
+ */
 export const CLEAR_VM = `
 def _jl_clear():
-    import sys, gc
+    import sys
+    # Nothing more is imported from a filesystem here (a script's could shadow os); RUNTIME_SETUP
+    # makes the path again.
+    sys.path.clear()
+    import gc
     for name in list(sys.modules):
         if name != '_fw':
             del sys.modules[name]
+    import os
+    for fs, point in os.mount():
+        if point != '/':
+            try:
+                fs.umount = lambda: None
+            except Exception:
+                pass
+            try:
+                os.umount(point)
+            except Exception:
+                pass
+    os.chdir('/')
+    sys.modules.pop('os', None)
     g = globals()
     for name in list(g):
         if name != '__name__':

@@ -7,8 +7,8 @@
  * a signal that fires when the peer hangs up or the server stops.
  */
 import type { Socket } from 'node:net';
-import { intersectCapabilities } from '../auth/capabilities.js';
-import { encodeFrame, FrameDecoder, FrameError } from './frames.js';
+import { intersectCapabilities } from '../core/capabilities.js';
+import { encodeFrame, FrameDecoder, FrameError } from '../device/frames.js';
 import type { SocketToolHandler } from './handler.js';
 import {
   parseRequest,

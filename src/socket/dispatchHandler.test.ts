@@ -3,9 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CAPABILITIES, type Capability } from '../contract/index.js';
-import { type AnyTool, createDispatcher, defineTool, runTool, ToolError } from '../dispatch/index.js';
-import { SocketClient } from './client.js';
+import { CAPABILITIES, type Capability } from '../core/capabilities.js';
+import { createDispatcher } from '../core/dispatcher.js';
+import { ToolError } from '../core/errors.js';
+import { runTool } from '../core/runTool.js';
+import { type AnyTool, defineTool } from '../core/toolDefinition.js';
+import { ToolSubsystem } from '../core/toolSubsystem.js';
+import { FrameClient } from '../device/frameClient.js';
 import { dispatchHandler } from './dispatchHandler.js';
 import { type SocketServer, startSocketServer } from './server.js';
 
@@ -63,10 +67,10 @@ const tools: AnyTool[] = [
   }),
 ];
 
-const dispatcher = createDispatcher({ tools });
+const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: tools }) });
 let dir: string;
 let server: SocketServer;
-let client: SocketClient;
+let client: FrameClient;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'jl-sock-dispatch-'));
@@ -76,7 +80,7 @@ beforeAll(async () => {
     allowedCapabilities: [...CAPABILITIES],
     serverVersion: 'jumperless-mcp 0.1.0',
   });
-  client = await SocketClient.connect(server.path);
+  client = await FrameClient.connect(server.path);
   await client.request({
     type: 'hello',
     client_id: 'parity',

@@ -9,8 +9,13 @@
  * The result object is the one MCP renders as its text item, so the bytes match across transports.
  * Tool ids are the internal dotted names (DESIGN.md: `jumperless-a.dac_set`); a single board's are plain.
  */
-import { CAPABILITIES, type Capability, RpcError, type ToolResult } from '../contract/index.js';
-import { callableTools, type Dispatcher, hiddenTools, runTool, type ToolEntry } from '../dispatch/index.js';
+import { CAPABILITIES, type Capability } from '../core/capabilities.js';
+import type { Dispatcher } from '../core/dispatcher.js';
+import { RpcError } from '../core/errors.js';
+import { callableTools, hiddenTools } from '../core/listTools.js';
+import type { ToolEntry } from '../core/registry.js';
+import type { ToolResult } from '../core/render.js';
+import { runTool } from '../core/runTool.js';
 import {
   dryRunPreview,
   type RunToolOutcome,

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeHandler } from '../../test/support/fakeSocketHandler.js';
-import { SocketClient } from './client.js';
-import { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from './frames.js';
+import { FrameClient } from '../device/frameClient.js';
+import { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from '../device/frames.js';
 import { type SocketServer, startSocketServer } from './server.js';
 
 let dir: string;
@@ -104,7 +104,7 @@ const FIELDS: Record<string, string[]> = {
 const RESPONSE_TYPES = new Set(['pong', 'hello_ack', 'tool_list', 'tool_schema', 'tool_result', 'error']);
 
 async function stillServes(): Promise<void> {
-  const client = await SocketClient.connect(server.path);
+  const client = await FrameClient.connect(server.path);
   expect(await client.request({ type: 'ping' })).toEqual({ type: 'pong' });
   client.close();
 }

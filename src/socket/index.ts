@@ -1,7 +1,5 @@
 /** The native socket transport, as cli/ uses it (DESIGN.md §2). */
-export { SocketClient } from './client.js';
 export { dispatchHandler } from './dispatchHandler.js';
-export { encodeFrame, FrameDecoder, FrameError, MAX_FRAME_BYTES } from './frames.js';
 export {
   dryRunPreview,
   type RunToolOutcome,
@@ -10,4 +8,3 @@ export {
 } from './handler.js';
 export { parseRequest, type SocketRequest, type SocketResponse, type SocketToolSummary } from './messages.js';
 export { type SocketServer, type SocketServerOptions, startSocketServer } from './server.js';
-export { defaultSocketPath, SocketPathError } from './socketPath.js';

@@ -6,16 +6,16 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeHandler, fakeHandler } from '../../test/support/fakeSocketHandler.js';
-import { SocketClient } from './client.js';
-import { encodeFrame } from './frames.js';
+import { FrameClient } from '../device/frameClient.js';
+import { encodeFrame } from '../device/frames.js';
+import { defaultSocketPath } from '../device/socketPath.js';
 import { type SocketServer, type SocketServerOptions, startSocketServer } from './server.js';
-import { defaultSocketPath } from './socketPath.js';
 
 let dir: string;
 let server: SocketServer | undefined;
 let handler: FakeHandler;
 let logged: string[];
-const clients: SocketClient[] = [];
+const clients: FrameClient[] = [];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'jl-sock-'));
@@ -41,8 +41,8 @@ async function start(options: Partial<SocketServerOptions> = {}): Promise<Socket
   return server;
 }
 
-async function connect(path = server?.path ?? ''): Promise<SocketClient> {
-  const client = await SocketClient.connect(path);
+async function connect(path = server?.path ?? ''): Promise<FrameClient> {
+  const client = await FrameClient.connect(path);
   clients.push(client);
   return client;
 }

@@ -3,13 +3,12 @@
  * socket of mode 0600, so only this user can connect; that mode is the trust boundary
  * (dispatch notes §2.1), which is why a `hello` may claim any client id.
  */
-import { chmodSync, statSync, unlinkSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
-import { isMainThread } from 'node:worker_threads';
+import { statSync, unlinkSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { encodeFrame, MAX_FRAME_BYTES } from '../device/frames.js';
+import { defaultSocketPath, listenPrivately, prepareSocketPath } from '../device/socketPath.js';
 import { serveConnection } from './connection.js';
-import { encodeFrame, MAX_FRAME_BYTES } from './frames.js';
 import type { SocketToolHandler } from './handler.js';
-import { defaultSocketPath, prepareSocketPath } from './socketPath.js';
 
 export interface SocketServerOptions {
   /** Default: `$XDG_RUNTIME_DIR/jumperless-mcp.sock`, else a private folder in the temp dir. */
@@ -89,23 +88,4 @@ export async function startSocketServer(options: SocketServerOptions): Promise<S
       }
     },
   };
-}
-
-/**
- * Binds with umask 0177 so the socket is 0600 from its first instant (the bind happens inside
- * listen(), synchronously), then chmods as well for threads where umask cannot be set.
- */
-export async function listenPrivately(server: Server, path: string): Promise<void> {
-  const listening = new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const previous = isMainThread ? process.umask(0o177) : undefined;
-  try {
-    server.listen(path);
-  } finally {
-    if (previous !== undefined) process.umask(previous);
-  }
-  await listening;
-  chmodSync(path, 0o600);
 }

@@ -6,8 +6,9 @@
  */
 import { OVERLAY_COLS } from '../board/limits.js';
 import { nodeInfo, shortName } from '../board/nodes.js';
+import type { StateDocumentOverlay } from '../board/stateDocument.js';
 import { type Canvas, createCanvas, textWidth } from './canvas.js';
-import { type Overlay, overlayCanvas } from './leds.js';
+import { overlayCanvas } from './leds.js';
 import type { BoardSnapshot, BridgeView, NetView } from './snapshot.js';
 
 const W = 820;
@@ -149,7 +150,7 @@ export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
   c.text(8, 42, 'T+', INK, 2);
   c.text(8, 52, 'GND', INK, 1);
 
-  const overlays = overlayCanvas(state.overlays as Overlay[]);
+  const overlays = overlayCanvas(state.overlays as StateDocumentOverlay[]);
   for (let col = 1; col <= 30; col++) {
     for (const half of [0, 1] as const) {
       const row = half === 0 ? col : col + 30;

@@ -23,9 +23,10 @@ import {
 } from '../board/nodes.js';
 import { parseFirmwareNodeName } from '../board/slots.js';
 import { type StateDocument, type StateDocumentNet, stateDocumentSchema } from '../board/stateDocument.js';
-import type { BoardCallOptions, BoardClient, PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardCallOptions, BoardClient } from '../device/board.js';
 import { py } from './py.js';
-import { ToolError } from './tool.js';
+import type { PythonPart } from './pythonParts.js';
 
 export {
   type StateDocument,

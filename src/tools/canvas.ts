@@ -23,7 +23,6 @@ export function textWidth(text: string, scale = 1): number {
   const chars = [...text].length;
   return chars === 0 ? 0 : ((chars - 1) * GLYPH_ADVANCE + GLYPH_WIDTH) * scale;
 }
-export const textHeight = (scale = 1): number => GLYPH_HEIGHT * scale;
 
 export function createCanvas(width: number, height: number, background = 0xffffff): Canvas {
   const w = Math.max(1, Math.floor(width));

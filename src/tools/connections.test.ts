@@ -3,10 +3,11 @@ import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
-import type { BoardClient } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { AnyTool } from '../core/toolDefinition.js';
+import type { Board } from '../device/board.js';
 import { bridgesList, connect, disconnect, netCheck, netSet, netsList, nodesClear } from './connections.js';
 import { routeOf } from './snapshot.js';
-import { type AnyTool, ToolError } from './tool.js';
 
 let h: ToolHarness;
 beforeAll(async () => {
@@ -18,7 +19,7 @@ beforeEach(async () => {
 });
 
 /** The board client with every expression it sends written down. */
-function recording(board: BoardClient): { board: BoardClient; sent: string[] } {
+function recording(board: Board): { board: Board; sent: string[] } {
   const sent: string[] = [];
   return {
     sent,

@@ -9,7 +9,8 @@ import { FIRMWARE_COLORS, firmwareParseColor } from '../board/colors.js';
 import { type Connections, isForbiddenPair, NET_NAME_MAX } from '../board/connections.js';
 import { MAX_BRIDGES } from '../board/limits.js';
 import { BUFFER_IN, DAC0, DAC1 } from '../board/nodes.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import {
   type Hazard,
   hazard,
@@ -22,6 +23,7 @@ import {
 import { type BridgeRow, namesOf, recordChange } from './journal.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { nodePair, nodeValue } from './shapes.js';
 import {
   type BoardSnapshot,
@@ -39,7 +41,7 @@ import {
   SNAPSHOT_REQUIRES,
   snapshotPython,
 } from './snapshot.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** Board-side helpers, inside `_jlt`. */
 const connectionsPython: PythonPart = {

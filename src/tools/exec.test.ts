@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { ToolError } from '../core/errors.js';
 import { CODE_MAX_CHARS, pythonExec } from './exec.js';
-import { ToolError } from './tool.js';
 
 let h: ToolHarness;
 beforeAll(async () => {

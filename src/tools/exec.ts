@@ -6,9 +6,10 @@
  * soft-resets the board (SystemExit), which the result says.
  */
 import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
 import { isDeviceError } from '../device/errors.js';
 import type { ExecResult } from '../device/session.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /**
  * The size a board with PSRAM compiles without trouble. Without PSRAM the 96 KB heap (probe

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { ToolError } from '../core/errors.js';
 import {
   checkPath,
   fileDelete,
@@ -11,7 +12,6 @@ import {
   READ_MAX_BYTES,
   TRANSFER_CHUNK_BYTES,
 } from './files.js';
-import { ToolError } from './tool.js';
 
 let h: ToolHarness;
 beforeAll(async () => {

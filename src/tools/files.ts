@@ -18,10 +18,12 @@
  */
 import { z } from 'zod';
 import { FILE_NAME_MAX } from '../board/limits.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { checkText } from './oled.js';
 import { py } from './py.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import type { PythonPart } from './pythonParts.js';
+import { defineDeviceTool } from './tool.js';
 
 /**
  * Bytes one board job reads or writes: 8 KB of hex plus the JSON result line, small next to the

@@ -8,12 +8,13 @@ import {
   PWM_SLOW_BELOW_HZ,
   pwmSlicePartner,
 } from '../board/limits.js';
+import { ToolError } from '../core/errors.js';
 import { isDeviceError } from '../device/errors.js';
-import type { PythonPart } from './boardClient.js';
 import { assertCanDrive, gpioPinNode, netOfNode, readState, type StateDocument } from './boardState.js';
 import { knownPwm, type PinState, recordChange } from './journal.js';
 import { py } from './py.js';
-import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
+import type { PythonPart } from './pythonParts.js';
+import { defineDeviceTool, type ToolContext } from './tool.js';
 
 /**
  * Python run on the board, inside `_jlt`. Directions go as the strings 'OUTPUT'/'INPUT': a plain

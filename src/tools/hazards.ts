@@ -9,8 +9,8 @@
  * never sit on a net a supply holds: the firmware forbids the GPIO-rail/DAC pairs, spec §8.3).
  */
 import { GPIO_1, nodeInfo, parseShortName, shortName, UART_RX, UART_TX } from '../board/nodes.js';
+import { ToolError } from '../core/errors.js';
 import { supplySource } from './boardState.js';
-import { ToolError } from './tool.js';
 
 /** Setpoints of the programmable supplies, as `get_state()`'s power section gives them. */
 export interface Setpoints {

@@ -23,13 +23,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { MAX_BRIDGES, OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
-import type { BoardClient } from './boardClient.js';
+import type { AnyTool } from '../core/toolDefinition.js';
+import type { Board } from '../device/board.js';
 import { CODE_MAX_CHARS } from './exec.js';
 import { READ_MAX_BYTES, WRITE_MAX_BYTES } from './files.js';
 import { catalog } from './index.js';
 import { OLED_TEXT_MAX } from './oled.js';
 import { SCRIPT_MAX_BYTES } from './scripts.js';
-import type { AnyTool } from './tool.js';
 import { WOKWI_MAX_CHARS } from './wokwi.js';
 
 let h: ToolHarness;
@@ -149,7 +149,7 @@ interface Job {
 }
 
 /** The harness's board, writing down each job's code and what the board held for it. */
-function metered(client: BoardClient, jobs: Job[]): BoardClient {
+function metered(client: Board, jobs: Job[]): Board {
   return interceptBoard(client, {
     call: async (expression, options, inner) => {
       const result = await inner.call(expression, options);

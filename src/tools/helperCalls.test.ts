@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import { toolsHelper } from './boardClient.js';
 import { boardHelper, groups } from './index.js';
+import { toolsHelper } from './pythonParts.js';
 
 const toolsDir = fileURLToPath(new URL('.', import.meta.url));
 const sources = readdirSync(toolsDir)

@@ -1,6 +1,7 @@
 /** The Jumperless tool catalog: every group's tools, and the board-side helper they share. */
+
+import type { AnyTool } from '../core/toolDefinition.js';
 import type { HelperModule } from '../device/session.js';
-import { type PythonPart, toolsHelper } from './boardClient.js';
 import * as connections from './connections.js';
 import * as exec from './exec.js';
 import * as files from './files.js';
@@ -9,12 +10,12 @@ import * as leds from './leds.js';
 import * as measure from './measure.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
+import { type PythonPart, toolsHelper } from './pythonParts.js';
 import * as scripts from './scripts.js';
 import * as slots from './slots.js';
 import { snapshotPython } from './snapshot.js';
 import * as state from './state.js';
 import * as system from './system.js';
-import type { AnyTool } from './tool.js';
 import * as user from './user.js';
 import * as wavegen from './wavegen.js';
 

@@ -7,7 +7,7 @@
  *
  * A slot switch ends the list: what came before belongs to another slot's wiring.
  */
-import type { BoardClient } from './boardClient.js';
+import type { BoardClient } from '../device/board.js';
 import { customNetName, type StateDocument } from './boardState.js';
 
 export type BridgeRow = readonly [number, number, number];

@@ -7,8 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { JsonSchemaObject } from '../contract/index.js';
-import type { AnyTool } from './tool.js';
+import type { AnyTool, JsonSchemaObject } from '../core/toolDefinition.js';
 
 export interface ToolSchemas {
   group: string;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { ToolError } from '../core/errors.js';
+import type { AnyTool } from '../core/toolDefinition.js';
 import {
   overlayCanvas,
   overlayClear,
@@ -11,7 +13,6 @@ import {
   rowsHighlight,
 } from './leds.js';
 import { stateGet } from './state.js';
-import { type AnyTool, ToolError } from './tool.js';
 
 let h: ToolHarness;
 beforeAll(async () => {

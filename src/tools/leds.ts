@@ -15,11 +15,13 @@
 import { z } from 'zod';
 import { OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
 import { type StateDocumentOverlay, stateOverlaySchema } from '../board/stateDocument.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { recordChange } from './journal.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { hexColor } from './shapes.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** Board-side helpers, inside `_jlt`: the overlay list and its changes (undo reads the list too). */
 export const ledsPython: PythonPart = {
@@ -52,7 +54,6 @@ export const python: readonly PythonPart[] = [ledsPython];
 const REQUIRES = ['overlay_serialize', 'get_state'] as const;
 
 /** An overlay as the firmware lists it (`RRGGBB` per pixel, row by row). */
-export type Overlay = StateDocumentOverlay;
 
 /**
  * The overlays from `_jlt.led_list()`: the `"overlays": [...]` fragment of the state JSON, key
@@ -60,7 +61,7 @@ export type Overlay = StateDocumentOverlay;
  * bare list is accepted too. Undefined when the text is not JSON, e.g. because an overlay name
  * holds a quote (the board writes names unescaped).
  */
-export function readOverlays(text: unknown): Overlay[] | undefined {
+export function readOverlays(text: unknown): StateDocumentOverlay[] | undefined {
   if (typeof text !== 'string') return undefined;
   const trimmed = text.trim();
   try {
@@ -77,7 +78,7 @@ const UNREADABLE =
   "The board's overlay list is not valid JSON: an overlay name holding a quote or a backslash (set outside these tools) breaks it, as the firmware writes names unescaped. overlay_clear without a name removes every overlay.";
 
 /** readOverlays, or a bad_reply error for tools whose answer is the list itself. */
-export function parseOverlays(text: unknown): Overlay[] {
+export function parseOverlays(text: unknown): StateDocumentOverlay[] {
   const overlays = readOverlays(text);
   if (!overlays)
     throw new ToolError('bad_reply', UNREADABLE, { details: { reply: String(text).slice(0, 120) } });
@@ -90,7 +91,7 @@ const wrap = (v: number, size: number): number => ((((v - 1) % size) + size) % s
  * What the LEDs show: 300 colours row-major (`(row-1)*30 + (col-1)`), later overlays over earlier
  * ones, black (0) transparent, positions wrapping at the edges as the firmware does.
  */
-export function overlayCanvas(overlays: readonly Overlay[]): Uint32Array {
+export function overlayCanvas(overlays: readonly StateDocumentOverlay[]): Uint32Array {
   const canvas = new Uint32Array(OVERLAY_ROWS * OVERLAY_COLS);
   for (const o of overlays) {
     for (let r = 0; r < o.height; r++) {
@@ -157,7 +158,7 @@ const overlayOut = z.object({
   height: z.number(),
   colors: z.array(z.string()),
 });
-const toOut = (o: Overlay): z.infer<typeof overlayOut> => ({
+const toOut = (o: StateDocumentOverlay): z.infer<typeof overlayOut> => ({
   name: o.name,
   x_col: o.col,
   y_row: o.row,
@@ -173,7 +174,7 @@ const toOut = (o: Overlay): z.infer<typeof overlayOut> => ({
 async function putOverlay(
   board: { call<T>(expression: string): Promise<T> },
   o: { name: string; x: number; y: number; width: number; height: number; colors: number[] },
-): Promise<{ index: number; verified: boolean; after: Overlay[] | undefined }> {
+): Promise<{ index: number; verified: boolean; after: StateDocumentOverlay[] | undefined }> {
   // Argument order per the firmware source (spec §6.12): name, x_col, y_row, height, width, colors.
   const [index, text] = z
     .tuple([z.number(), z.string()])
@@ -213,7 +214,7 @@ async function journaled<T>(
   board: BoardClient,
   tool: string,
   label: string,
-  run: () => Promise<{ result: T; after: Overlay[] | undefined }>,
+  run: () => Promise<{ result: T; after: StateDocumentOverlay[] | undefined }>,
 ): Promise<T> {
   const before = readOverlays(await board.call('_jlt.led_list()'));
   const { result, after } = await run();
@@ -358,7 +359,7 @@ async function setPixels(
   pixels: ReadonlyArray<{ x_col: number; y_row: number; color: string }>,
 ): Promise<{
   result: { set: number; hidden: Array<{ x_col: number; y_row: number }> | null };
-  overlays: Overlay[] | undefined;
+  overlays: StateDocumentOverlay[] | undefined;
 }> {
   // Flat [x, y, colour, ...] (300 small lists would take 10 KB of the board's heap), and the
   // list read back in a job of its own, so the board never holds both.

@@ -4,11 +4,11 @@ import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { interceptBoard } from '../../test/support/interceptBoard.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
-import { callBoard } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { AnyTool } from '../core/toolDefinition.js';
 import { currentMeasure, currentShape, voltageMeasure } from './measure.js';
 import { resistanceMeasure } from './resistance.js';
 import { voltageSweep } from './sweep.js';
-import { type AnyTool, ToolError } from './tool.js';
 
 /** Virtual parts: a 1k-1k divider from the top rail, loose parts to measure, a red LED. */
 const PARTS = JSON.stringify({
@@ -41,7 +41,6 @@ function cancellable() {
     controller,
     extra: {
       signal: controller.signal,
-      board: callBoard(h.client, { signal: controller.signal, owner: 'test', atomic: false }).board,
     },
   };
 }

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ISENSE_SHUNT_OHMS } from '../board/limits.js';
 import { ADC0, ISENSE_MINUS, ISENSE_PLUS } from '../board/nodes.js';
-import type { PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
 import {
   ADC_SPAN,
   adcFor,
@@ -21,11 +21,12 @@ import {
 } from './measureRouting.js';
 import { nodeArg, routableNode } from './nodeArg.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { resistanceMeasure, resistancePython } from './resistance.js';
 import { nodeLabel, readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { sweepPython, voltageSweep } from './sweep.js';
 import { historyPython } from './system.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** Board-side helpers, inside `_jlt`: a reading at a node (routing an ADC there for it), and INA0. */
 const measurePython: PythonPart = {

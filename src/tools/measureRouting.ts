@@ -9,9 +9,11 @@
 import { z } from 'zod';
 import { ADC_RANGES } from '../board/limits.js';
 import { ADC0, ADC3 } from '../board/nodes.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import type { ResolvedNode } from './nodeArg.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import {
   type BoardSnapshot,
   type BridgeView,
@@ -20,7 +22,6 @@ import {
   SNAPSHOT_REQUIRES,
   sameBridges,
 } from './snapshot.js';
-import { ToolError } from './tool.js';
 
 /** Board-side helpers, inside `_jlt`: routing the instruments and putting a supply back. */
 export const measureRoutingPython: PythonPart = {

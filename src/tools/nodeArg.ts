@@ -5,9 +5,9 @@
  */
 import type { z } from 'zod';
 import { isBridgeable, resolveNode } from '../board/nodes.js';
+import { ToolError } from '../core/errors.js';
 import { nodeArg } from './shapes.js';
 import { nodeLabel } from './snapshot.js';
-import { ToolError } from './tool.js';
 
 export { nodeArg };
 

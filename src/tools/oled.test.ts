@@ -2,6 +2,7 @@ import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { ToolError } from '../core/errors.js';
 import {
   autoTextSize,
   decodeFramebuffer,
@@ -11,7 +12,6 @@ import {
   oledPrint,
   oledShow,
 } from './oled.js';
-import { ToolError } from './tool.js';
 
 let h: ToolHarness;
 beforeAll(async () => {

@@ -10,10 +10,12 @@
 import { z } from 'zod';
 import { GPIO_7, GPIO_8, nanoD } from '../board/nodes.js';
 import { encodePng, rowBytes } from '../board/png.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { type BridgeView, bridgeViews, readBridges, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /**
  * Python run on the board, inside `_jlt`. The framebuffer travels as hex (width*height/8 bytes,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { ToolError } from '../core/errors.js';
 import { dacSet, powerGet } from './power.js';
-import { ToolError } from './tool.js';
 
 let h: ToolHarness;
 beforeAll(async () => {

@@ -1,14 +1,18 @@
 /** Supplies: the two DACs and the two rails (spec §6.5). */
 import { z } from 'zod';
-import type { PythonPart } from './boardClient.js';
+import { DAC_CHANNELS } from '../board/limits.js';
+import { ToolError } from '../core/errors.js';
 import { recordChange } from './journal.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { voltsArg } from './shapes.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
-export const SUPPLIES = ['DAC0', 'DAC1', 'TOP_RAIL', 'BOTTOM_RAIL'] as const;
-const CHANNEL: Record<(typeof SUPPLIES)[number], number> = { DAC0: 0, DAC1: 1, TOP_RAIL: 2, BOTTOM_RAIL: 3 };
+export const SUPPLIES = Object.keys(DAC_CHANNELS) as [
+  keyof typeof DAC_CHANNELS,
+  ...(keyof typeof DAC_CHANNELS)[],
+];
 
 /**
  * Python run on the board, inside the `_jlt` helper class (no `self`: called as `_jlt.fn()`).
@@ -75,7 +79,7 @@ export const dacSet = defineDeviceTool({
     const after = z
       .number()
       .nullable()
-      .parse(await board.call(py`_jlt.power_set(${CHANNEL[channel]}, ${volts})`));
+      .parse(await board.call(py`_jlt.power_set(${DAC_CHANNELS[channel]}, ${volts})`));
     if (after === null) {
       throw new ToolError(
         'busy',
@@ -92,7 +96,7 @@ export const dacSet = defineDeviceTool({
       recordChange(board, {
         tool: 'dac_set',
         label: `dac_set ${channel} ${before[key]} V -> ${after} V`,
-        power: [{ channel: CHANNEL[channel], before: before[key], after }],
+        power: [{ channel: DAC_CHANNELS[channel], before: before[key], after }],
       });
     }
     return { channel, volts: after, previous_volts: before[key] };

@@ -3,7 +3,7 @@
  * model, which reads the tool list; they insist on measuring rather than assuming, and on the
  * limits that protect parts (spec §8, §11).
  */
-import { type Prompt, userText } from '../contract/index.js';
+import { type Prompt, userText } from '../core/resources.js';
 
 const ROWS = Array.from({ length: 60 }, (_, i) => String(i + 1));
 const completeRow = (_argument: string, value: string) =>

@@ -16,7 +16,8 @@
  */
 import { z } from 'zod';
 import { ADC0, DAC1, GND, ISENSE_MINUS, ISENSE_PLUS, nodeInfo } from '../board/nodes.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import {
   assertNoWave,
   freeAdcs,
@@ -30,10 +31,11 @@ import {
 } from './measureRouting.js';
 import { type NodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import type { SafetyPolicy } from './safety.js';
 import { nodeValue } from './shapes.js';
 import { nodeLabel, readSnapshot } from './snapshot.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** Board-side helper, inside `_jlt`: drive DAC1 at each voltage, average both ADCs and INA0. */
 export const resistancePython: PythonPart = {

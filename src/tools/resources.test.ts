@@ -4,15 +4,14 @@ import { startToolHarness, type ToolHarness } from '../../test/support/toolHarne
 import { displayColor, holeCenter, tagOf } from './boardPicture.js';
 import { createCanvas } from './canvas.js';
 import {
-  type BoardSnapshot,
   boardResources,
-  readBoardSnapshot,
   renderApiReference,
   renderBoardPng,
   renderNetsJson,
   renderNodeMapJson,
   renderStateJson,
 } from './resources.js';
+import { type BoardSnapshot, readSnapshot } from './snapshot.js';
 import { boardPicture } from './state.js';
 
 /** Width, height and a pixel reader for an 8-bit RGB PNG with filter 0 rows (what we write). */
@@ -79,7 +78,7 @@ describe('resources', () => {
 
   it('nets JSON has colours and voltages; the node map and API reference need no board', async () => {
     await h.session.exec('dac_set(TOP_RAIL, 3.3)\nconnect(TOP_RAIL, 3)');
-    const nets = JSON.parse(renderNetsJson(await readBoardSnapshot(h.client))).nets;
+    const nets = JSON.parse(renderNetsJson(await readSnapshot(h.client))).nets;
     expect(nets[1]).toMatchObject({ index: 2, color: expect.stringMatching(/^#[0-9a-f]{6}$/), volts: 3.3 });
     const map = renderNodeMapJson();
     // It goes into a model's context: every node in under 10 KB.
@@ -104,7 +103,7 @@ describe('board picture', () => {
     await h.session.exec(
       "dac_set(TOP_RAIL, 5.0)\nconnect(TOP_RAIL, 3)\nconnect(3, 40)\nconnect(10, 11)\noverlay_set('x', 20, 7, 1, 1, [0x200000])",
     );
-    const snapshot = await readBoardSnapshot(h.client);
+    const snapshot = await readSnapshot(h.client);
     const png = renderBoardPng(snapshot);
     expect(png.length).toBeLessThan(200 * 1024);
     const image = decodeRgb(png);
@@ -133,7 +132,7 @@ describe('board picture', () => {
     expect(images[0]?.mimeType).toBe('image/png');
     const png = Buffer.from(images[0]?.data ?? '', 'base64');
     expect(result).toEqual({ bytes: png.length });
-    expect(Buffer.from(renderBoardPng(await readBoardSnapshot(h.client))).equals(png)).toBe(true);
+    expect(Buffer.from(renderBoardPng(await readSnapshot(h.client))).equals(png)).toBe(true);
   });
 
   it('stays under 200 KB with a crowded board (every row wired, long names, all overlays)', async () => {
@@ -144,7 +143,7 @@ describe('board picture', () => {
     for (let i = 0; i < 8; i++)
       lines.push(`overlay_set('o${i}', ${i * 3 + 1}, ${i + 1}, 3, 3, [${i * 0x111111 + 1}] * 9)`);
     await h.session.exec(lines.join('\n'));
-    const png = renderBoardPng(await readBoardSnapshot(h.client));
+    const png = renderBoardPng(await readSnapshot(h.client));
     expect(png.length).toBeLessThan(200 * 1024);
     expect(decodeRgb(png).height).toBeGreaterThan(600);
   });
@@ -206,6 +205,6 @@ describe('canvas', () => {
 });
 
 it('renderStateJson is valid JSON from a snapshot', async () => {
-  const doc = JSON.parse(renderStateJson(await readBoardSnapshot(h.client)));
+  const doc = JSON.parse(renderStateJson(await readSnapshot(h.client)));
   expect(Object.keys(doc)).toEqual(['power', 'nets', 'gpio', 'overlays', 'bridges']);
 });

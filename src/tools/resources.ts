@@ -6,15 +6,12 @@
 
 import { Buffer } from 'node:buffer';
 import { ALL_NODES } from '../board/nodes.js';
-import type { Resource } from '../contract/index.js';
+import type { Resource } from '../core/resources.js';
+import type { Board, BoardCallOptions, BoardClient } from '../device/board.js';
 import { API_REFERENCE } from './apiReference.js';
-import { type BoardCallOptions, type BoardClient, callBoard } from './boardClient.js';
 import { renderBoardPicture } from './boardPicture.js';
 import { withOverlaySummaries } from './boardState.js';
 import { type BoardSnapshot, readSnapshot } from './snapshot.js';
-
-export type { BoardSnapshot } from './snapshot.js';
-export { readSnapshot as readBoardSnapshot } from './snapshot.js';
 
 /** The state as the firmware reports it, plus every bridge with whether it is routed. */
 export function renderStateJson(snapshot: BoardSnapshot): string {
@@ -147,8 +144,11 @@ export const boardResources: readonly BoardResource[] = [
   },
 ];
 
-/** The board resources bound to one board: a read takes the reader's turn and holds the board for its jobs. */
-export function boardResourcesFor(board: BoardClient): Resource[] {
+/**
+ * The board resources bound to one board (`board` opens it when it is not open yet): a read takes
+ * the reader's turn and holds the board for its jobs; one that needs no board never opens it.
+ */
+export function boardResourcesFor(board: () => Promise<Board>): Resource[] {
   return boardResources.map((resource) => ({
     uri: resource.uri,
     name: resource.name,
@@ -157,15 +157,37 @@ export function boardResourcesFor(board: BoardClient): Resource[] {
     mimeType: resource.mimeType,
     live: resource.changesWithBoard,
     read: async ({ signal, caller }) => {
-      const held = callBoard(board, { signal, owner: caller, atomic: true });
-      try {
-        const content = await resource.read(held.board, { signal });
-        return 'text' in content
-          ? { text: content.text }
-          : { blob: Buffer.from(content.blob).toString('base64') };
-      } finally {
-        held.end();
-      }
+      const content = resource.needsBoard
+        ? await readHeld(await board(), resource, signal, caller)
+        : await resource.read(NO_BOARD, { signal });
+      return 'text' in content
+        ? { text: content.text }
+        : { blob: Buffer.from(content.blob).toString('base64') };
     },
   }));
 }
+
+async function readHeld(
+  board: Board,
+  resource: BoardResource,
+  signal: AbortSignal,
+  caller: string,
+): Promise<ResourceContent> {
+  const held = board.hold({ signal, owner: caller, atomic: true });
+  try {
+    return await resource.read(held.board, { signal });
+  } finally {
+    held.release();
+  }
+}
+
+/** What a resource that needs no board is read with: any use of it is a bug, said at once. */
+const NO_BOARD: BoardClient = {
+  call: () => Promise.reject(new Error('this resource reads no board')),
+  script: () => Promise.reject(new Error('this resource reads no board')),
+  exec: () => Promise.reject(new Error('this resource reads no board')),
+  firmwareFunctions: () => Promise.reject(new Error('this resource reads no board')),
+  id: 'none',
+  health: () => Promise.reject(new Error('this resource reads no board')),
+  seen: new Map(),
+};

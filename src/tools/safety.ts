@@ -2,7 +2,8 @@
  * Safety rules in code (DESIGN.md §4 "Device"): limits are checked before anything is sent.
  * The operator may tighten them (config); nothing loosens them past the board's envelope.
  */
-import { ToolError } from './tool.js';
+import { DAC_SAFE } from '../board/limits.js';
+import { ToolError } from '../core/errors.js';
 
 export interface SafetyPolicy {
   /** Highest voltage a supply may be set to. Board envelope +8 V. */
@@ -11,7 +12,8 @@ export interface SafetyPolicy {
   minVolts: number;
 }
 
-export const BOARD_ENVELOPE: SafetyPolicy = { maxVolts: 8, minVolts: -8 };
+/** The board's own envelope (board/limits.ts). */
+const BOARD_ENVELOPE: SafetyPolicy = { maxVolts: DAC_SAFE.max, minVolts: DAC_SAFE.min };
 
 /** Tightens the envelope with operator limits; never widens it. */
 export function safetyPolicy(limits: Partial<SafetyPolicy> = {}): SafetyPolicy {

@@ -10,13 +10,15 @@
  * between the two leaves the new text in the `.part` file and no script, never half a script.
  */
 import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
+import { defineTool } from '../core/toolDefinition.js';
+import type { BoardClient } from '../device/board.js';
 import { isDeviceError } from '../device/errors.js';
 import { refuseFaultingCode } from '../device/rawRepl.js';
 import { API_REFERENCE, API_SECTIONS, apiSection } from './apiReference.js';
-import type { BoardClient } from './boardClient.js';
 import { checkText } from './oled.js';
 import { py } from './py.js';
-import { defineDeviceTool, defineTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 export const SCRIPTS_DIR = '/python_scripts';
 /**

@@ -6,11 +6,12 @@
 import { z } from 'zod';
 import { SLOTS } from '../board/limits.js';
 import { isSavableSlot, parseSlotYaml, powerOnSlot, type SlotData, slotPath } from '../board/slots.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
-import { differences, listed, targetOfSlot } from './boardImage.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { type RamState, readSlotLook, SLOT_PART_BYTES, slotFileSum } from './boardState.js';
 import { py } from './py.js';
-import { ToolError } from './tool.js';
+import type { PythonPart } from './pythonParts.js';
+import { differences, listed, targetOfSlot } from './restorePlan.js';
 
 /**
  * Board-side helpers, inside `_jlt`: save, and read back what was saved (with the RAM part's

@@ -5,13 +5,14 @@
  */
 import { z } from 'zod';
 import { isSavableSlot, type SlotData, slotPath } from '../board/slots.js';
-import type { BoardClient } from './boardClient.js';
-import { differences, IMAGE_REQUIRES, listed, planTarget, putTarget, targetOfSlot } from './boardImage.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { readRam, readSlotLook } from './boardState.js';
 import { endJournal } from './journal.js';
+import { differences, listed, planTarget, putTarget, RESTORE_REQUIRES, targetOfSlot } from './restorePlan.js';
 import type { SafetyPolicy } from './safety.js';
 import { keepSlotFile, parseSlotText, saveActive, slotField } from './slotFile.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** What a slot file holds that putting it on the board through the API cannot restore. */
 function slotLosses(slot: SlotData, skipped: readonly string[]): string[] {
@@ -94,7 +95,7 @@ export const slotSwitch = defineDeviceTool({
   group: 'slots',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['switch_slot', ...IMAGE_REQUIRES],
+  requires: ['switch_slot', ...RESTORE_REQUIRES],
   timeoutMs: 60_000,
   input: z.object({
     slot: slotField,
@@ -156,7 +157,7 @@ export const slotDiscard = defineDeviceTool({
   group: 'slots',
   kind: 'destructive',
   capability: 'jumperless.wire',
-  requires: IMAGE_REQUIRES,
+  requires: RESTORE_REQUIRES,
   timeoutMs: 60_000,
   input: z.object({}),
   output: z.object({

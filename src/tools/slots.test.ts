@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { ToolError } from '../core/errors.js';
 import { nodesClear } from './connections.js';
-/** The slot tools and the state tools they share a board image with (boardImage.ts). */
+/** The slot tools and the state tools they share a board image with (restorePlan.ts). */
 import { slotDiscard, slotSwitch } from './slotSwitch.js';
 import { slotCurrent, slotSave } from './slots.js';
 import { stateGet } from './state.js';
 import { stateSet } from './stateSet.js';
 import { undo } from './stateUndo.js';
-import { ToolError } from './tool.js';
 import { wokwiImport } from './wokwi.js';
 
 let h: ToolHarness;

@@ -17,16 +17,18 @@
  */
 import { z } from 'zod';
 import { isSavableSlot, isSlot, slotPath } from '../board/slots.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
-import { boardImagePython, listed } from './boardImage.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { RAM_REQUIRES, ramPython, readRam, readSlotLook } from './boardState.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
+import { listed, restorePlanPython } from './restorePlan.js';
 import { checkSaved, slotField, slotFilePython, slotStatus } from './slotFile.js';
 import { slotDiscard, slotSwitch } from './slotSwitch.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** The board-side parts the slot tools call: the RAM state and slot files, the board image, and saving. */
-export const python: readonly PythonPart[] = [ramPython, boardImagePython, slotFilePython];
+export const python: readonly PythonPart[] = [ramPython, restorePlanPython, slotFilePython];
 
 const statusOutput = z.object({
   slot: z.number().describe('The active slot: 0-7, or 99 (the Python slot) after saving there'),

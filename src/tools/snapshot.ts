@@ -16,8 +16,9 @@ import { z } from 'zod';
 import { hex6 } from '../board/colors.js';
 import { Connections } from '../board/connections.js';
 import { nodeInfo, parseShortName, printName } from '../board/nodes.js';
-import type { BoardCallOptions, BoardClient, PythonPart } from './boardClient.js';
+import type { BoardCallOptions, BoardClient } from '../device/board.js';
 import { parseStateText, type StateDocument } from './boardState.js';
+import type { PythonPart } from './pythonParts.js';
 
 /**
  * Board-side helpers, inside `_jlt`, listed by every group that reads a snapshot or checks a path.

@@ -6,9 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { ToolError } from '../core/errors.js';
+import type { AnyTool } from '../core/toolDefinition.js';
 import { pythonExec } from './exec.js';
 import { catalog } from './index.js';
-import { type AnyTool, ToolError } from './tool.js';
 
 /** One cheap read-only tool per group file, with its arguments. */
 const READS: ReadonlyArray<[string, Record<string, unknown>]> = [

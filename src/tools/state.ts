@@ -3,8 +3,6 @@
  * undo of this server's changes and host-side snapshots (stateUndo.ts, journal.ts), and Wokwi import (wokwi.ts).
  */
 import { z } from 'zod';
-import type { PythonPart } from './boardClient.js';
-import { boardImagePython } from './boardImage.js';
 import { renderBoardPicture } from './boardPicture.js';
 import {
   overlaySummarySchema,
@@ -16,6 +14,8 @@ import {
   withOverlaySummaries,
 } from './boardState.js';
 import { ledsPython } from './leds.js';
+import type { PythonPart } from './pythonParts.js';
+import { restorePlanPython } from './restorePlan.js';
 import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { undo, undoPython } from './stateUndo.js';
@@ -25,7 +25,7 @@ import { wokwiImport } from './wokwi.js';
 /** The board-side parts the state tools call: the RAM state, the board image, set_state, undo. */
 export const python: readonly PythonPart[] = [
   ramPython,
-  boardImagePython,
+  restorePlanPython,
   stateSetPython,
   snapshotPython,
   ledsPython,

@@ -11,11 +11,12 @@
  * set before the wiring that carries it, so that nothing sees the old voltage.
  */
 import { z } from 'zod';
+import { pairKey } from '../board/connections.js';
 import { MAX_BRIDGES, MAX_NODES_PER_NET } from '../board/limits.js';
 import { BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } from '../board/nodes.js';
 import { parseState } from '../board/state.js';
-import type { BoardClient, PythonPart } from './boardClient.js';
-import { pairKey } from './boardImage.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import {
   canonicalNode,
   driveHazards,
@@ -30,8 +31,9 @@ import {
 import { netHazards, refuseHazards } from './hazards.js';
 import { bridgesMissing, namesOf, recordChange } from './journal.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { nodeValue } from './shapes.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /**
  * Board-side helper, inside `_jlt`. The state is read back in a job of its own: with a full board's

@@ -3,8 +3,8 @@
  * history is another thing (firmware_undo, system.ts).
  */
 import { z } from 'zod';
-import type { BoardClient, PythonPart } from './boardClient.js';
-import { putOverlays } from './boardImage.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { customNetName, driveHazards, netOfNode } from './boardState.js';
 import { bridgeHazard } from './connections.js';
 import { refuseHazards } from './hazards.js';
@@ -20,6 +20,8 @@ import {
 } from './journal.js';
 import { readOverlays } from './leds.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
+import { putOverlays } from './restorePlan.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
 import {
   type BridgeView,
@@ -30,7 +32,7 @@ import {
   readSnapshot,
   SNAPSHOT_REQUIRES,
 } from './snapshot.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** Board-side helpers, inside `_jlt`: putting back what one change touched. */
 export const undoPython: PythonPart = {

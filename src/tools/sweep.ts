@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ADC0, BOTTOM_RAIL, DAC1, ISENSE_MINUS, ISENSE_PLUS, TOP_RAIL } from '../board/nodes.js';
-import type { PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
 import {
   adcFor,
   assertNoWave,
@@ -18,10 +18,11 @@ import {
 import { routableNode } from './nodeArg.js';
 import { plotPng } from './plot.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { nodeValue, voltsArg } from './shapes.js';
 import { type BoardSnapshot, netOf, nodeLabel, readSnapshot } from './snapshot.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 /** Board-side helper, inside `_jlt`: one point of the sweep. */
 export const sweepPython: PythonPart = {

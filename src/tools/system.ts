@@ -3,9 +3,11 @@
  * Python context, the core-2 pause, the Arduino reset line, and the firmware's connection undo.
  */
 import { z } from 'zod';
-import type { BoardClient, PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { py } from './py.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import type { PythonPart } from './pythonParts.js';
+import { defineDeviceTool } from './tool.js';
 
 /** Python run on the board, inside `_jlt`. */
 const systemPython: PythonPart = {

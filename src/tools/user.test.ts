@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import { callBoard } from './boardClient.js';
-import { type ToolContext, ToolError } from './tool.js';
+import { ToolError } from '../core/errors.js';
+import type { ToolContext } from './tool.js';
 import { askUser, buttonWait, clickwheelRead, probeWait } from './user.js';
 
 let h: ToolHarness;
@@ -65,7 +65,6 @@ describe('probe_wait', () => {
     const waiting = onWaiting(() => controller.abort());
     const extra = {
       signal: controller.signal,
-      board: callBoard(h.client, { signal: controller.signal, owner: 'test', atomic: false }).board,
       progress: waiting.progress,
     };
     await expect(h.run(probeWait, { timeout_seconds: 60 }, extra)).rejects.toMatchObject({
@@ -240,7 +239,6 @@ describe('ask_user', () => {
     const waiting = onWaiting(() => controller.abort());
     const extra = {
       signal: controller.signal,
-      board: callBoard(h.client, { signal: controller.signal, owner: 'test', atomic: false }).board,
       progress: waiting.progress,
     };
     await expect(h.run(askUser, { instruction: 'Cancel me', rows: [40] }, extra)).rejects.toMatchObject({

@@ -19,10 +19,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
 import { autoTextSize, checkText } from './oled.js';
 import { py } from './py.js';
-import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
+import type { PythonPart } from './pythonParts.js';
+import { defineDeviceTool, type ToolContext } from './tool.js';
 
 /** Python run on the board, inside `_jlt`. */
 export const python: readonly PythonPart[] = [

@@ -1,12 +1,13 @@
 /** The waveform generator on one supply output (spec §6.8). */
 import { z } from 'zod';
 import { WAVEGEN_AMPLITUDE_VPP, WAVEGEN_FREQ_HZ } from '../board/limits.js';
-import type { PythonPart } from './boardClient.js';
+import { ToolError } from '../core/errors.js';
 import { SUPPLIES } from './power.js';
 import { py } from './py.js';
+import type { PythonPart } from './pythonParts.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
 import { voltsArg } from './shapes.js';
-import { defineDeviceTool, type ToolContext, ToolError } from './tool.js';
+import { defineDeviceTool, type ToolContext } from './tool.js';
 
 /**
  * Python run on the board, inside `_jlt`.

@@ -9,9 +9,10 @@
  * TOP_R, BOT_R, D0-D13, A0-A7) all read back as the same nodes in set_state (parseNodeName).
  */
 import { z } from 'zod';
+import { ToolError } from '../core/errors.js';
 import { mergeGroups, RAM_REQUIRES } from './boardState.js';
 import { appliedOutput, applyState, summary } from './stateSet.js';
-import { defineDeviceTool, ToolError } from './tool.js';
+import { defineDeviceTool } from './tool.js';
 
 export const WOKWI_MAX_CHARS = 500_000;
 const MAX_CONNECTIONS = 2000;

@@ -15,7 +15,7 @@ port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{
 log=$(mktemp)
 out=$(mktemp)
 prefix=$(mktemp -d)
-node --import tsx src/cli/main.ts --sim --http "127.0.0.1:${port}" --conformance-fixtures >/dev/null 2>"$log" &
+node --import tsx test/fixtures/conformance/cli.ts --sim --http "127.0.0.1:${port}" >/dev/null 2>"$log" &
 server=$!
 trap 'kill "$server" 2>/dev/null; rm -rf "$log" "$out" "$prefix"' EXIT
 

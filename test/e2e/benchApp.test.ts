@@ -9,10 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, InMemoryTransport, ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
-import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
-import { CAPABILITIES, type Capability } from '../../src/contract/index.js';
+import { ANONYMOUS_CAPABILITIES, CAPABILITIES, type Capability } from '../../src/core/capabilities.js';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
+
+/** What an anonymous HTTP caller holds by default. */
+const ANONYMOUS = new Set(ANONYMOUS_CAPABILITIES);
 
 const EVERYTHING = new Set<Capability>(CAPABILITIES);
 const dir = mkdtempSync(join(tmpdir(), 'bench-app-'));
@@ -25,7 +28,9 @@ const questions: string[] = [];
 
 async function clientOf(granted: ReadonlySet<Capability>, elicitation: boolean): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await bench.createServer(() => ({ id: `test:${granted.size}`, granted })).server.connect(serverSide);
+  await bench
+    .createServer(() => ({ id: `test:${granted.size}`, granted }), { era: 'legacy' })
+    .server.connect(serverSide);
   const client = new Client(
     { name: 'bench-app', version: '0' },
     { capabilities: elicitation ? { elicitation: {} } : {} },

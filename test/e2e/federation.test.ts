@@ -9,11 +9,15 @@ import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG, resolveConfig } from '../../src/cli/config.js';
-import { ANONYMOUS, buildServed, type Served } from '../../src/cli/serve.js';
+import { ANONYMOUS_CAPABILITIES } from '../../src/core/capabilities.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { rpcError } from '../support/rpcError.js';
 import { type HttpFixture, MODERN, startHttpFixture } from './serverFixture.js';
+
+/** What an anonymous HTTP caller holds by default. */
+const ANONYMOUS = new Set(ANONYMOUS_CAPABILITIES);
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const FIXTURE = join(ROOT, 'test/fixtures/mcpChild/server.ts');
@@ -22,7 +26,7 @@ const downFile = join(dir, 'esp32-down');
 const pidFile = join(dir, 'esp32.pid');
 
 let remote: HttpFixture;
-let app: Served;
+let app: App;
 let http: RunningHttpServer;
 const clients: Client[] = [];
 
@@ -80,11 +84,15 @@ beforeAll(async () => {
       ],
     }),
   );
-  app = await buildServed({ ...DEFAULT_CONFIG, federation: file });
+  app = await buildApp({ ...DEFAULT_CONFIG, federation: file });
   await app.ready();
   http = await startHttpServer({
     port: 0,
-    createServer: () => app.createServer((sessionId) => ({ id: `http:${sessionId}`, granted: ANONYMOUS })),
+    createServer: (_, era) =>
+      app.createServer((sessionId) => ({ id: `http:${sessionId}`, granted: ANONYMOUS }), {
+        era,
+        perRequest: era === 'modern',
+      }),
   });
 }, 60_000);
 
@@ -366,7 +374,7 @@ describe('list modes and the CLI options', () => {
       file,
       JSON.stringify({ name: 'bench', children: [{ name: 'esp32_p4', type: 'socket', path: 'x' }] }),
     );
-    await expect(buildServed({ ...DEFAULT_CONFIG, federation: file })).rejects.toThrow(
+    await expect(buildApp({ ...DEFAULT_CONFIG, federation: file })).rejects.toThrow(
       /bad\.json: children\[0\]\.name: subsystem name "esp32_p4" is not kebab-case/,
     );
   });

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANONYMOUS } from '../../src/cli/serve.js';
+import { ANONYMOUS_CAPABILITIES } from '../../src/core/capabilities.js';
 import { startHttpServer } from '../../src/http/app.js';
+import { conformanceExtras } from '../fixtures/conformance/fixtures.js';
 import { rpcError } from '../support/rpcError.js';
 import { openSession } from './httpReplies.js';
 import { type HttpFixture, startHttpFixture } from './serverFixture.js';
 
+/** What an anonymous HTTP caller holds by default. */
+const ANONYMOUS = new Set(ANONYMOUS_CAPABILITIES);
+
 let fx: HttpFixture;
 beforeAll(async () => {
-  fx = await startHttpFixture({ conformanceFixtures: true });
+  fx = await startHttpFixture({}, undefined, conformanceExtras);
 });
 afterAll(async () => {
   await fx?.close();
@@ -173,7 +177,8 @@ describe('HTTP gates', () => {
     const small = await startHttpServer({
       port: 0,
       maxSessions: 2,
-      createServer: () => fx.app.createServer(() => ({ id: 'cap', granted: ANONYMOUS })),
+      createServer: (_, era) =>
+        fx.app.createServer(() => ({ id: 'cap', granted: ANONYMOUS }), { era, perRequest: era === 'modern' }),
     });
     try {
       const open = async () => {

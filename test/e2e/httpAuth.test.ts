@@ -15,18 +15,19 @@ import {
   BrokerInternalError,
   BrokerLookupError,
   BrokerNotConfiguredError,
-  DEFAULT_ANONYMOUS_CAPABILITIES,
   FileTokenStore,
-  KNOWN_CAPABILITIES,
-  MemoryTokenBroker,
   mintToken,
 } from '../../src/auth/index.js';
+import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
-import { type App, buildApp } from '../../src/cli/serve.js';
-import { createDispatcher } from '../../src/dispatch/index.js';
+import { ANONYMOUS_CAPABILITIES, CAPABILITIES } from '../../src/core/capabilities.js';
+import { createDispatcher } from '../../src/core/dispatcher.js';
+import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type HttpAuthOptions, type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { conformanceExtras } from '../fixtures/conformance/fixtures.js';
+import { MemoryTokenBroker } from '../support/memoryBroker.js';
 import { slowReadTool } from '../support/slowTool.js';
 import { bearer, INIT, openSession, type Reply, send } from './httpReplies.js';
 
@@ -56,14 +57,14 @@ async function serve(auth: HttpAuthOptions | undefined, extra: { origins?: strin
     ...(auth ? { auth } : {}),
     bodyLimit: 64 * 1024,
     log: () => {},
-    createServer: () => app.createServer(httpCaller),
+    createServer: (_, era) => app.createServer(httpCaller, { era, perRequest: era === 'modern' }),
   });
   servers.push(server);
   return server;
 }
 
 beforeAll(async () => {
-  app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim', conformanceFixtures: true });
+  app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim' }, { extras: conformanceExtras });
   broker.add(READER, { callerId: 'token:reader', capabilities: ['jumperless.read'] });
   broker.add(EXEC, { callerId: 'token:exec', capabilities: ['jumperless.read', 'jumperless.exec'] });
   broker.add(EXPIRING, {
@@ -76,7 +77,7 @@ beforeAll(async () => {
   strict = await serve({
     broker,
     requireBearer: true,
-    allowList: KNOWN_CAPABILITIES.filter((c) => c !== 'jumperless.exec'),
+    allowList: CAPABILITIES.filter((c) => c !== 'jumperless.exec'),
   });
   bare = await serve(undefined);
 });
@@ -272,7 +273,7 @@ describe('past the gates (HTTP 200)', () => {
         code: 1001,
         retryable: false,
         required: ['jumperless.exec'],
-        granted: [...DEFAULT_ANONYMOUS_CAPABILITIES],
+        granted: [...ANONYMOUS_CAPABILITIES],
         missing: ['jumperless.exec'],
       },
     });
@@ -284,14 +285,16 @@ describe('past the gates (HTTP 200)', () => {
       release = done;
     });
     const slow = slowReadTool(() => gate);
-    const dispatcher = createDispatcher({ tools: [slow] });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [slow] }) });
     const server = await startHttpServer({
       port: 0,
       auth: { broker },
-      createServer: () =>
+      createServer: (_, era) =>
         createMcpServer({
           dispatcher,
+          era,
           caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
+          perRequest: era === 'modern',
         }),
     });
     servers.push(server);
@@ -544,6 +547,9 @@ function statusWithHost(url: string, host: string, headers: Record<string, strin
   });
 }
 
+/** The CLI with the conformance fixtures beside the board's tools. */
+const FIXTURES_CLI = 'test/fixtures/conformance/cli.ts';
+
 describe('binding off loopback (the real CLI)', () => {
   const ROOT = resolve(import.meta.dirname, '..', '..');
   let dir: string;
@@ -552,8 +558,8 @@ describe('binding off loopback (the real CLI)', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  function cli(args: string[], tokens: string) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  function cli(args: string[], tokens: string, entry = 'src/cli/main.ts') {
+    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: dir, JUMPERLESS_MCP_TOKENS: tokens },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -576,7 +582,7 @@ describe('binding off loopback (the real CLI)', () => {
   it('starts with a token; then every caller needs a bearer', async () => {
     const path = join(dir, 'tokens.json');
     const { token } = await new FileTokenStore(path).create({ capabilities: ['jumperless.read'] });
-    const run = cli(['--sim', '--http', '0.0.0.0:0', '--conformance-fixtures'], path);
+    const run = cli(['--sim', '--http', '0.0.0.0:0'], path, FIXTURES_CLI);
     try {
       await expect
         .poll(() => /serving http:\/\/0\.0\.0\.0:\d+/.test(run.stderr()), { timeout: 20_000 })

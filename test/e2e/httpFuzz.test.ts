@@ -13,11 +13,12 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileTokenStore, mintToken } from '../../src/auth/index.js';
-import { createDispatcher } from '../../src/dispatch/index.js';
+import { createDispatcher } from '../../src/core/dispatcher.js';
+import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { httpCaller } from '../../src/http/caller.js';
-import { conformanceTools } from '../../src/mcp/conformance.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { conformanceTools } from '../fixtures/conformance/fixtures.js';
 import { bearer, INIT, openSession, type RawSession, type Reply, send } from './httpReplies.js';
 
 setFlagsFromString('--expose-gc');
@@ -49,17 +50,21 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'jlmcp-fuzz-'));
   const store = new FileTokenStore(join(dir, 'tokens.json'));
   ({ token } = await store.create({ capabilities: ['jumperless.read'] }));
-  const dispatcher = createDispatcher({ tools: conformanceTools });
+  const dispatcher = createDispatcher({
+    root: new ToolSubsystem({ name: 'local', tools: conformanceTools }),
+  });
   server = await startHttpServer({
     port: 0,
     bodyLimit: BODY_LIMIT,
     bodyTimeoutMs: BODY_TIMEOUT_MS,
     auth: { broker: store },
     log: (line) => logs.push(line),
-    createServer: () =>
+    createServer: (_, era) =>
       createMcpServer({
         dispatcher,
+        era,
         caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
+        perRequest: era === 'modern',
       }),
   });
 });

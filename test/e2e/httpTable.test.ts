@@ -6,13 +6,15 @@
  */
 import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrokerLookupError, MemoryTokenBroker, mintToken } from '../../src/auth/index.js';
+import { BrokerLookupError, mintToken } from '../../src/auth/index.js';
+import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
-import { type App, buildApp } from '../../src/cli/serve.js';
-import { createDispatcher } from '../../src/dispatch/index.js';
+import { createDispatcher } from '../../src/core/dispatcher.js';
+import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
 import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { MemoryTokenBroker } from '../support/memoryBroker.js';
 import { slowReadTool } from '../support/slowTool.js';
 import { bearer, openSession, type Reply, send } from './httpReplies.js';
 import { MODERN } from './serverFixture.js';
@@ -40,14 +42,17 @@ let down: RunningHttpServer;
 let slow: RunningHttpServer;
 let release: () => void = () => {};
 const dispatcher = createDispatcher({
-  tools: [
-    slowReadTool(
-      () =>
-        new Promise<void>((done) => {
-          release = done;
-        }),
-    ),
-  ],
+  root: new ToolSubsystem({
+    name: 'local',
+    tools: [
+      slowReadTool(
+        () =>
+          new Promise<void>((done) => {
+            release = done;
+          }),
+      ),
+    ],
+  }),
 });
 
 async function serve(options: Partial<Parameters<typeof startHttpServer>[0]>): Promise<RunningHttpServer> {
@@ -57,7 +62,7 @@ async function serve(options: Partial<Parameters<typeof startHttpServer>[0]>): P
     bodyTimeoutMs: 300,
     log: () => {},
     dispatcher: app.dispatcher,
-    createServer: (_, era) => app.createServer(httpCaller, { perRequest: era === 'modern' }),
+    createServer: (_, era) => app.createServer(httpCaller, { era, perRequest: era === 'modern' }),
     ...options,
   });
   servers.push(server);
@@ -83,6 +88,7 @@ beforeAll(async () => {
     createServer: (_, era) =>
       createMcpServer({
         dispatcher,
+        era,
         caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
         perRequest: era === 'modern',
       }),
@@ -130,8 +136,6 @@ interface Row {
   code: number;
   dataCode?: number;
   headers?: Record<string, RegExp>;
-  /** A tools/call without `_meta`: a 2025 session answers it in plain JSON. */
-  plainCall?: true;
 }
 
 const tool = (name: string, args: Record<string, unknown> = {}) => ({ name, arguments: args });
@@ -203,21 +207,18 @@ const ROWS: Row[] = [
   {
     row: 'an unknown tool',
     send: (era) => call(era, open, 'tools/call', tool('no_such_tool')),
-    plainCall: true,
     status: 200,
     code: -32602,
   },
   {
     row: 'invalid arguments',
     send: (era) => call(era, open, 'tools/call', tool('dac_set', { channel: 'DAC1', volts: 99 })),
-    plainCall: true,
     status: 200,
     code: -32602,
   },
   {
     row: 'a capability denied (anonymous python_exec)',
     send: (era) => call(era, open, 'tools/call', tool('python_exec', { code: 'print(1)' })),
-    plainCall: true,
     status: 200,
     code: -32603,
     dataCode: 1001,
@@ -232,7 +233,6 @@ const ROWS: Row[] = [
       expect((await first).body?.result?.structuredContent).toEqual({ done: true });
       return second;
     },
-    plainCall: true,
     status: 200,
     code: -32603,
     dataCode: 1002,
@@ -334,9 +334,8 @@ describe.each(ERAS)('the HTTP error table, %s era', (era) => {
     const reply = await row.send(era);
     const status = typeof row.status === 'number' ? row.status : row.status[era];
     expect(reply.status).toBe(status);
-    // A 2025 session answers a plain tools/call in JSON (the fast lane, issue 12) and its other
-    // requests on an SSE stream, as it always did; every refusal is JSON.
-    const streamed = era === 'legacy' && status === 200 && !row.plainCall;
+    // A 2025 session answers its requests on an SSE stream (the SDK's transport); every refusal is JSON.
+    const streamed = era === 'legacy' && status === 200;
     expect(reply.headers.get('content-type')).toMatch(
       streamed ? /^text\/event-stream/ : /^application\/json/,
     );

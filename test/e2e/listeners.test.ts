@@ -5,7 +5,8 @@
  */
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Dispatcher } from '../../src/dispatch/index.js';
+import type { Dispatcher } from '../../src/core/dispatcher.js';
+import { conformanceExtras } from '../fixtures/conformance/fixtures.js';
 import { openSession, send } from './httpReplies.js';
 import { type HttpFixture, MODERN, startHttpFixture } from './serverFixture.js';
 
@@ -47,7 +48,7 @@ function listeners(): Record<string, number> {
 }
 
 beforeAll(async () => {
-  fx = await startHttpFixture({ conformanceFixtures: true });
+  fx = await startHttpFixture({}, undefined, conformanceExtras);
   countSubscriptions(fx.app.dispatcher);
   fx.http.server.on('connection', (socket: Socket) => sockets.add(socket));
 });

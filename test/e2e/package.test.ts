@@ -2,26 +2,40 @@
  * The package as a user gets it: `npm pack` (which builds), installed from the tarball into a
  * temporary prefix, and its `jumperless-mcp` bin run from another folder against the virtual
  * board the same bin starts, over TCP and over a pty, with a PATH that has node and python3 but
- * no socat (the pty parts skip, saying why, where python3 is missing too).
+ * no socat (the pty parts skip, saying why, where python3 is missing too). Also the two other ways
+ * in (issue 24): `npm run setup` from this checkout into a temporary prefix, and the Claude Desktop
+ * bundle of `npm run build:mcpb`, unpacked and run as a host runs it. The README's first lines
+ * run as printed with both `jumperless-mcp`s.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = join(import.meta.dirname, '..', '..');
+/** The official MCP Bundle tool (a dev dependency): what validated and packed the bundle. */
+const MCPB_CLI = join(repo, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
 const work = mkdtempSync(join(tmpdir(), 'jl-package-'));
 const prefix = join(work, 'prefix');
 const bin = join(prefix, 'node_modules', '.bin', 'jumperless-mcp');
+/** Where `npm run setup` links the checkout's `jumperless-mcp` (its npm_config_prefix). */
+const setupPrefix = join(work, 'setup');
+const bundleFile = join(work, 'jumperless-mcp.mcpb');
+const bundle = join(work, 'bundle');
 const home = join(work, 'home');
 /** node and python3, and nothing else: socat is not there. */
 const pathDir = join(work, 'path');
@@ -49,10 +63,11 @@ function startSim(args: string[]): Promise<string> {
     sim.on('exit', (code) => reject(new Error(`sim exited ${code}: ${text}`)));
   });
 }
-let ports: { tcpRepl: string; tcpMain: string; ptyRepl: string | undefined } = {
+let ports: { tcpRepl: string; tcpMain: string; ptyRepl: string | undefined; ptyBoardTcpRepl: string } = {
   tcpRepl: '',
   tcpMain: '',
   ptyRepl: undefined,
+  ptyBoardTcpRepl: '',
 };
 
 /** The python3 binary itself: a wrapper (a pyenv shim is a bash script) needs more than this PATH has. */
@@ -78,12 +93,12 @@ const env = () => ({ HOME: home, PATH: pathDir, XDG_RUNTIME_DIR: join(work, 'run
 
 function run(
   args: string[],
-  options: { command?: string; input?: string } = {},
+  options: { command?: string; input?: string; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.command ?? bin, options.command ? args : args, {
-      cwd: work,
-      env: env(),
+      cwd: options.cwd ?? work,
+      env: { ...env(), ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -131,8 +146,20 @@ beforeAll(async () => {
     ],
     { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] },
   );
-  // Two virtual boards: one reached over TCP, one over its ptys (a port takes one host at a time,
-  // as a USB port does, and the pty bridge is that host for the second board).
+  // The checkout's own way in, and the bundle: both find dist/ built by the pack above.
+  execFileSync('npm', ['run', 'setup', '--silent'], {
+    cwd: repo,
+    env: { ...process.env, npm_config_prefix: setupPrefix },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const built = execFileSync('npm', ['run', 'build:mcpb', '--silent', '--', '--out', bundleFile], {
+    cwd: repo,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (!existsSync(bundleFile)) throw new Error(`npm run build:mcpb made no bundle: ${built}`);
+  execFileSync(process.execPath, [MCPB_CLI, 'unpack', bundleFile, bundle], { stdio: 'ignore' });
+  // Two virtual boards: one reached over TCP, one over its ptys (and its TCP URL).
   const [tcpBoard, ptyBoard] = await Promise.all([
     startSim([]),
     PTY_SKIP ? Promise.resolve('') : startSim(['--pty', join(work, 'ptys')]),
@@ -142,8 +169,10 @@ beforeAll(async () => {
     tcpRepl: /tcp:\/\/\S+/.exec(line(tcpBoard, 'CDC2'))?.[0] ?? '',
     tcpMain: /tcp:\/\/\S+/.exec(line(tcpBoard, 'CDC0'))?.[0] ?? '',
     ptyRepl: PTY_SKIP ? undefined : line(ptyBoard, 'CDC2').trim().split(/\s+/).at(-1),
+    // The same board's URL: a port takes one host at a time, whichever way it comes in.
+    ptyBoardTcpRepl: /tcp:\/\/\S+/.exec(line(ptyBoard, 'CDC2'))?.[0] ?? '',
   };
-}, 240_000);
+}, 480_000);
 
 afterAll(() => {
   for (const sim of sims) sim.kill('SIGTERM');
@@ -192,26 +221,6 @@ describe('the packed tarball', () => {
     const tools = await run(['tools']);
     expect(tools.stdout).toMatch(/^state_get +jumperless\.read /m);
   });
-});
-
-describe('the installed first answers', () => {
-  it("are the installed server's own answers (the build recorded them)", async () => {
-    const file = join(prefix, 'node_modules', 'jumperless-mcp', 'dist', 'mcp', 'firstAnswers.json');
-    const packed = JSON.parse(readFileSync(file, 'utf8'));
-    const { recordFirstAnswers } = await import('../../src/mcp/recordFirstAnswers.js');
-    const served = await recordFirstAnswers({ command: bin, args: ['--sim'], cwd: work, env: env() }, [
-      '2025-11-25',
-    ]);
-    expect(packed.toolsList).toEqual(served.toolsList);
-    expect(packed.initialize['2025-11-25']).toEqual(served.initialize['2025-11-25']);
-    expect(packed.modern['2026-07-28']).toEqual(served.modern?.['2026-07-28']);
-    // A 2026-07-28 client is answered only from a recording that is current: the installed one is
-    // (npm installs the SDK the build ran on; the times it gives the files are not asked).
-    const dist = join(prefix, 'node_modules', 'jumperless-mcp', 'dist');
-    const { recordingIsCurrent } = await import(join(dist, 'mcp', 'recordingCurrent.js'));
-    expect(packed.sdk).toEqual(expect.any(String));
-    expect(recordingIsCurrent(file, dist, packed.sdk)).toBe(true);
-  }, 60_000);
 });
 
 describe('the installed CLI against the virtual board', () => {
@@ -293,4 +302,260 @@ describe('the installed CLI against the virtual board', () => {
     },
     60_000,
   );
+});
+
+/** The lines of the README's "Try it without a board" block, comments off. */
+function readmeFirstLines(): string[] {
+  const text = readFileSync(join(repo, 'README.md'), 'utf8');
+  const block = /### Try it without a board\n\n```sh\n([\s\S]*?)```/.exec(text)?.[1];
+  if (!block) throw new Error('the README has no "Try it without a board" block');
+  return block
+    .split('\n')
+    .map((line) => line.replace(/\s+# .*$/, '').trim())
+    .filter(Boolean);
+}
+
+describe("the README's first lines (issue 24: jumperless-mcp on the PATH, from an install and from a checkout)", () => {
+  it('puts jumperless-mcp on the PATH with npm run setup, linked to this checkout', () => {
+    const linked = join(setupPrefix, 'bin', 'jumperless-mcp');
+    expect(realpathSync(linked)).toBe(join(repo, 'dist', 'cli', 'main.js'));
+  });
+
+  for (const [where, binDir] of [
+    ['installed', () => join(prefix, 'node_modules', '.bin')],
+    ['from the checkout', () => join(setupPrefix, 'bin')],
+  ] as const) {
+    it(`run as printed with the jumperless-mcp ${where}`, async () => {
+      const lines = readmeFirstLines();
+      expect(lines.length).toBeGreaterThanOrEqual(5);
+      const cwd = mkdtempSync(join(work, 'readme-'));
+      for (const line of lines) {
+        expect(line.startsWith('jumperless-mcp ')).toBe(true);
+        const ran = await run(['-c', line], {
+          command: '/bin/sh',
+          env: { PATH: `${binDir()}${delimiter}${pathDir}` },
+          cwd,
+        });
+        expect(ran, `${line}\n${ran.stderr}`).toMatchObject({ code: 0 });
+        expect(ran.stdout, line).not.toBe('');
+        if (line.includes("exec --sim 'print(1 + 1)'")) expect(ran.stdout).toBe('2\n');
+      }
+      expect(readFileSync(join(cwd, 'board.png')).subarray(1, 4).toString()).toBe('PNG');
+    }, 180_000);
+  }
+});
+
+describe('the installed CLI, as a new user meets it (issue 24)', () => {
+  it('runs exec on the virtual board however it is asked for', async () => {
+    for (const [args, extra] of [
+      [['--sim', 'exec', 'print(1 + 2)'], {}],
+      [['--device', 'sim', 'exec', 'print(1 + 2)'], {}],
+      [['exec', '--sim', 'print(1 + 2)'], {}],
+      [['exec', 'print(1 + 2)'], { JUMPERLESS_MCP_DEVICE: 'sim' }],
+    ] as const) {
+      const ran = await run([...args], { env: extra });
+      expect(ran, args.join(' ')).toMatchObject({ code: 0, stdout: '3\n' });
+    }
+  }, 120_000);
+
+  it('says in one line why exec found no board, naming flags that exist', async () => {
+    const none = await run(['exec', 'print(1)']);
+    expect(none.code).toBe(1);
+    expect(none.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(none.stderr).toMatch(/no Jumperless V5 found .* --sim/);
+    const missing = await run(['exec', '--device', join(work, 'ttyNONE'), 'print(1)']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trimEnd().split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  it('exits 2 on a mistyped flag or command, a missing --file, bad --caps, naming the nearest command', async () => {
+    const typo = await run(['exce', 'print(1)']);
+    expect(typo).toMatchObject({ code: 2, stdout: '' });
+    expect(typo.stderr).toBe("jumperless-mcp: unknown command 'exce' (did you mean exec?)\n");
+    const flag = await run(['exec', '--sim', '--bogus', 'print(1)']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/unknown option '--bogus'/);
+    const file = await run(['exec', '--sim', '--file', 'nope.py']);
+    expect(file).toMatchObject({ code: 2, stderr: 'jumperless-mcp exec: --file nope.py: no such file\n' });
+    const caps = await run(['tokens', 'create', '--caps', 'jumperless.bogus']);
+    expect(caps.code).toBe(2);
+    expect(caps.stderr).toMatch(/^jumperless-mcp: --caps: unknown capability jumperless\.bogus/);
+    const noArg = await run(['call']);
+    expect(noArg.code).toBe(2);
+    expect(noArg.stderr).toMatch(/missing required argument 'tool'/);
+  }, 60_000);
+
+  it("refuses exec as call python_exec is refused when the operator's grant leaves out jumperless.exec", async () => {
+    const grant = { JUMPERLESS_MCP_GRANT: 'jumperless.read' };
+    const exec = await run(['exec', '--sim', 'print(1)'], { env: grant });
+    expect(exec).toMatchObject({ code: 2, stdout: '' });
+    expect(exec.stderr).toMatch(/refused: running Python needs jumperless\.exec/);
+    const call = await run(['call', 'python_exec', '--sim', '--args', '{"code": "print(1)"}'], {
+      env: grant,
+    });
+    expect(call.code).toBe(2);
+  }, 60_000);
+
+  it('stops at once, in one line, on a parts file that is missing or malformed', async () => {
+    writeFileSync(join(work, 'bad-parts.json'), '{"parts": [{"kind": "resistor"}]}');
+    const server = await run(['--sim', 'no-such-parts.json']);
+    expect(server).toMatchObject({ code: 2, stdout: '' });
+    expect(server.stderr).toBe('jumperless-mcp: parts file no-such-parts.json: no such file\n');
+    const command = await run(['exec', '--device', 'sim:bad-parts.json', 'print(1)']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toMatch(/^jumperless-mcp: parts file bad-parts\.json refused: /);
+    expect(command.stderr.trimEnd().split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  it("shows a tool's arguments: tools TOOL, help call TOOL, tools --json with the input schemas", async () => {
+    const tools = await run(['tools', 'dac_set']);
+    expect(tools.code).toBe(0);
+    expect(tools.stdout).toMatch(/^ {2}\* volts +number, -8 to 8/m);
+    const help = await run(['help', 'call', 'dac_set']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: jumperless-mcp call \[options\] <tool>/);
+    expect(help.stdout).toContain(tools.stdout);
+    const json = await run(['tools', '--json']);
+    const dacSet = JSON.parse(json.stdout).tools.find((t: { name: string }) => t.name === 'dac_set');
+    expect(dacSet.inputSchema.properties.volts).toMatchObject({ minimum: -8, maximum: 8 });
+  }, 60_000);
+
+  it.skipIf(PTY_SKIP !== undefined)(
+    "reaches a `sim --pty` board through its printed tcp:// URL on every call, the pty's too",
+    async () => {
+      for (let i = 0; i < 6; i++) {
+        const viaTcp = await run(['exec', '--device', ports.ptyBoardTcpRepl, `print(${i})`]);
+        expect(viaTcp, `call ${i} over ${ports.ptyBoardTcpRepl}`).toMatchObject({
+          code: 0,
+          stdout: `${i}\n`,
+        });
+        if (i === 2) {
+          const viaPty = await run(['exec', '--device', ports.ptyRepl as string, 'print("pty")']);
+          expect(viaPty).toMatchObject({ code: 0, stdout: 'pty\n' });
+        }
+      }
+    },
+    120_000,
+  );
+});
+
+describe('the Claude Desktop bundle (npm run build:mcpb)', () => {
+  const manifest = () => JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
+
+  it('holds the package, its production dependencies and a valid manifest; no dev dependencies, no tests', () => {
+    const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    execFileSync(process.execPath, [MCPB_CLI, 'validate', join(bundle, 'manifest.json')], {
+      stdio: 'ignore',
+    });
+    expect(manifest()).toMatchObject({ name: pkg.name, version: pkg.version, server: { type: 'node' } });
+    for (const dependency of Object.keys(pkg.dependencies)) {
+      expect(existsSync(join(bundle, 'node_modules', dependency, 'package.json')), dependency).toBe(true);
+    }
+    for (const dependency of Object.keys(pkg.devDependencies)) {
+      expect(existsSync(join(bundle, 'node_modules', dependency)), dependency).toBe(false);
+    }
+    expect(readdirSync(bundle).sort()).toEqual(
+      ['LICENSE', 'README.md', 'dist', 'manifest.json', 'node_modules', 'package.json', 'server.json'].sort(),
+    );
+    const files = execFileSync('find', [bundle, '-type', 'f'], { encoding: 'utf8' }).trim().split('\n');
+    expect(
+      files.filter(
+        (f) =>
+          /\.test\.[jt]s$|\/(src|test|bench)\//.test(f.slice(bundle.length)) && !f.includes('/node_modules/'),
+      ),
+    ).toEqual([]);
+    // The size the README gives, to the MB.
+    const size = statSync(bundleFile).size;
+    const said = /`jumperless-mcp\.mcpb` \(about (\d+) MB\)/.exec(
+      readFileSync(join(repo, 'README.md'), 'utf8'),
+    )?.[1];
+    expect(Number(said), `the bundle is ${size} bytes`).toBe(Math.round(size / 1_000_000));
+    // Its tools are the server's.
+    expect(manifest().tools.map((t: { name: string }) => t.name)).toEqual(
+      JSON.parse(execFileSync(bin, ['tools', '--json'], { encoding: 'utf8', env: env() })).tools.map(
+        (t: { name: string }) => t.name,
+      ),
+    );
+  });
+
+  it('carries serialport bindings that node-gyp-build finds on Windows x64, macOS x64 and arm64, Linux x64 and arm64', () => {
+    const bindings = join(bundle, 'node_modules', '@serialport', 'bindings-cpp');
+    const nodeGypBuild = join(bundle, 'node_modules', 'node-gyp-build');
+    // node-gyp-build reads the platform and arch a build is for from npm_config_platform/arch.
+    const find = (platform: string, arch: string, libc = 'glibc') =>
+      execFileSync(
+        process.execPath,
+        [
+          '-e',
+          `process.stdout.write(require(${JSON.stringify(nodeGypBuild)}).path(${JSON.stringify(bindings)}))`,
+        ],
+        {
+          encoding: 'utf8',
+          env: { PATH: pathDir, npm_config_platform: platform, npm_config_arch: arch, LIBC: libc },
+        },
+      );
+    const prebuilt = (folder: string) => expect.stringContaining(join(bindings, 'prebuilds', folder));
+    expect(find('win32', 'x64')).toEqual(prebuilt('win32-x64'));
+    expect(find('darwin', 'x64')).toEqual(prebuilt('darwin-x64+arm64'));
+    expect(find('darwin', 'arm64')).toEqual(prebuilt('darwin-x64+arm64'));
+    expect(find('linux', 'x64')).toEqual(prebuilt('linux-x64'));
+    expect(find('linux', 'arm64')).toEqual(prebuilt('linux-arm64'));
+    expect(find('linux', 'x64', 'musl')).toEqual(prebuilt('linux-x64'));
+    expect(manifest().compatibility.platforms.sort()).toEqual(['darwin', 'linux', 'win32']);
+    // And on this machine the binding loads (the package loads its native addon as it is required).
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `const b = require(${JSON.stringify(bindings)}); console.log(typeof b.autoDetect().list, Object.keys(require.cache).find((f) => f.endsWith('.node')))`,
+      ],
+      { encoding: 'utf8', env: { PATH: pathDir } },
+    );
+    expect(loaded.trim()).toMatch(
+      new RegExp(`^function ${join(bindings, 'prebuilds', `${process.platform}-`)}`),
+    );
+  });
+
+  it("runs its server over stdio as a host does: the manifest's command and args, the user's settings, a tool call on the virtual board", async () => {
+    const { getMcpConfigForManifest } = await import('@anthropic-ai/mcpb');
+    const config = await getMcpConfigForManifest({
+      manifest: manifest(),
+      extensionPath: bundle,
+      systemDirs: {},
+      userConfig: { device: 'sim', max_volts: 3 },
+      pathSeparator: '/',
+    });
+    if (!config) throw new Error('no MCP config for this manifest');
+    expect(config.command).toBe('node');
+    expect(config.args).toEqual([join(bundle, 'dist', 'cli', 'main.js')]);
+    expect(config.env).toEqual({
+      JUMPERLESS_MCP_DEVICE: 'sim',
+      JUMPERLESS_MCP_MAX_VOLTS: '3',
+      JUMPERLESS_MCP_MIN_VOLTS: '-8',
+    });
+    // A host runs "node" with its own Node: here, this one, with nothing else on the PATH.
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: config.args ?? [],
+      env: { ...config.env, HOME: home, PATH: pathDir },
+      cwd: home,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'mcpb-host', version: '0' });
+    await client.connect(transport);
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(manifest().tools.map((t: { name: string }) => t.name));
+      const set = await client.callTool({ name: 'dac_set', arguments: { channel: 'DAC1', volts: 2.5 } });
+      expect(set.isError).toBeFalsy();
+      expect(set.structuredContent).toMatchObject({ channel: 'DAC1', volts: 2.5 });
+      // The user's limit holds: 3 V at most.
+      const over = await client.callTool({ name: 'dac_set', arguments: { channel: 'DAC1', volts: 3.3 } });
+      expect(over.isError).toBe(true);
+      const state = await client.callTool({ name: 'power_get', arguments: {} });
+      expect(JSON.stringify(state.structuredContent)).toContain('2.5');
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });

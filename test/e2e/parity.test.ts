@@ -13,15 +13,18 @@ import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
-import { buildServed, type Served } from '../../src/cli/serve.js';
-import { CAPABILITIES } from '../../src/contract/index.js';
-import { runTool } from '../../src/dispatch/index.js';
-import { SocketClient } from '../../src/socket/index.js';
+import { CAPABILITIES } from '../../src/core/capabilities.js';
+import { runTool } from '../../src/core/runTool.js';
+import { FrameClient } from '../../src/device/frameClient.js';
+import { conformanceExtras } from '../fixtures/conformance/fixtures.js';
 import { serveHttpCli } from '../support/cliHttp.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const MAIN = 'src/cli/main.ts';
+/** The CLI with the conformance fixtures beside the board's tools (the single-board cases call them). */
+const FIXTURES_CLI = 'test/fixtures/conformance/cli.ts';
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
 const MAX_VOLTS = '3.3';
 
@@ -78,14 +81,15 @@ const federated: Case[] = [
 ];
 
 /** A CLI child serving HTTP and the socket, with the URL it printed. */
-const startServing = (args: string[], socket: string) => serveHttpCli([...args, '--socket', socket], ENV);
+const startServing = (entry: string, args: string[], socket: string) =>
+  serveHttpCli([...args, '--socket', socket], ENV, entry);
 
-async function stdioClient(args: string[]): Promise<Client> {
+async function stdioClient(entry: string, args: string[]): Promise<Client> {
   const client = new Client({ name: 'parity-stdio', version: '0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [...CLI, ...args],
+      args: ['--import', 'tsx', entry, ...args],
       cwd: ROOT,
       env: ENV,
       stderr: 'ignore',
@@ -95,7 +99,7 @@ async function stdioClient(args: string[]): Promise<Client> {
 }
 
 /** The socket names tools by their internal dotted names (`lab.dac_set`), as DESIGN.md decided. */
-async function overSocket(client: SocketClient, c: Case, internal: (wire: string) => string): Promise<Seen> {
+async function overSocket(client: FrameClient, c: Case, internal: (wire: string) => string): Promise<Seen> {
   const reply = (await client.request({
     type: 'run_tool',
     tool_id: internal(c.name),
@@ -119,10 +123,10 @@ describe.each([
   const socketPath = join(dir, 'p.sock');
   const stdioSocketPath = join(dir, 's.sock');
   let args: string[];
-  let direct: Served;
+  let direct: App;
   let serving: { child: ChildProcess; url: string };
-  let socket: SocketClient;
-  let stdioSocket: SocketClient;
+  let socket: FrameClient;
+  let stdioSocket: FrameClient;
   let http: Client;
   let stdio: Client;
 
@@ -134,20 +138,20 @@ describe.each([
       );
       args = ['--config', join(dir, file), '--max-volts', MAX_VOLTS];
     } else {
-      args = ['--sim', '--conformance-fixtures', '--max-volts', MAX_VOLTS];
+      args = ['--sim', '--max-volts', MAX_VOLTS];
     }
     const config = file
       ? { ...DEFAULT_CONFIG, federation: join(dir, file), maxVolts: Number(MAX_VOLTS) }
-      : { ...DEFAULT_CONFIG, device: 'sim', conformanceFixtures: true, maxVolts: Number(MAX_VOLTS) };
+      : { ...DEFAULT_CONFIG, device: 'sim', maxVolts: Number(MAX_VOLTS) };
     [direct, serving, stdio] = await Promise.all([
-      buildServed(config),
-      startServing(args, socketPath),
-      stdioClient([...args, '--socket', stdioSocketPath]),
+      buildApp(config, file ? {} : { extras: conformanceExtras }),
+      startServing(file ? MAIN : FIXTURES_CLI, args, socketPath),
+      stdioClient(file ? MAIN : FIXTURES_CLI, [...args, '--socket', stdioSocketPath]),
     ]);
     await direct.ready();
     [socket, stdioSocket] = await Promise.all([
-      SocketClient.connect(socketPath),
-      SocketClient.connect(stdioSocketPath),
+      FrameClient.connect(socketPath),
+      FrameClient.connect(stdioSocketPath),
     ]);
     for (const client of [socket, stdioSocket]) {
       const hello = await client.request({

@@ -1,9 +1,14 @@
 /** An in-process HTTP server on port 0 over a fresh virtual board, as the CLI builds it. */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type App, buildApp } from '../../src/cli/app.js';
 import { type Config, DEFAULT_CONFIG } from '../../src/cli/config.js';
-import { ANONYMOUS, type App, buildApp } from '../../src/cli/serve.js';
-import type { Capability } from '../../src/contract/index.js';
+import type { Capability } from '../../src/core/capabilities.js';
+import { ANONYMOUS_CAPABILITIES } from '../../src/core/capabilities.js';
+import type { ServerExtras } from '../../src/core/dispatcher.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
+
+/** What an anonymous HTTP caller holds by default. */
+const ANONYMOUS = new Set(ANONYMOUS_CAPABILITIES);
 
 export const MODERN = '2026-07-28';
 
@@ -19,16 +24,19 @@ export interface HttpFixture {
   close(): Promise<void>;
 }
 
+/** `extras`: what the server adds beside the board's (the conformance fixtures). */
 export async function startHttpFixture(
   config: Partial<Config> = {},
   granted: ReadonlySet<Capability> = ANONYMOUS,
+  extras?: ServerExtras,
 ): Promise<HttpFixture> {
-  const app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim', ...config });
+  const app = await buildApp({ ...DEFAULT_CONFIG, device: 'sim', ...config }, extras ? { extras } : {});
   const http = await startHttpServer({
     port: 0,
     dispatcher: app.dispatcher,
     createServer: (_, era) =>
       app.createServer((sessionId) => ({ id: `http:${sessionId ?? 'stateless'}`, granted }), {
+        era,
         perRequest: era === 'modern',
       }),
   });

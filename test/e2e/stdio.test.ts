@@ -1,6 +1,7 @@
 /** The real CLI over stdio (`jumperless-mcp --sim`) with the SDK Client, and raw stdout checks. */
 
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -238,4 +239,69 @@ describe('stdio discipline', () => {
     expect(messages.filter((m) => m.id === null).map((m) => m.error?.code)).toEqual([-32700, -32700]);
     expect(JSON.stringify(messages.find((m) => m.id === 4))).toMatch(/dac0_volts/);
   });
+});
+
+/** Resident memory of a process in bytes (Linux /proc), or undefined where there is none. */
+function residentBytes(pid: number): number | undefined {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+describe('the stdin line cap', () => {
+  it('ends the connection at a line past 10 MiB without a newline, holding no more of it than that', async () => {
+    const child = spawn(process.execPath, [...CLI, '--sim'], {
+      cwd: ROOT,
+      env: ENV,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.stdin.on('error', () => {}); // EPIPE once the server has closed the connection
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '0' },
+        },
+      })}\n`,
+    );
+    await expect.poll(() => stdout.includes('"id":1'), { timeout: 15_000 }).toBe(true);
+    const pid = child.pid as number;
+    const before = residentBytes(pid);
+    let peak = before ?? 0;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, residentBytes(pid) ?? 0);
+    }, 10);
+    // 64 MiB of one line, never ended; the server must stop reading it at its cap.
+    const chunk = Buffer.alloc(1 << 20, 'x');
+    let written = 0;
+    let running = true;
+    void exited.then(() => {
+      running = false;
+    });
+    while (running && written < 64) {
+      if (!child.stdin.write(chunk)) await new Promise((done) => setTimeout(done, 5));
+      written++;
+    }
+    expect(await exited).toBe(1);
+    clearInterval(sampler);
+    expect(stderr).toMatch(/a line on stdin is longer than 10485760 bytes; closing the connection/);
+    // The old reader kept the whole line as a string: 64 MiB more at least.
+    if (before !== undefined) expect(peak - before).toBeLessThan(40 * (1 << 20));
+  }, 60_000);
 });

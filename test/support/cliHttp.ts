@@ -5,19 +5,17 @@ import { resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
 /** `args` are the CLI's (`--sim`, `--config F`, ...); it listens on a free loopback port. */
+/** `entry`: the command's entry (default the CLI's; the conformance fixtures' for those tools). */
 export async function serveHttpCli(
   args: string[],
   env: NodeJS.ProcessEnv,
+  entry = 'src/cli/main.ts',
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', ...args, '--http', '127.0.0.1:0'],
-    {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args, '--http', '127.0.0.1:0'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   const url = await new Promise<string>((done, fail) => {
     child.stderr?.on('data', (chunk: Buffer) => {

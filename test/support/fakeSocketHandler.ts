@@ -3,7 +3,7 @@
  * socket must carry (capability gate 1001, tool failure, hidden tool, dry run, a call that waits
  * for cancellation, a handler bug), without the real dispatch.
  */
-import { intersectCapabilities } from '../../src/auth/capabilities.js';
+import { intersectCapabilities } from '../../src/core/capabilities.js';
 import {
   dryRunPreview,
   type RunToolOutcome,

@@ -2,19 +2,15 @@
  * Test support: a subsystem held in memory whose tools are plain functions, with switches to make
  * its connection fail or drop, for the aggregator's and the registry's tests.
  */
-import { renderResult } from '../../src/contract/index.js';
-import type {
-  InvokeContext,
-  Subsystem,
-  SubsystemEvent,
-  SubsystemHealth,
-  SubsystemResult,
-  ToolDescriptor,
-} from '../../src/federation/subsystem.js';
+
+import type { ToolResult } from '../../src/core/render.js';
+import { renderResult } from '../../src/core/render.js';
+import type { Subsystem, SubsystemEvent, SubsystemHealth } from '../../src/core/subsystem.js';
+import type { CallContext, ToolDescriptor } from '../../src/core/toolDefinition.js';
 
 export type MemoryTool = Partial<ToolDescriptor> & {
   name: string;
-  run?(args: unknown, context: InvokeContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  run?(args: unknown, context: CallContext): Promise<Record<string, unknown>> | Record<string, unknown>;
 };
 
 export class MemorySubsystem implements Subsystem {
@@ -78,7 +74,7 @@ export class MemorySubsystem implements Subsystem {
     return this.catalog;
   }
 
-  async invoke(tool: string, args: unknown, context: InvokeContext): Promise<SubsystemResult> {
+  async invoke(tool: string, args: unknown, context: CallContext): Promise<ToolResult> {
     if (!this.connected) throw new Error(`${this.name} is not connected`);
     const run = this.runners.get(tool);
     if (!this.runners.has(tool)) throw new Error(`${this.name} has no tool ${tool}`);

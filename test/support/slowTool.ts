@@ -1,6 +1,6 @@
 /** Test support: a read tool that lets one call in at a time and finishes when `wait` resolves. */
 import { z } from 'zod';
-import { defineTool } from '../../src/tools/tool.js';
+import { defineTool } from '../../src/core/toolDefinition.js';
 
 export function slowReadTool(wait: () => Promise<void>) {
   return defineTool({

@@ -3,28 +3,33 @@
  * real dispatch core over it, so group tests run a tool exactly as a client's call does: through
  * runTool (argument check, deadline, board held for the call, output check, rendering), minus MCP.
  */
-import { CAPABILITIES, type ToolResult } from '../../src/contract/index.js';
+import { CAPABILITIES } from '../../src/core/capabilities.js';
+import { createDispatcher, type Dispatcher } from '../../src/core/dispatcher.js';
+import { ToolError } from '../../src/core/errors.js';
+import type { ToolResult } from '../../src/core/render.js';
+import { runTool } from '../../src/core/runTool.js';
+import type { AnyTool } from '../../src/core/toolDefinition.js';
+import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
+import { Board, sessionJobs } from '../../src/device/board.js';
 import { streamLink } from '../../src/device/link.js';
 import { DeviceSession } from '../../src/device/session.js';
-import { createDispatcher, type Dispatcher, runTool } from '../../src/dispatch/index.js';
 import { SimBoard, type SimBoardOptions } from '../../src/sim/index.js';
-import { type BoardClient, createBoardClient } from '../../src/tools/boardClient.js';
 import { boardHelper } from '../../src/tools/index.js';
 import { type SafetyPolicy, safetyPolicy } from '../../src/tools/safety.js';
-import { type AnyTool, type ToolContext, ToolError, type ToolImage } from '../../src/tools/tool.js';
+import type { ToolContext, ToolImage } from '../../src/tools/tool.js';
 
 /** What a test may give a call: the caller's cancellation, confirm and progress, and who calls. */
 export type CallExtras = Partial<Pick<ToolContext, 'signal' | 'confirm' | 'progress'>> & {
   caller?: string;
   safety?: SafetyPolicy;
-  /** Another client for the same board (one that records or alters what is sent). */
-  board?: BoardClient;
+  /** Another view of the same board (one that records or alters what is sent: interceptBoard). */
+  board?: Board;
 };
 
 export interface ToolHarness {
   board: SimBoard;
   session: DeviceSession;
-  client: BoardClient;
+  client: Board;
   /**
    * Calls the tool through runTool; returns its JSON result and pictures, or throws the failure a
    * client would see as a ToolError (code, message, the rest as details; -32602 as an RpcError).
@@ -49,7 +54,7 @@ export async function startToolHarness(options: SimBoardOptions = {}): Promise<T
     release: () => {},
   });
   const session = new DeviceSession(link, { reconnectDelayMs: { initial: 50, max: 300 } });
-  const client = createBoardClient(session, boardHelper);
+  const client = new Board(sessionJobs(session, boardHelper));
   const dispatchers = new Map<string, Dispatcher>();
   const ids = new WeakMap<object, number>();
   let nextId = 0;
@@ -62,7 +67,14 @@ export async function startToolHarness(options: SimBoardOptions = {}): Promise<T
     const key = `${keyOf(tool)}|${keyOf(board)}|${extra.safety ? JSON.stringify(extra.safety) : ''}`;
     let dispatcher = dispatchers.get(key);
     if (!dispatcher) {
-      dispatcher = createDispatcher({ tools: [tool], board, safety: extra.safety ?? safetyPolicy() });
+      dispatcher = createDispatcher({
+        root: new ToolSubsystem({
+          name: 'local',
+          tools: [tool],
+          board,
+          safety: extra.safety ?? safetyPolicy(),
+        }),
+      });
       dispatchers.set(key, dispatcher);
     }
     return dispatcher;

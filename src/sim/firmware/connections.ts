@@ -13,6 +13,7 @@
  * lanes are illustrative. The router never runs out of lanes here unless a test asks for it with the
  * simulator-only `_sim_route_fail` (see below).
  */
+import { pairKey } from '../../board/connections.js';
 import { BUFFER_IN, DAC0, nodeInfo, printName } from '../../board/nodes.js';
 import { asInt, asNode, lookupNode, truthy } from './args.js';
 import type { Hardware } from './hardware.js';
@@ -37,7 +38,6 @@ function chipOf(id: number): number {
 
 /** Pairs a test told the simulated router to fail (simulator only; no such call on the board). */
 const blocked = new WeakMap<Hardware, Set<string>>();
-const pairKey = (a: number, b: number): string => (a < b ? `${a}-${b}` : `${b}-${a}`);
 const isBlocked = (hw: Hardware, a: number, b: number): boolean =>
   blocked.get(hw)?.has(pairKey(a, b)) ?? false;
 

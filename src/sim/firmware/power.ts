@@ -2,12 +2,19 @@
  * DAC and rail setpoints (spec §6.5). `dac_set` always moves the output; with save=False the state
  * keeps its old setpoint, so `dac_get` and get_state still report the old value.
  */
+import { DAC_CHANNELS } from '../../board/limits.js';
+import { BOTTOM_RAIL, DAC0, DAC1, TOP_RAIL } from '../../board/nodes.js';
 import { asNode, asNum, pyFloat, truthy } from './args.js';
 import { type DacChannel, dacOutputVolts, type Hardware, POWER_KEYS, touch } from './hardware.js';
 import { type FirmwareFunctions, type Json, PyError } from './types.js';
 
 const DAC_ERROR = 'Invalid DAC channel or node. Use 0-3, DAC0, DAC1, TOP_RAIL, or BOTTOM_RAIL';
-const NODE_TO_CHANNEL: Record<number, DacChannel> = { 106: 0, 107: 1, 101: 2, 102: 3 };
+const NODE_TO_CHANNEL: Record<number, DacChannel> = {
+  [DAC0]: DAC_CHANNELS.DAC0,
+  [DAC1]: DAC_CHANNELS.DAC1,
+  [TOP_RAIL]: DAC_CHANNELS.TOP_RAIL,
+  [BOTTOM_RAIL]: DAC_CHANNELS.BOTTOM_RAIL,
+};
 
 /** `map_node_to_dac_channel`: DAC0/DAC1/TOP_RAIL/BOTTOM_RAIL as nodes or names, or 0-3. */
 export function dacChannel(x: Json | undefined): DacChannel {

@@ -1,0 +1,489 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Board, type JobTarget } from '../device/board.js';
+import { DeviceError } from '../device/errors.js';
+import { type DeviceToolSpec, defineDeviceTool } from '../tools/tool.js';
+import type { AuditEvent } from './audit.js';
+import { CAPABILITIES } from './capabilities.js';
+import { createDispatcher } from './dispatcher.js';
+import { RpcError, ToolError } from './errors.js';
+import { type Caller, runTool } from './runTool.js';
+import { type AnyTool, defineTool, type HandlerContext } from './toolDefinition.js';
+import { ToolSubsystem } from './toolSubsystem.js';
+
+const everyone: Caller = { id: 'test', granted: new Set(CAPABILITIES) };
+
+const base = (name: string) => ({
+  title: name,
+  description: 'test tool',
+  group: 'test',
+  kind: 'read' as const,
+  capability: 'jumperless.read' as const,
+  input: z.object({}),
+  output: z.object({}).catchall(z.unknown()),
+});
+// biome-ignore lint/suspicious/noExplicitAny: test tools of every shape.
+type AnySpec = DeviceToolSpec<any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: test tools of every shape.
+type Handler = (args: any, context: HandlerContext) => Promise<any>;
+/** A tool that needs no board. */
+const tool = (overrides: Partial<Omit<AnySpec, 'handle'>> & { name: string; handle: Handler }): AnyTool =>
+  defineTool({ ...base(overrides.name), ...overrides });
+/** A tool that acts on the board (held for it, firmware checked). */
+const deviceTool = (overrides: Partial<AnySpec> & Pick<AnySpec, 'name' | 'handle'>): AnyTool =>
+  defineDeviceTool({ ...base(overrides.name), ...overrides });
+
+const echo = tool({
+  name: 'echo',
+  input: z.object({ text: z.string().max(5) }),
+  output: z.object({ text: z.string() }),
+  handle: async ({ text }) => ({ text }),
+});
+
+/** A board whose firmware offers `functions` and whose every call answers 1 (no session behind it). */
+function board(functions: string[] = []): Board {
+  const run: JobTarget['run'] = async (_kind, code) => (code === '_jlh.fw()' ? functions : 1);
+  const jobs: JobTarget = {
+    id: 'fake',
+    run,
+    lease: async () => ({ run, released: false, release: () => {} }),
+    health: async () => {
+      throw new Error('unused');
+    },
+    onStale: () => () => {},
+  };
+  return new Board(jobs);
+}
+
+async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RpcError);
+  return error as RpcError;
+}
+
+describe('registry', () => {
+  it('refuses two tools with one name', () => {
+    expect(() =>
+      createDispatcher({
+        root: new ToolSubsystem({ name: 'local', tools: [echo, { ...echo, group: 'other' }] }),
+      }),
+    ).toThrow(/two tools are named "echo"/);
+  });
+  it('leaves hidden tools out of the list but finds them by name', () => {
+    const hidden = tool({ name: 'secret', hidden: true, handle: async () => ({}) });
+    const { registry } = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: [echo, hidden] }),
+    });
+    expect(registry.listed().map((t) => t.definition.name)).toEqual(['echo']);
+    expect(registry.get('secret')?.hidden).toBe(true);
+  });
+});
+
+describe('runTool', () => {
+  it('renders data as structuredContent plus its exact JSON text', async () => {
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [echo] }) });
+    const result = await runTool(dispatcher, { name: 'echo', arguments: { text: 'hi' }, caller: everyone });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: '{"text":"hi"}' }],
+      structuredContent: { text: 'hi' },
+    });
+  });
+
+  it('answers an unknown tool with -32602', async () => {
+    const error = await rpcError(
+      runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [echo] }) }), {
+        name: 'nope',
+        caller: everyone,
+      }),
+    );
+    expect(error.code).toBe(-32602);
+    expect(error.message).toBe('Unknown tool: nope');
+  });
+
+  it('hands a tool 0 for every -0 in its arguments (Python would read -0 as the float -0.0)', async () => {
+    const seen: unknown[] = [];
+    const ints = tool({
+      name: 'ints',
+      input: z.object({ n: z.number().int(), list: z.array(z.number().int()) }),
+      handle: async (args) => {
+        seen.push(args.n, ...args.list);
+        return {};
+      },
+    });
+    await runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [ints] }) }), {
+      name: 'ints',
+      arguments: JSON.parse('{"n": -0, "list": [-0, 1]}'),
+      caller: everyone,
+    });
+    expect(seen.map((v) => Object.is(v, -0))).toEqual([false, false, false]);
+    expect(seen).toEqual([0, 0, 1]);
+  });
+
+  it('answers invalid arguments with -32602 and the validation details', async () => {
+    const error = await rpcError(
+      runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [echo] }) }), {
+        name: 'echo',
+        arguments: { text: 'too long' },
+        caller: everyone,
+      }),
+    );
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(/Invalid arguments for tool echo:[\s\S]*text/);
+    expect(error.data?.issues).toEqual([{ path: ['text'], message: expect.stringMatching(/5/) }]);
+  });
+
+  it('refuses a caller without the capability with 1001 and what is missing', async () => {
+    const power = tool({ name: 'power', capability: 'jumperless.power', handle: async () => ({}) });
+    const caller: Caller = { id: 'anon', granted: new Set(['jumperless.read', 'jumperless.wire'] as const) };
+    const error = await rpcError(
+      runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [power] }) }), {
+        name: 'power',
+        caller,
+      }),
+    );
+    expect(error.code).toBe(-32603);
+    expect(error.data).toEqual({
+      code: 1001,
+      retryable: false,
+      required: ['jumperless.power'],
+      granted: ['jumperless.read', 'jumperless.wire'],
+      missing: ['jumperless.power'],
+    });
+  });
+
+  it('refuses a call past maxConcurrent with retryable 1002, and frees the slot afterwards', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = tool({
+      name: 'slow',
+      maxConcurrent: 1,
+      handle: async () => {
+        await gate;
+        return {};
+      },
+    });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [slow] }) });
+    const first = runTool(dispatcher, { name: 'slow', caller: everyone });
+    const error = await rpcError(runTool(dispatcher, { name: 'slow', caller: everyone }));
+    expect(error.data).toMatchObject({ code: 1002, retryable: true, limit: 1 });
+    release();
+    await first;
+    await expect(runTool(dispatcher, { name: 'slow', caller: everyone })).resolves.toMatchObject({
+      structuredContent: {},
+    });
+  });
+
+  it('stops a tool at its deadline with a retryable timeout, even if it ignores the signal', async () => {
+    let seen: AbortSignal | undefined;
+    const stuck = tool({
+      name: 'stuck',
+      timeoutMs: 30,
+      handle: async (_args, { signal }) => {
+        seen = signal;
+        return new Promise(() => {});
+      },
+    });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [stuck] }) }),
+      { name: 'stuck', caller: everyone },
+    );
+    expect(result.isError).toBe(true);
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({
+      code: 'timeout',
+      retryable: true,
+      timeout_ms: 30,
+    });
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it('hears a tool that answers for itself when stopped, by the caller or by its deadline', async () => {
+    const partial = (timeoutMs?: number) =>
+      tool({
+        name: 'partial',
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        handle: (_args, { signal }) =>
+          new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () =>
+              setTimeout(
+                () =>
+                  reject(new ToolError('canceled', 'Stopped after 2 of 5.', { details: { done: [1, 2] } })),
+                20,
+              ),
+            ),
+          ),
+      });
+    const controller = new AbortController();
+    const call = runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [partial()] }) }),
+      {
+        name: 'partial',
+        caller: everyone,
+        signal: controller.signal,
+      },
+    );
+    controller.abort();
+    expect(JSON.parse(((await call).content[0] as { text: string }).text)).toEqual({
+      code: 'canceled',
+      message: 'Stopped after 2 of 5.',
+      retryable: false,
+      done: [1, 2],
+    });
+    const late = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [partial(30)] }) }),
+      {
+        name: 'partial',
+        caller: everyone,
+      },
+    );
+    expect(JSON.parse((late.content[0] as { text: string }).text)).toEqual({
+      code: 'timeout',
+      message: 'Stopped after 2 of 5.',
+      retryable: true,
+      done: [1, 2],
+      timeout_ms: 30,
+    });
+  });
+
+  it("passes the caller's cancellation to the handler", async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const waits = tool({
+      name: 'waits',
+      handle: (_args, { signal }) => {
+        seen = signal;
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('stopped'))),
+        );
+      },
+    });
+    const call = runTool(createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [waits] }) }), {
+      name: 'waits',
+      caller: everyone,
+      signal: controller.signal,
+    });
+    controller.abort();
+    const result = await call;
+    expect(seen?.aborted).toBe(true);
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ code: 'canceled' });
+  });
+
+  it('names missing firmware functions instead of running the tool', async () => {
+    let ran = false;
+    const needs = deviceTool({
+      name: 'needs',
+      requires: ['dac_set', 'wavegen_start'],
+      handle: async () => {
+        ran = true;
+        return {};
+      },
+    });
+    const result = await runTool(
+      createDispatcher({
+        root: new ToolSubsystem({ name: 'local', tools: [needs], board: board(['dac_set']) }),
+      }),
+      {
+        name: 'needs',
+        caller: everyone,
+      },
+    );
+    expect(ran).toBe(false);
+    expect(result.isError).toBe(true);
+    const failure = JSON.parse((result.content[0] as { text: string }).text);
+    expect(failure).toMatchObject({
+      code: 'unsupported_firmware',
+      retryable: false,
+      missing: ['wavegen_start'],
+    });
+    expect(failure.message).toMatch(/wavegen_start/);
+  });
+
+  it('asks the firmware only for what this call needs when a tool says so per call', async () => {
+    const runs: boolean[] = [];
+    const branches = deviceTool({
+      name: 'branches',
+      input: z.object({ level: z.boolean() }),
+      requires: ['gpio_set_pull', 'gpio_set'],
+      requiresFor: ({ level }: { level: boolean }) =>
+        level ? ['gpio_set_pull', 'gpio_set'] : ['gpio_set_pull'],
+      handle: async ({ level }: { level: boolean }) => {
+        runs.push(level);
+        return {};
+      },
+    });
+    const dispatcher = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: [branches], board: board(['gpio_set_pull']) }),
+    });
+    const pullOnly = await runTool(dispatcher, {
+      name: 'branches',
+      arguments: { level: false },
+      caller: everyone,
+    });
+    expect(pullOnly.isError).toBeFalsy();
+    const withLevel = await runTool(dispatcher, {
+      name: 'branches',
+      arguments: { level: true },
+      caller: everyone,
+    });
+    expect(JSON.parse((withLevel.content[0] as { text: string }).text)).toMatchObject({
+      code: 'unsupported_firmware',
+      missing: ['gpio_set'],
+    });
+    expect(runs).toEqual([false]);
+  });
+
+  it('maps a ToolError to an isError result with code, message, retryable and details', async () => {
+    const fails = tool({
+      name: 'fails',
+      handle: async () => {
+        throw new ToolError('refused', 'That pair is forbidden.', {
+          retryable: false,
+          details: { pair: [100, 101] },
+        });
+      },
+    });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [fails] }) }),
+      { name: 'fails', caller: everyone },
+    );
+    expect(result).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: JSON.stringify({
+            code: 'refused',
+            message: 'That pair is forbidden.',
+            retryable: false,
+            pair: [100, 101],
+          }),
+        },
+      ],
+      isError: true,
+    });
+  });
+
+  it.each([
+    ['disconnected', true, /reconnects/],
+    ['busy', true, /close it/],
+    ['not_found', true, /--sim/],
+    ['timeout', true, /retry/],
+    ['python_error', false, /arguments/],
+    ['protocol', true, /resynced/],
+  ] as const)('maps the device error %s to an actionable tool error', async (code, retryable, hint) => {
+    const device = tool({
+      name: 'device',
+      handle: async () => {
+        throw new DeviceError(code, 'something happened', { port: '/dev/ttyACM0' });
+      },
+    });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [device] }) }),
+      { name: 'device', caller: everyone },
+    );
+    const failure = JSON.parse((result.content[0] as { text: string }).text);
+    expect(failure).toMatchObject({ code, retryable, port: '/dev/ttyACM0' });
+    expect(failure.message).toMatch(/^Something happened\. /);
+    expect(failure.message).toMatch(hint);
+  });
+
+  it('turns anything else into an internal error (-32603, 1999), including a result that breaks its schema', async () => {
+    const buggy = tool({
+      name: 'buggy',
+      handle: async () => {
+        throw new TypeError('x is undefined');
+      },
+    });
+    const liar = tool({
+      name: 'liar',
+      output: z.object({ volts: z.number() }),
+      handle: async () => ({ volts: 'high' }),
+    });
+    const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [buggy, liar] }) });
+    const error = await rpcError(runTool(dispatcher, { name: 'buggy', caller: everyone }));
+    expect(error).toMatchObject({ code: -32603, data: { code: 1999, retryable: false, tool: 'buggy' } });
+    expect(error.message).toMatch(/x is undefined/);
+    expect((await rpcError(runTool(dispatcher, { name: 'liar', caller: everyone }))).message).toMatch(
+      /output schema/,
+    );
+  });
+
+  it('adds pictures and other content after the JSON text, and forwards increasing progress only', async () => {
+    const pictures = tool({
+      name: 'pictures',
+      handle: async (_args, context) => {
+        context.progress(1, 3);
+        context.progress(1, 3);
+        context.progress(0.5, 3);
+        context.progress(3, 3, 'done');
+        context.attach({ type: 'image', mimeType: 'image/png', data: 'AAAA' });
+        context.attach({ type: 'audio', mimeType: 'audio/wav', data: 'BBBB' });
+        return { n: 1 };
+      },
+    });
+    const progress: unknown[] = [];
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [pictures] }) }),
+      {
+        name: 'pictures',
+        caller: everyone,
+        onProgress: (...args) => progress.push(args),
+      },
+    );
+    expect(result.content).toEqual([
+      { type: 'text', text: '{"n":1}' },
+      { type: 'image', mimeType: 'image/png', data: 'AAAA' },
+      { type: 'audio', mimeType: 'audio/wav', data: 'BBBB' },
+    ]);
+    expect(progress).toEqual([
+      [1, 3, undefined],
+      [3, 3, 'done'],
+    ]);
+  });
+
+  it('writes one audit event per call on every branch, and signals board changes after mutating tools', async () => {
+    const events: AuditEvent[] = [];
+    const write = tool({ name: 'write', kind: 'write', handle: async () => ({}) });
+    const dispatcher = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: [echo, write] }),
+      audit: (event) => events.push(event),
+    });
+    const changed: string[] = [];
+    dispatcher.onBoardChange((name) => changed.push(name));
+    await runTool(dispatcher, { name: 'echo', arguments: { text: 'a' }, caller: everyone });
+    await runTool(dispatcher, { name: 'write', caller: everyone });
+    await runTool(dispatcher, { name: 'nope', caller: everyone }).catch(() => {});
+    await runTool(dispatcher, { name: 'echo', arguments: {}, caller: everyone }).catch(() => {});
+    expect(events.map((e) => [e.tool, e.outcome])).toEqual([
+      ['echo', 'ok'],
+      ['write', 'ok'],
+      ['nope', 'unknown_tool'],
+      ['echo', 'invalid_args'],
+    ]);
+    expect(events[0]).toMatchObject({
+      caller: 'test',
+      callId: expect.any(String),
+      durationMs: expect.any(Number),
+    });
+    expect(Number.isNaN(Date.parse(events[0]?.time ?? ''))).toBe(false);
+    expect(changed).toEqual(['write']);
+  });
+
+  it('fails board calls clearly when the server has no board', async () => {
+    const needsBoard = deviceTool({
+      name: 'needs_board',
+      handle: async (_a, { board }) => ({ v: await board.call('1') }),
+    });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [needsBoard] }) }),
+      {
+        name: 'needs_board',
+        caller: everyone,
+      },
+    );
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ code: 'not_found' });
+  });
+});

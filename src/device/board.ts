@@ -1,0 +1,221 @@
+/**
+ * The board as tools use it (DESIGN.md §2 device, §4 Device): one-line calls that come back as
+ * JSON, scripts, raw execs and the firmware's function list, over wherever the board's jobs run,
+ * this process's session or the process that holds the port (share/remote.ts). `hold` is the one
+ * way a call has the board: every job carries the call's signal and owner, and an atomic call
+ * holds a lease from its first job to its end, so no other caller's job runs in between.
+ */
+import type { SessionHealth } from './health.js';
+import type { DeviceSession, ExecResult, HelperModule, SessionLease } from './session.js';
+
+export interface BoardCallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Who the job is for, for the round-robin between callers (a held board sets the call's). */
+  owner?: string;
+}
+
+/** Which process holds the port, and who works through it (one owner per board, across processes). */
+export interface BoardSharing {
+  /** `owner`: this process holds the port; `client`: it works through the owner's socket. */
+  role: 'owner' | 'client';
+  owner: { pid: number; device: string; socket: string; since: string };
+  /** Processes working through the owner now. */
+  clients: Array<{ client: string; pid: number; since: string; connections: number }>;
+}
+
+export type BoardHealth = SessionHealth & { sharing?: BoardSharing };
+
+/** `call`: one expression's JSON value; `script`: statements ending in `_jlh.out(value)`; `exec`: code as is. */
+export type JobKind = 'call' | 'script' | 'exec';
+
+/**
+ * Where one board's jobs run: a session in this process (`sessionJobs`), or the process that
+ * holds the port (share/remote.ts), or whichever of the two this process has now (share/shared.ts).
+ */
+export interface JobTarget {
+  /** Names the board (its port) for per-board state kept on the host. */
+  readonly id: string;
+  run(kind: JobKind, code: string, options: BoardCallOptions): Promise<unknown>;
+  /** Waits until the board is this owner's alone, until `release()` or the signal aborts. */
+  lease(owner: string, signal?: AbortSignal): Promise<JobLease>;
+  /** Session health (connection, versions, latency, counters), and who holds the port. */
+  health(): Promise<BoardHealth>;
+  /** Tells when what tools saw of the board may be stale: a reset, a reconnect, another owner. */
+  onStale(listener: () => void): () => void;
+}
+
+/** The board held for one owner: jobs run through it have no other caller's job in between. */
+export interface JobLease {
+  run(kind: JobKind, code: string, options: BoardCallOptions): Promise<unknown>;
+  /** True once released: jobs sent then are refused with `canceled`. */
+  readonly released: boolean;
+  release(): void;
+}
+
+/** The board as one tool call sees it (what a handler gets). */
+export interface BoardClient {
+  /** Evaluates one Python expression (build it with `py`) and returns its JSON value. */
+  call<T = unknown>(expression: string, options?: BoardCallOptions): Promise<T>;
+  /** Runs statements that end with `_jlh.out(value)`; returns that value. */
+  script<T = unknown>(code: string, options?: BoardCallOptions): Promise<T>;
+  /** Runs code as is (python_exec). */
+  exec(code: string, options?: BoardCallOptions): Promise<ExecResult>;
+  /** Names the `jumperless` module offers on this board's firmware (learned once per connection). */
+  firmwareFunctions(options?: BoardCallOptions): Promise<ReadonlySet<string>>;
+  readonly id: string;
+  health(): Promise<BoardHealth>;
+  /**
+   * What tools last saw of this board, shared by every caller and forgotten at any reset or
+   * reconnect. Only a hint: a tool sends a checksum of what it expects and the board refuses the
+   * change when its state differs (connect: one job instead of a read and a write).
+   */
+  readonly seen: Map<string, unknown>;
+}
+
+export interface HoldOptions {
+  signal: AbortSignal;
+  /** The caller, for the round-robin between callers. */
+  owner: string;
+  /**
+   * True: the first job takes a lease kept to the end, so everything the call reads and changes
+   * is seen by no other caller half done. False (tools that wait for a person for long): each job
+   * takes its own turn.
+   */
+  atomic: boolean;
+}
+
+export interface HeldBoard {
+  /** What the tool's handler gets. */
+  readonly board: BoardClient;
+  /** The call is over: gives the board back. A job made after it takes an ordinary turn. */
+  release(): void;
+}
+
+/**
+ * A board: its jobs, each its own turn (a BoardClient), and `hold` for one call. The firmware's
+ * function list and what tools saw are kept here, once per board, and forgotten when stale.
+ */
+export class Board implements BoardClient {
+  readonly seen: Map<string, unknown>;
+  private readonly known: { functions?: ReadonlySet<string> };
+
+  /** `sameAs`: another Board over the same jobs whose hints and firmware list this one shares (a test's view). */
+  constructor(
+    readonly jobs: JobTarget,
+    options: { sameAs?: Board } = {},
+  ) {
+    this.seen = options.sameAs?.seen ?? new Map();
+    this.known = options.sameAs?.known ?? {};
+    jobs.onStale(() => {
+      this.known.functions = undefined;
+      this.seen.clear();
+    });
+  }
+
+  get id(): string {
+    return this.jobs.id;
+  }
+
+  call<T = unknown>(expression: string, options: BoardCallOptions = {}): Promise<T> {
+    return this.jobs.run('call', expression, options) as Promise<T>;
+  }
+
+  script<T = unknown>(code: string, options: BoardCallOptions = {}): Promise<T> {
+    return this.jobs.run('script', code, options) as Promise<T>;
+  }
+
+  exec(code: string, options: BoardCallOptions = {}): Promise<ExecResult> {
+    return this.jobs.run('exec', code, options) as Promise<ExecResult>;
+  }
+
+  firmwareFunctions(options: BoardCallOptions = {}): Promise<ReadonlySet<string>> {
+    return this.functionsBy((expression) => this.call<string[]>(expression, options));
+  }
+
+  health(): Promise<BoardHealth> {
+    return this.jobs.health();
+  }
+
+  hold(call: HoldOptions): HeldBoard {
+    let leasing: Promise<JobLease> | undefined;
+    let ended = false;
+    const run = async (kind: JobKind, code: string, options: BoardCallOptions = {}) => {
+      const merged = { signal: call.signal, owner: call.owner, ...options };
+      if (call.atomic && !ended) {
+        leasing ??= this.jobs.lease(call.owner, call.signal);
+        const lease = await leasing;
+        if (!lease.released) return lease.run(kind, code, merged);
+      }
+      return this.jobs.run(kind, code, merged);
+    };
+    const board: BoardClient = {
+      call: (expression, options) => run('call', expression, options) as never,
+      script: (code, options) => run('script', code, options) as never,
+      exec: (code, options) => run('exec', code, options) as Promise<ExecResult>,
+      // Fetched through the held board: a lease holder waiting on another caller's fetch queued
+      // behind its own lease would wait forever, so only answers are shared, never fetches.
+      firmwareFunctions: (options) =>
+        this.functionsBy((expression) => run('call', expression, options) as Promise<string[]>),
+      id: this.id,
+      health: () => this.health(),
+      seen: this.seen,
+    };
+    return {
+      board,
+      release() {
+        ended = true;
+        void leasing?.then(
+          (lease) => lease.release(),
+          () => {},
+        );
+      },
+    };
+  }
+
+  private async functionsBy(call: (expression: string) => Promise<string[]>): Promise<ReadonlySet<string>> {
+    if (this.known.functions) return this.known.functions;
+    // Through the helper, not a `jumperless` global: that one is gone after any soft reset.
+    const names = new Set(await call(FIRMWARE_FUNCTIONS));
+    this.known.functions = names;
+    return names;
+  }
+}
+
+/** The expression that lists the firmware's `jumperless` functions (through the helper `_jlh`). */
+export const FIRMWARE_FUNCTIONS = '_jlh.fw()';
+
+/** A session's jobs and leases as a JobTarget; `helper` is primed on the board with `_jlh`. */
+export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobTarget {
+  if (helper) session.addHelper(helper);
+  const run = (
+    on: Pick<SessionLease, 'call' | 'callScript' | 'exec'>,
+    kind: JobKind,
+    code: string,
+    options: BoardCallOptions,
+  ): Promise<unknown> =>
+    kind === 'call'
+      ? on.call(code, options)
+      : kind === 'script'
+        ? on.callScript(code, options)
+        : on.exec(code, options);
+  return {
+    id: session.link.id,
+    run: (kind, code, options) => run(session, kind, code, options),
+    lease: async (owner, signal) => {
+      const lease = await session.lease({ owner, ...(signal ? { signal } : {}) });
+      return {
+        run: (kind, code, { owner: _owner, ...options }) => run(lease, kind, code, options),
+        get released() {
+          return lease.released;
+        },
+        release: () => lease.release(),
+      };
+    },
+    health: async () => session.health(),
+    onStale: (listener) =>
+      session.onEvent((event) => {
+        if (event.type === 'reset' || event.type === 'state') listener();
+      }),
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * The board-share protocol: how a jumperless-mcp that does not hold a board's port runs board
+ * jobs through the process that does (one owner per board, across processes). Length-prefixed
+ * JSON frames as on the native socket (src/socket/frames.ts); one request at a time per
+ * connection, answered in order. A connection that hangs up cancels its running job and ends its
+ * lease: cancelling is closing.
+ */
+import { z } from 'zod';
+
+/**
+ * Bumped when a message changes meaning; an owner refuses a client of another version. 2: the
+ * firmware function list is an ordinary job (`functions` is gone).
+ */
+export const SHARE_PROTOCOL = 2;
+
+const owner = z.string().min(1).max(300);
+
+export const shareRequest = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('hello'),
+    protocol: z.number().int(),
+    client: z.string().min(1).max(200),
+    pid: z.number().int(),
+  }),
+  z.object({
+    type: z.literal('job'),
+    kind: z.enum(['exec', 'call', 'script']),
+    code: z.string().max(4 * 1024 * 1024),
+    owner,
+    timeout_ms: z.number().int().positive().max(3_600_000).optional(),
+  }),
+  z.object({ type: z.literal('lease'), owner }),
+  z.object({ type: z.literal('release') }),
+  z.object({ type: z.literal('health') }),
+]);
+export type ShareRequest = z.output<typeof shareRequest>;
+
+export const shareFailure = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const shareResponse = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('welcome'),
+    protocol: z.number().int(),
+    owner: z.object({ pid: z.number(), device: z.string(), socket: z.string(), since: z.string() }),
+  }),
+  z.object({ type: z.literal('done'), value: z.unknown() }),
+  z.object({ type: z.literal('failed'), error: shareFailure }),
+  z.object({ type: z.literal('leased') }),
+  z.object({ type: z.literal('released') }),
+  z.object({ type: z.literal('health'), health: z.record(z.string(), z.unknown()) }),
+]);
+export type ShareResponse = z.output<typeof shareResponse>;
