@@ -3,19 +3,21 @@
  * task, the calls it took and the bytes of JSON they returned, then the medians.
  *
  * `npm run bench:tasks -- --list`: the scenarios and what the person says.
- * `npm run bench:tasks -- --serve <id> [--port N]`: serves the virtual board with that scenario's
- *   parts and setup over Streamable HTTP (every capability, exec included, on loopback), prints the
- *   MCP setup and the person's words for a model trial, and waits; press Enter when the trial is
- *   over, and the board is checked against the truth (the answer is for a judge: the truth is
- *   printed beside it). Ctrl-C stops without checking.
+ * `npm run bench:tasks -- --serve <id> [--port N] [--url-file F]`: serves the virtual board with
+ *   that scenario's parts and setup over Streamable HTTP (every capability, exec included, on
+ *   loopback), prints the MCP setup and the person's words for a model trial (and writes the URL to
+ *   F), and waits; press Enter when the trial is over, and the board is checked against the truth
+ *   (the answer is for a judge: the truth is printed beside it). Ctrl-C or SIGTERM stops without
+ *   checking; in the background (stdin closed) it serves until then.
  * `npm run bench:tasks -- --check <id> --url <url>`: checks a board another process serves.
  */
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { resolveConfig } from '../../src/cli/config.js';
 import { runHttp } from '../../src/cli/serve.js';
 import { type Connection, mcpConnection } from './connection.js';
-import { median, replay, setUp } from './replay.js';
+import { median, replay, setUp, trapsTaken } from './replay.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
@@ -34,33 +36,43 @@ function scenarioOf(id: string | undefined): Scenario {
 }
 
 async function table(): Promise<number> {
-  out(`${'task'.padEnd(18)} ${'calls'.padStart(5)} ${'bytes'.padStart(7)} ${'images'.padStart(6)}  result`);
+  out(
+    `${'task'.padEnd(18)} ${'calls'.padStart(5)} ${'bytes'.padStart(7)} ${'images'.padStart(6)} ${'traps'.padStart(5)}  result`,
+  );
   const rows = [];
   for (const scenario of SCENARIOS) {
     const r = await replay(scenario);
     rows.push(r);
     const verdict = r.failures.length === 0 ? 'right' : `WRONG: ${r.failures.join('; ')}`;
     out(
-      `${r.id.padEnd(18)} ${String(r.calls).padStart(5)} ${String(r.bytes).padStart(7)} ${String(r.images).padStart(6)}  ${verdict}`,
+      `${r.id.padEnd(18)} ${String(r.calls).padStart(5)} ${String(r.bytes).padStart(7)} ${String(r.images).padStart(6)} ${`${r.traps.taken.length}/${r.traps.checked}`.padStart(5)}  ${verdict}`,
     );
   }
   const calls = median(rows.map((r) => r.calls));
   const bytes = median(rows.map((r) => r.bytes));
   const right = rows.filter((r) => r.failures.length === 0).length;
+  const traps = rows.reduce((sum, r) => sum + r.traps.checked, 0);
+  const taken = rows.reduce((sum, r) => sum + r.traps.taken.length, 0);
   out();
   out(`median calls per task: ${calls} (target <= 2)`);
   out(`median result bytes:   ${bytes} (target <= 1024)`);
   out(`right:                 ${right} of ${rows.length}`);
+  out(
+    `traps taken:           ${taken} of ${traps} checked (traps: taken/checked on the board after each task)`,
+  );
   return right === rows.length && calls <= 2 && bytes <= 1024 ? 0 : 1;
 }
 
 /** The board check of a scenario, on a connection to the server the trial used. */
 async function check(scenario: Scenario, c: Connection): Promise<number> {
   const failures = await scenario.board(c);
+  const taken = await trapsTaken(c, scenario);
   out();
   out(`board: ${failures.length === 0 ? 'as the truth says' : `WRONG: ${failures.join('; ')}`}`);
+  const checked = scenario.traps?.length ?? 0;
+  out(`traps: ${taken.length === 0 ? `none taken (${checked} checked)` : `TAKEN: ${taken.join('; ')}`}`);
   out(`truth, to judge the answer by: ${scenario.truth}`);
-  return failures.length === 0 ? 0 : 1;
+  return failures.length === 0 && taken.length === 0 ? 0 : 1;
 }
 
 async function serve(scenario: Scenario): Promise<number> {
@@ -88,14 +100,20 @@ async function serve(scenario: Scenario): Promise<number> {
   out(`  ${scenario.words}`);
   out();
   out('Press Enter when the trial is over to check the board; Ctrl-C stops without checking.');
-  await new Promise<void>((resolve) => {
+  out(
+    `Without a terminal (stdin closed): serves until SIGTERM; check with --check ${scenario.id} --url ${http.url}`,
+  );
+  const url = option('--url-file');
+  if (url) writeFileSync(url, `${http.url}\n`);
+  const ended = await new Promise<'line' | 'signal'>((resolve) => {
     const lines = createInterface({ input: process.stdin });
     lines.once('line', () => {
       lines.close();
-      resolve();
+      resolve('line');
     });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve('signal'));
   });
-  const code = await check(scenario, c);
+  const code = ended === 'line' ? await check(scenario, c) : 0;
   await c.close();
   await http.close();
   await app.close();

@@ -7,12 +7,21 @@ import { readFileSync } from 'node:fs';
 import { type Connection, type Outcome, virtualConnection } from './connection.js';
 import type { Scenario } from './scenarios.js';
 
+/** The scenario's traps the board shows taken. */
+export async function trapsTaken(c: Connection, scenario: Scenario): Promise<string[]> {
+  const taken: string[] = [];
+  for (const trap of scenario.traps ?? []) if (await trap.taken(c)) taken.push(trap.name);
+  return taken;
+}
+
 export interface Replay {
   id: string;
   calls: number;
   /** Bytes of result JSON over the solution's calls. */
   bytes: number;
   images: number;
+  /** The scenario's traps: how many the board was checked for, and those it shows taken. */
+  traps: { checked: number; taken: string[] };
   outcomes: Outcome[];
   /** What is wrong with the setup, the answer and the board (empty: the task is done right). */
   failures: string[];
@@ -49,11 +58,14 @@ export async function replay(scenario: Scenario): Promise<Replay> {
     for (const step of scenario.solution) outcomes.push(await c.call(step.tool, step.args));
     failures.push(...scenario.answer(outcomes).map((f) => `answer: ${f}`));
     failures.push(...(await scenario.board(c)).map((f) => `board: ${f}`));
+    const taken = await trapsTaken(c, scenario);
+    failures.push(...taken.map((t) => `trap taken: ${t}`));
     return {
       id: scenario.id,
       calls: outcomes.length,
       bytes: outcomes.reduce((s, o) => s + o.bytes, 0),
       images: outcomes.reduce((s, o) => s + o.images, 0),
+      traps: { checked: scenario.traps?.length ?? 0, taken },
       outcomes,
       failures,
     };

@@ -12,6 +12,15 @@ export interface ToolCall {
   args?: Args;
 }
 
+/** A wrong turn on the obvious route that the issue saw models take, and how the board shows it. */
+export interface Trap {
+  name: string;
+  /** Calls, after the setup, that take the trap (so the bench shows `taken` sees it). */
+  take: ToolCall[];
+  /** Whether the board, after a solution or a trial, shows the trap was taken. */
+  taken(c: Connection): Promise<boolean>;
+}
+
 export interface Scenario {
   id: string;
   /** A parts file in bench/tasks/parts/, when parts sit on the breadboard. */
@@ -30,6 +39,8 @@ export interface Scenario {
   board(c: Connection): Promise<string[]>;
   /** Needs jumperless.exec (a model trial must be granted it). */
   exec?: boolean;
+  /** The traps on this task's obvious route, checked on the board after a replay or a trial. */
+  traps?: Trap[];
 }
 
 // ---- small checks ----
@@ -211,6 +222,13 @@ export const SCENARIOS: readonly Scenario[] = [
       ];
     },
     board: (c) => untouched(c, '50'),
+    traps: [
+      {
+        name: 'half applied: row 50 left on a supply',
+        take: [{ tool: 'connect', args: { pairs: [[50, 'TOP_RAIL']] } }],
+        taken: async (c) => (await untouched(c, '50')).length > 0,
+      },
+    ],
   },
   {
     id: 'slot_round_trip',
@@ -252,6 +270,29 @@ export const SCENARIOS: readonly Scenario[] = [
         ...(String(file.content).includes('pwmEnabled:   [1,') ? [] : ['slot 3 lost the PWM']),
       ];
     },
+    traps: [
+      {
+        name: 'the clear was autosaved over slot 3',
+        take: [
+          { tool: 'slot_save', args: { slot: 3 } },
+          { tool: 'nodes_clear' },
+          { tool: 'slot_save', args: { slot: 3 } },
+        ],
+        taken: async (c) => {
+          // No file at all is another failure (the board check names it), not this trap.
+          const file = await c.call('file_read', { path: '/slots/slot3.yaml' });
+          return !file.isError && !String(file.result.content).includes('{n1: 5, n2: 6, dup: 2}');
+        },
+      },
+      {
+        name: 'the PWM on GPIO 1 was not brought back',
+        take: [
+          { tool: 'pwm_stop', args: { pin: 1 } },
+          { tool: 'gpio_config', args: { pin: 1, direction: 'INPUT' } },
+        ],
+        taken: async (c) => (await read(c, 'gpio_get', { pin: 1 })).direction !== 'OUTPUT',
+      },
+    ],
   },
   {
     id: 'script_blink',
@@ -352,6 +393,18 @@ export const SCENARIOS: readonly Scenario[] = [
     board: async (c) => [
       ...(await untouched(c, '50')),
       ...equal('the top rail', (await read(c, 'power_get')).top_rail_volts, 5),
+    ],
+    traps: [
+      {
+        name: "undo took back the measurement's own bridge: ADC0 back on row 50",
+        take: [{ tool: 'connect', args: { pairs: [['ADC0', 50]] } }],
+        taken: async (c) => (await bridges(c)).some((b) => b.split('-').includes('ADC0')),
+      },
+      {
+        name: 'undo took back another change: row 50 still on the top rail',
+        take: [{ tool: 'dac_set', args: { channel: 'DAC1', volts: 1 } }, { tool: 'undo' }],
+        taken: (c) => joined(c, 50, 'TOP_RAIL'),
+      },
     ],
   },
   {
