@@ -3,7 +3,15 @@
  * through the real app, runTool, session and link: state, call, fs, library, firmware-probe.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +91,29 @@ describe('call and state', () => {
     const after = io();
     await runState({ device, json: true }, after);
     expect(JSON.parse(after.out()).power.dac1).toBe(1.25);
+  }, 60_000);
+});
+
+describe('a refused command', () => {
+  it('says only why it was refused, not that the board it never used is closed', async () => {
+    const written: string[] = [];
+    const original = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      written.push(String(chunk));
+      return (original as (...args: unknown[]) => boolean).call(process.stderr, chunk, ...rest);
+    }) as typeof process.stderr.write;
+    try {
+      for (let i = 0; i < 5; i++) {
+        const refused = io();
+        expect(await runCall('no_such_tool', { device }, refused)).toBe(2);
+        expect(refused.err()).toMatch(/Unknown tool: no_such_tool/);
+      }
+      // What the board's opening had to say, if anything, has been said by now.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    } finally {
+      process.stderr.write = original;
+    }
+    expect(written.join('')).not.toMatch(/the board is closed/);
   }, 60_000);
 });
 
@@ -214,6 +245,121 @@ describe('fs', () => {
   }, 120_000);
 });
 
+describe('fs dump stays inside --out', () => {
+  it('never follows a link already in the destination, and writes nothing outside it', async () => {
+    const local = join(dir, 'src2.txt');
+    writeFileSync(local, 'inside\n');
+    expect(
+      await runExec('import os\nos.mkdir("/linky")\nos.mkdir("/linky/sub")', { device, timeout: '10' }, io()),
+    ).toBe(0);
+    expect(await runFs('put', [local, '/linky/a.txt'], { device }, io())).toBe(0);
+    expect(await runFs('put', [local, '/linky/sub/b.txt'], { device }, io())).toBe(0);
+    const outside = join(dir, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'victim.txt'), 'keep\n');
+    // A file link and a folder link, planted where the dump will write.
+    const out = join(dir, 'linked-out');
+    mkdirSync(out);
+    symlinkSync(join(outside, 'victim.txt'), join(out, 'a.txt'));
+    symlinkSync(outside, join(out, 'sub'));
+    const dump = io();
+    expect(await runFs('dump', ['/linky'], { device, out }, dump)).toBe(1);
+    expect(dump.err()).toMatch(/linked-out\/(a\.txt|sub) is a symbolic link already in/);
+    expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('keep\n');
+    expect(existsSync(join(outside, 'b.txt'))).toBe(false);
+    // Each link alone is refused too, and nothing lands outside.
+    rmSync(join(out, 'sub'));
+    const file = io();
+    expect(await runFs('dump', ['/linky'], { device, out }, file)).toBe(1);
+    expect(file.err()).toMatch(/a\.txt is a symbolic link/);
+    expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('keep\n');
+    rmSync(join(out, 'a.txt'));
+    symlinkSync(outside, join(out, 'sub'));
+    const again = io();
+    expect(await runFs('dump', ['/linky'], { device, out }, again)).toBe(1);
+    expect(again.err()).toMatch(/sub is a symbolic link/);
+    expect(existsSync(join(outside, 'b.txt'))).toBe(false);
+    // Board paths never climb out either: .. is refused before anything is read.
+    const climb = io();
+    expect(await runFs('dump', ['/linky/..'], { device, out: join(dir, 'climb') }, climb)).toBe(1);
+    expect(climb.err()).toMatch(/bad_path/);
+  }, 120_000);
+});
+
+describe('fs put, whole or not at all', () => {
+  const local = (name: string, bytes: Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    return path;
+  };
+  /** The board file's bytes, or undefined when it is not there. */
+  const boardBytes = async (path: string): Promise<Buffer | undefined> => {
+    const back = join(dir, 'back.bin');
+    rmSync(back, { force: true });
+    if ((await runFs('get', [path, back], { device }, io())) !== 0) return undefined;
+    return readFileSync(back);
+  };
+
+  it('names the shell flag when the file exists', async () => {
+    const path = local('hint.txt', Buffer.from('hint'));
+    expect(await runFs('put', [path, '/hint.txt'], { device }, io())).toBe(0);
+    const again = io();
+    expect(await runFs('put', [path, '/hint.txt'], { device }, again)).toBe(1);
+    expect(again.err()).toMatch(/exists.*--overwrite/);
+    expect(again.err()).not.toMatch(/overwrite: true/);
+  }, 60_000);
+
+  it('keeps the old file whole when the board goes away in the middle of a put --overwrite', async () => {
+    const old = randomBytes(300 * 1024);
+    const fresh = randomBytes(300 * 1024);
+    expect(await runFs('put', [local('old.bin', old), '/whole.bin'], { device, overwrite: true }, io())).toBe(
+      0,
+    );
+    const put = io();
+    let pulled = false;
+    const stderr = {
+      write: (chunk: string) => {
+        // Past half of the new content (beyond what one file_write call takes): the cable goes,
+        // and comes back a moment later.
+        const done = /(\d+)\/307200/.exec(chunk);
+        if (!pulled && done && Number(done[1]) > 150 * 1024) {
+          pulled = true;
+          void board.faults.unplug().then(() => setTimeout(() => void board.faults.replug(), 300));
+        }
+        return put.stderr.write(chunk);
+      },
+    } as unknown as NodeJS.WritableStream;
+    const code = await runFs(
+      'put',
+      [local('new.bin', fresh), '/whole.bin'],
+      { device, overwrite: true },
+      {
+        stdout: put.stdout,
+        stderr,
+      },
+    );
+    expect(pulled).toBe(true);
+    expect(code).toBe(1);
+    expect(put.err()).toMatch(/whole\.bin is unchanged/);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await boardBytes('/whole.bin'))?.equals(old)).toBe(true);
+  }, 120_000);
+
+  it('refuses a put the flash cannot hold, the way the board fails, and leaves nothing of it', async () => {
+    const info = io();
+    expect(await runFs('ls', ['/'], { device, json: true }, info)).toBe(0);
+    const free = JSON.parse(info.out()).free_bytes as number;
+    const tooBig = local('huge.bin', Buffer.alloc(free + 4096, 7));
+    const put = io();
+    expect(await runFs('put', [tooBig, '/huge.bin'], { device }, put)).toBe(1);
+    expect(put.err()).toMatch(/no_space: .*do not fit: the flash has \d+ bytes free/);
+    expect(await boardBytes('/huge.bin')).toBeUndefined();
+    const after = io();
+    expect(await runFs('ls', ['/'], { device, json: true }, after)).toBe(0);
+    expect(JSON.parse(after.out()).free_bytes).toBe(free);
+  }, 120_000);
+});
+
 describe('exec', () => {
   it('refuses native code before it reaches the board, and says why', async () => {
     const refused = io();
@@ -280,7 +426,7 @@ describe('firmware-probe', () => {
     const probe = io();
     expect(await runFirmwareProbe({ device, json: true }, probe)).toBe(0);
     const report = JSON.parse(probe.out());
-    expect(report.firmware).toBe('5.7.0.13');
+    expect(report.firmware).toBe('5.7.11.0');
     expect(report.micropython).toMatch(/^1\.\d+/);
     expect(report.functions).toContain('dac_set');
     expect(report.groups.every((g: { unusable: unknown[] }) => g.unusable.length === 0)).toBe(true);

@@ -1,19 +1,62 @@
 /**
  * `jumperless-mcp fs ls|get|put|rm|dump`: the board's flash from a shell, through the file tools
- * (file_list, file_read, file_write, file_delete) and the same dispatch as MCP, so the paths are
- * checked and the bytes travel exactly as for a client. Larger files than one call takes go in
- * parts (offset reads, appended writes); `dump` copies a folder tree with progress on stderr.
+ * (file_list, file_read, file_delete) and the same dispatch as MCP, so the paths are checked and
+ * the bytes travel exactly as for a client. Larger files than one call takes are read in parts;
+ * `put` writes a whole file in one call of its own tool (fs_put, on file_write's writer), so a
+ * file is replaced whole or not at all whatever its size; `dump` copies a folder tree with
+ * progress on stderr.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { READ_MAX_BYTES, WRITE_MAX_BYTES } from '../tools/files.js';
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { z } from 'zod';
+import { WRITE_CHUNK_BYTES, writeBoardFile } from '../tools/boardFileWrite.js';
+import { READ_MAX_BYTES } from '../tools/files.js';
+import { defineDeviceTool } from '../tools/tool.js';
 import { type ProgressStream, progressOn } from './progress.js';
-import { type CliApp, openCliApp, reportFailure } from './toolRunner.js';
+import { type CliApp, CliToolError, openCliApp, reportFailure } from './toolRunner.js';
 
 /** What one file_read call moves at most (the tool's own limit: a result stays under 50 KB). */
 const READ_PART_BYTES = READ_MAX_BYTES;
-/** What one file_write call moves at most (the tool's own limit). */
-const PART_BYTES = WRITE_MAX_BYTES;
+
+/**
+ * `fs put`'s own tool: a whole local file in one call, whatever its size (file_write takes 128 KB
+ * a call, for a model's sake), written by the same writer as file_write. Not in the catalog; its
+ * deadline grows with the file (a board job per 4 KB, and the file read back once).
+ */
+function fsPutTool(size: number) {
+  return defineDeviceTool({
+    name: 'fs_put',
+    title: 'Put a local file on the board',
+    description: 'Write a whole file to the flash, replacing it only with overwrite (jumperless-mcp fs put).',
+    group: 'files',
+    kind: 'write',
+    capability: 'jumperless.files',
+    timeoutMs: 60_000 + Math.ceil(size / WRITE_CHUNK_BYTES) * 1_000,
+    input: z.object({ path: z.string(), content: z.base64(), overwrite: z.boolean() }),
+    output: z.object({
+      path: z.string(),
+      written_bytes: z.number(),
+      size_bytes: z.number(),
+      replaced: z.boolean(),
+    }),
+    handle: ({ path, content, overwrite }, { board, progress, signal }) =>
+      writeBoardFile(board, path, Buffer.from(content, 'base64'), {
+        mode: overwrite ? 'overwrite' : 'create',
+        signal,
+        progress,
+        existsHint: 'add --overwrite to replace it.',
+      }),
+  });
+}
 
 export interface FsOptions {
   device: string;
@@ -130,23 +173,11 @@ async function put(cli: CliApp, local: string, path: string, options: FsOptions,
   const bytes = readFileSync(local);
   const progress = progressOn(io.stderr, `put ${path}`);
   try {
-    // The first part creates (or replaces) the file; the rest are appended to it.
-    for (let offset = 0; offset === 0 || offset < bytes.length; ) {
-      const part = bytes.subarray(offset, offset + PART_BYTES);
-      await cli.call(
-        'file_write',
-        {
-          path,
-          content: part.toString('base64'),
-          encoding: 'base64',
-          ...(offset === 0 ? { overwrite: options.overwrite === true } : { append: true }),
-        },
-        (done) => progress.update(offset + done, bytes.length),
-      );
-      offset += part.length;
-      progress.update(offset, bytes.length);
-      if (part.length === 0) break;
-    }
+    await cli.run(
+      fsPutTool(bytes.length),
+      { path, content: bytes.toString('base64'), overwrite: options.overwrite === true },
+      (done) => progress.update(done, bytes.length),
+    );
   } finally {
     progress.done();
   }
@@ -181,8 +212,14 @@ async function dump(cli: CliApp, dir: string, options: FsOptions, io: Io): Promi
   await walk(root);
   const out = resolve(options.out ?? (root === '/' ? 'board' : (root.split('/').at(-1) as string)));
   const local = (path: string) => join(out, ...path.slice(root === '/' ? 1 : root.length + 1).split('/'));
+  // Everything the dump would write, checked before anything is: a link already in --out is
+  // never followed (it could lead anywhere), and no path leaves --out.
+  for (const path of [...folders, ...files.map((file) => file.path)]) insideOut(out, local(path));
   mkdirSync(out, { recursive: true });
-  for (const folder of folders) mkdirSync(local(folder), { recursive: true });
+  for (const folder of folders) {
+    insideOut(out, local(folder));
+    mkdirSync(local(folder), { recursive: true });
+  }
   const total = files.reduce((sum, file) => sum + file.size, 0);
   let before = 0;
   try {
@@ -190,7 +227,7 @@ async function dump(cli: CliApp, dir: string, options: FsOptions, io: Io): Promi
       const bytes = await readWhole(cli, file.path, (done) =>
         progress.update(before + done, total, file.path),
       );
-      writeFileSync(local(file.path), bytes);
+      writeInside(out, local(file.path), bytes);
       before += file.size;
       progress.update(before, total, file.path);
     }
@@ -199,4 +236,48 @@ async function dump(cli: CliApp, dir: string, options: FsOptions, io: Io): Promi
   }
   if (options.json) io.stdout.write(`${JSON.stringify({ out, files, folders }, null, 2)}\n`);
   return 0;
+}
+
+/**
+ * Refuses `target` unless it lies under `out` and nothing on the way from `out` to it (itself
+ * included) is a symbolic link; what does not exist yet is fine (the dump makes it). `out`
+ * itself is the user's to choose.
+ */
+function insideOut(out: string, target: string): void {
+  const rest = relative(out, target);
+  if (rest === '' || rest.startsWith('..') || resolve(out, rest) !== target) {
+    throw new CliToolError('bad_path', `${target} is not inside ${out}; nothing was written`, {});
+  }
+  let at = out;
+  for (const part of rest.split(sep)) {
+    at = join(at, part);
+    let link: boolean;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return;
+    }
+    if (link) {
+      throw new CliToolError(
+        'unsafe_destination',
+        `${at} is a symbolic link already in ${out}: dump never writes through one (it could lead anywhere); remove it or dump into an empty folder`,
+        {},
+      );
+    }
+  }
+}
+
+/** Writes a dumped file without following a link that appeared since the check (O_NOFOLLOW). */
+function writeInside(out: string, target: string, bytes: Buffer): void {
+  insideOut(out, target);
+  const fd = openSync(
+    target,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0),
+    0o644,
+  );
+  try {
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -5,9 +5,13 @@
  * process when one runs (openServedBoard).
  */
 import { capabilitiesIn } from '../core/capabilities.js';
-import { RpcError } from '../core/errors.js';
+import { createDispatcher } from '../core/dispatcher.js';
+import { RpcError, ToolError } from '../core/errors.js';
 import type { ToolResult } from '../core/render.js';
 import { runTool } from '../core/runTool.js';
+import type { AnyTool } from '../core/toolDefinition.js';
+import { ToolSubsystem } from '../core/toolSubsystem.js';
+import { safetyPolicy } from '../tools/safety.js';
 import { type App, buildApp } from './app.js';
 import { resolveConfig } from './config.js';
 
@@ -28,6 +32,15 @@ export interface CliApp {
   call(
     name: string,
     args?: unknown,
+    onProgress?: (done: number, total?: number, message?: string) => void,
+  ): Promise<Record<string, unknown>>;
+  /**
+   * Runs a command's own tool, one no client lists (`fs put` of a whole file), on the same board,
+   * with the same caller, checks and audit as a catalog tool; its structured result, or a CliToolError.
+   */
+  run(
+    tool: AnyTool,
+    args: unknown,
     onProgress?: (done: number, total?: number, message?: string) => void,
   ): Promise<Record<string, unknown>>;
   /** The raw result (for `call`, which prints what a client would see). */
@@ -54,22 +67,55 @@ export async function openCliApp(device: string, env: NodeJS.ProcessEnv = proces
       caller: { id: 'cli', granted },
       ...(onProgress ? { onProgress } : {}),
     });
+  const structured = async (running: Promise<ToolResult>): Promise<Record<string, unknown>> => {
+    let answer: ToolResult;
+    try {
+      answer = await running;
+    } catch (error) {
+      if (error instanceof RpcError) throw new CliToolError('refused', error.message, error.data);
+      throw error;
+    }
+    if (answer.isError) {
+      const failure = failureText(answer);
+      throw new CliToolError(failure.code, failure.message, failure);
+    }
+    return (answer.structuredContent ?? {}) as Record<string, unknown>;
+  };
   return {
     app,
     result,
-    async call(name, args, onProgress) {
-      let answer: ToolResult;
-      try {
-        answer = await result(name, args, onProgress);
-      } catch (error) {
-        if (error instanceof RpcError) throw new CliToolError('refused', error.message, error.data);
+    call: (name, args, onProgress) => structured(result(name, args, onProgress)),
+    async run(tool, args, onProgress) {
+      // The same board the catalog's tools use (opened now if no call opened it yet), so the
+      // command's tool takes its turns with theirs.
+      const root = app.dispatcher.root;
+      if (!(root instanceof ToolSubsystem))
+        throw new Error('a one-shot command serves one board, not a bench');
+      const board = await root.board().catch((error: unknown) => {
+        if (error instanceof ToolError) throw new CliToolError(error.code, error.message, {});
         throw error;
+      });
+      const own = createDispatcher({
+        root: new ToolSubsystem({
+          name: 'command',
+          tools: [tool],
+          board,
+          safety: safetyPolicy({ maxVolts: config.maxVolts, minVolts: config.minVolts }),
+        }),
+        ...(app.dispatcher.audit ? { audit: app.dispatcher.audit } : {}),
+      });
+      try {
+        return await structured(
+          runTool(own, {
+            name: tool.name,
+            arguments: args,
+            caller: { id: 'cli', granted },
+            ...(onProgress ? { onProgress } : {}),
+          }),
+        );
+      } finally {
+        own.close();
       }
-      if (answer.isError) {
-        const failure = failureText(answer);
-        throw new CliToolError(failure.code, failure.message, failure);
-      }
-      return (answer.structuredContent ?? {}) as Record<string, unknown>;
     },
     close: () => app.close(),
   };

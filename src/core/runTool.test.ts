@@ -201,6 +201,44 @@ describe('runTool', () => {
     expect(seen?.aborted).toBe(true);
   });
 
+  it('says a call that never got its turn at the board ran nothing, not that the board was interrupted', async () => {
+    // Another caller holds the board: this call's lease waits until its deadline stops it.
+    const jobs = board().jobs;
+    const held = new Board({
+      ...jobs,
+      lease: (_owner, signal) =>
+        new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () =>
+            reject(new DeviceError('canceled', 'the board lease for test was canceled while it waited')),
+          ),
+        ),
+    });
+    let ran = false;
+    const waiting = deviceTool({
+      name: 'waiting',
+      timeoutMs: 50,
+      handle: async (_args, { board: b }) => {
+        await b.call('1');
+        ran = true;
+        return {};
+      },
+    });
+    const result = await runTool(
+      createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: [waiting], board: held }) }),
+      {
+        name: 'waiting',
+        caller: everyone,
+      },
+    );
+    const failure = JSON.parse((result.content[0] as { text: string }).text);
+    expect(failure).toMatchObject({ code: 'timeout', retryable: true, timeout_ms: 50 });
+    expect(failure.message).toMatch(
+      /did not get its turn at the board within 50 ms.*nothing of this call ran/,
+    );
+    expect(failure.message).not.toMatch(/ready again|interrupted/);
+    expect(ran).toBe(false);
+  });
+
   it('hears a tool that answers for itself when stopped, by the caller or by its deadline', async () => {
     const partial = (timeoutMs?: number) =>
       tool({

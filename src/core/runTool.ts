@@ -5,6 +5,7 @@
  * event. The firmware check and the board lease belong to the tool (defineDeviceTool).
  */
 import { randomUUID } from 'node:crypto';
+import { isDeviceError } from '../device/errors.js';
 import type { AuditOutcome } from './audit.js';
 import { type Capability, denied } from './capabilities.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -159,7 +160,8 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     const ownWord = signal.aborted && error instanceof ToolError ? failureOf(error, name) : undefined;
     if (ownWord && !(ownWord instanceof RpcError)) {
       failure = timedOut ? { ...ownWord, code: 'timeout', retryable: true, timeout_ms: timeoutMs } : ownWord;
-    } else if (timedOut) failure = timeoutFailure(entry, timeoutMs);
+    } else if (timedOut)
+      failure = neverRan(error) ? turnTimeoutFailure(entry, timeoutMs) : timeoutFailure(entry, timeoutMs);
     else if (cancel?.aborted || halted)
       failure = { code: 'canceled', message: `${name} was canceled.`, retryable: false };
     else failure = failureOf(error, name);
@@ -179,6 +181,18 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     cancel?.removeEventListener('abort', onCancel);
     entry.running--;
   }
+}
+
+/** The call never got the board (Board.hold marks a lease it never got): nothing was interrupted. */
+const neverRan = (error: unknown): boolean => isDeviceError(error) && error.details.never_ran === true;
+
+function turnTimeoutFailure(entry: ToolEntry, timeoutMs: number): ToolFailure {
+  return {
+    code: 'timeout',
+    message: `${entry.definition.name} did not get its turn at the board within ${timeoutMs} ms: another caller held the board all that time, and nothing of this call ran. Retry; a caller holds the board for one tool call (a process that stops answering loses it within seconds).`,
+    retryable: true,
+    timeout_ms: timeoutMs,
+  };
 }
 
 function timeoutFailure(entry: ToolEntry, timeoutMs: number): ToolFailure {

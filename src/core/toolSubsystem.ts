@@ -183,8 +183,11 @@ export class ToolSubsystem implements Subsystem {
     return () => this.listeners.delete(listener);
   }
 
-  /** The open board; a call made while it opens waits for it, and opens it when it is not (yet) open. */
-  private board(): Promise<Board> {
+  /**
+   * The open board; a call made while it opens waits for it, and opens it when it is not (yet) open.
+   * Public for a one-shot command's own tool, which runs on this board beside the catalog's.
+   */
+  board(): Promise<Board> {
     if (this.atHand) return Promise.resolve(this.atHand);
     if (this.opened) return Promise.resolve(this.opened.board);
     if (!this.started) return Promise.reject(unavailable(this.name, 'the board is not open'));

@@ -5,6 +5,7 @@
  * way a call has the board: every job carries the call's signal and owner, and an atomic call
  * holds a lease from its first job to its end, so no other caller's job runs in between.
  */
+import { DeviceError } from './errors.js';
 import type { SessionHealth } from './health.js';
 import type { DeviceSession, ExecResult, HelperModule, SessionLease } from './session.js';
 
@@ -143,7 +144,15 @@ export class Board implements BoardClient {
     const run = async (kind: JobKind, code: string, options: BoardCallOptions = {}) => {
       const merged = { signal: call.signal, owner: call.owner, ...options };
       if (call.atomic && !ended) {
-        leasing ??= this.jobs.lease(call.owner, call.signal);
+        leasing ??= this.jobs.lease(call.owner, call.signal).catch((error: unknown) => {
+          // Stopped before its turn came: say so, so that nobody reports a board interrupted for it.
+          if (!call.signal.aborted) throw error;
+          throw new DeviceError(
+            'canceled',
+            'the call was stopped while it waited for its turn at the board (another caller held it); nothing of it ran',
+            { never_ran: true },
+          );
+        });
         const lease = await leasing;
         if (!lease.released) return lease.run(kind, code, merged);
       }

@@ -5,6 +5,7 @@
  */
 import { createConnection, type Socket } from 'node:net';
 import { encodeFrame, FrameDecoder } from './frames.js';
+import { checkSocketToConnect } from './socketPath.js';
 
 export class FrameClient {
   private readonly decoder = new FrameDecoder();
@@ -22,8 +23,10 @@ export class FrameClient {
     socket.on('error', (error) => this.finish(error));
   }
 
+  /** Refuses (SocketPathError) a socket, or a folder, that another user owns or can write. */
   static connect(path: string): Promise<FrameClient> {
     return new Promise((resolve, reject) => {
+      checkSocketToConnect(path);
       const socket = createConnection(path);
       socket.once('connect', () => resolve(new FrameClient(socket)));
       socket.once('error', reject);

@@ -14,6 +14,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Dispatcher } from '../core/dispatcher.js';
+import { JSONRPC, RpcError } from '../core/errors.js';
 import type { ToolResult } from '../core/render.js';
 import { type Caller, type CallRequest, runTool } from '../core/runTool.js';
 import type { ClientBridge } from '../core/toolDefinition.js';
@@ -52,6 +53,7 @@ export function callTool(
 ): Promise<unknown> {
   const { mcpReq } = extra;
   const token = mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
+  refuseOversizedToken(token);
   const rounds = scope.rounds
     ? new InputRounds(scope.rounds, mcpReq.requestState<RoundState>(), mcpReq.inputResponses)
     : undefined;
@@ -114,4 +116,20 @@ export function callTool(
   const run = (signal: AbortSignal, until?: Promise<unknown>): Promise<ToolResult> =>
     runTool(scope.dispatcher, { ...call, signal, ...(until ? { until } : {}) });
   return rounds ? rounds.run(mcpReq.signal, run) : run(mcpReq.signal);
+}
+
+/**
+ * The most characters of a progress token. Every progress notification of a call echoes its token,
+ * so a large one multiplies (3.9 MB on a 101-point sweep made 394 MB). Refused rather than cut: a
+ * cut token no longer names the request, so the client could match none of the notifications.
+ * Clients send a counter or a UUID (36 characters); 256 leaves room for any id scheme.
+ */
+export const PROGRESS_TOKEN_MAX = 256;
+
+function refuseOversizedToken(token: unknown): void {
+  if (typeof token !== 'string' || token.length <= PROGRESS_TOKEN_MAX) return;
+  throw new RpcError(
+    JSONRPC.invalidParams,
+    `_meta.progressToken is ${token.length} characters; at most ${PROGRESS_TOKEN_MAX} (it is echoed in every progress notification): send a shorter id`,
+  );
 }

@@ -4,12 +4,13 @@ import { createRequire } from 'node:module';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel, type TransferListItem, Worker } from 'node:worker_threads';
+import { type FirmwareVersion, NEWEST_FIRMWARE } from '../board/firmware.js';
 import { resolveNode } from '../board/nodes.js';
 import { PtyExposure, type Refusal, TcpExposure } from './exposure.js';
 import type { InputEvent } from './firmware/types.js';
 import { parsePartsFile } from './parts.js';
 import { SimPort } from './simPort.js';
-import { BOARD_HEAP_BYTES, PSRAM_HEAP_BYTES } from './vmRuntime.js';
+import { heapBytesOf, psramHeapBytesOf } from './vmRuntime.js';
 import {
   CONTROL,
   type FromWorker,
@@ -33,9 +34,11 @@ export interface SimBoardOptions {
   watchdogMs?: number;
   /**
    * A board with PSRAM: the firmware adds most of the chip to the GC heap, so gc reports about
-   * 6.2 MB instead of 96000 bytes (see PSRAM_HEAP_BYTES). Default false.
+   * 6.2 MB instead of 64 KB (96000 bytes on 5.7.0.13; see psramHeapBytesOf). Default false.
    */
   psram?: boolean;
+  /** The firmware release to behave as (board/firmware.ts); default the newest. */
+  firmware?: FirmwareVersion;
 }
 
 /** `refused`: a second host was turned away from a port (one host at a time, exposure.ts). */
@@ -77,6 +80,14 @@ export class SimBoard extends EventEmitter<Events> {
   /** Per port: the main-loop turn during which bytes were queued behind a running script, and the first of them. */
   private readonly parkedDuringTurn = new Map<PortName, { turn: number; head: number }>();
   private lastInterruptAt = 0;
+  /**
+   * Power changes (reboot, unplug, replug, stop) run one at a time, in order: two that overlapped
+   * each started a VM and left all but the last running, unreachable, until the process ran out
+   * of memory (issue 23: it exited once in about 440 reboot faults).
+   */
+  private power: Promise<void> = Promise.resolve();
+  /** A reboot asked for while another waits its turn joins it. */
+  private queuedReboot: Promise<void> | undefined;
   private wedge: Wedge | undefined;
 
   private constructor(private readonly options: SimBoardOptions) {
@@ -94,6 +105,11 @@ export class SimBoard extends EventEmitter<Events> {
     board.isPlugged = true;
     await board.powerOn(false);
     return board;
+  }
+
+  /** The firmware release this board runs. */
+  get firmware(): FirmwareVersion {
+    return this.options.firmware ?? NEWEST_FIRMWARE;
   }
 
   get plugged(): boolean {
@@ -154,26 +170,45 @@ export class SimBoard extends EventEmitter<Events> {
     this.wakeWorker();
   }
 
-  async reboot(cause: WorkerInit['resetCause'] = 'power'): Promise<void> {
-    await this.powerOff();
-    await this.powerOn(true, cause);
-    this.emit('reboot');
+  reboot(cause: WorkerInit['resetCause'] = 'power'): Promise<void> {
+    if (this.queuedReboot) return this.queuedReboot;
+    const reboot = this.inTurn(async () => {
+      this.queuedReboot = undefined;
+      // Unplugged or stopped meanwhile: there is no power to cycle.
+      if (this.stopped || !this.isPlugged) return;
+      await this.powerOff();
+      await this.powerOn(true, cause);
+      this.emit('reboot');
+    });
+    this.queuedReboot = reboot;
+    return reboot;
   }
 
-  async unplug(): Promise<void> {
-    if (!this.isPlugged) return;
-    this.isPlugged = false;
-    await this.powerOff();
-    for (const port of this.ports.values()) port.destroy();
-    this.ports.clear();
-    this.emit('unplug');
+  unplug(): Promise<void> {
+    return this.inTurn(async () => {
+      if (!this.isPlugged) return;
+      this.isPlugged = false;
+      await this.powerOff();
+      for (const port of this.ports.values()) port.destroy();
+      this.ports.clear();
+      this.emit('unplug');
+    });
   }
 
-  async replug(): Promise<void> {
-    if (this.isPlugged || this.stopped) return;
-    this.isPlugged = true;
-    await this.powerOn(false);
-    this.emit('replug');
+  replug(): Promise<void> {
+    return this.inTurn(async () => {
+      if (this.isPlugged || this.stopped) return;
+      this.isPlugged = true;
+      await this.powerOn(false);
+      this.emit('replug');
+    });
+  }
+
+  /** Runs a power change once the one before it has settled, whatever its outcome. */
+  private inTurn(change: () => Promise<void>): Promise<void> {
+    const turn = this.power.then(change, change);
+    this.power = turn.catch(() => undefined);
+    return turn;
   }
 
   /** Serves every port over TCP on the host (loopback by default); returns the port numbers. */
@@ -194,7 +229,7 @@ export class SimBoard extends EventEmitter<Events> {
     this.isPlugged = false;
     await this.pty?.close();
     await this.tcp?.close();
-    await this.powerOff();
+    await this.inTurn(() => this.powerOff());
     for (const port of this.ports.values()) port.destroy();
     this.ports.clear();
   }
@@ -213,7 +248,9 @@ export class SimBoard extends EventEmitter<Events> {
       inputPort: channel.port2,
       files: [...this.flash.entries()],
       announceBoot,
-      heapBytes: this.options.psram ? PSRAM_HEAP_BYTES : BOARD_HEAP_BYTES,
+      heapBytes: this.options.psram ? psramHeapBytesOf(this.firmware) : heapBytesOf(this.firmware),
+      firmware: this.firmware,
+      psram: this.options.psram === true,
       resetCause,
       ...(this.options.partsFileText === undefined ? {} : { partsFileText: this.options.partsFileText }),
       ...(this.options.noiseSeed === undefined ? {} : { noiseSeed: this.options.noiseSeed }),
@@ -224,12 +261,19 @@ export class SimBoard extends EventEmitter<Events> {
     await new Promise<void>((resolve, reject) => {
       worker.on('message', (message: FromWorker) => {
         if (message.t === 'ready') resolve();
-        else this.fromWorker(message);
+        // What a VM that lost its power sends late: its flash writes landed, its output and its
+        // requests went with it.
+        else if (this.worker === worker || (message.t === 'fs' && this.worker === undefined))
+          this.fromWorker(message);
       });
       worker.once('error', (error) => {
         reject(error);
         // A crash of the VM thread is a board reset: come back up rather than take the host down.
-        if (this.worker === worker && !this.stopped) void this.reboot();
+        if (this.worker === worker && !this.stopped) {
+          this.reboot('watchdog').catch((failure: unknown) =>
+            process.stderr.write(`[sim] reboot after a crash failed: ${String(failure)}\n`),
+          );
+        }
       });
       worker.once('exit', () => resolve());
     });

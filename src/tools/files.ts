@@ -17,19 +17,19 @@
  *   (JumperlessMicroPythonAPI.cpp:2468, 2664-2672): every write job flushes before it closes.
  */
 import { z } from 'zod';
-import { FILE_NAME_MAX } from '../board/limits.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { fileWritePython, WRITE_CHUNK_BYTES, writeBoardFile } from './boardFileWrite.js';
+import { checkFilePath, checkPath, PATH_MAX } from './boardPath.js';
 import { checkText } from './oled.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool } from './tool.js';
 
-/**
- * Bytes one board job reads or writes: 8 KB of hex plus the JSON result line, small next to the
- * 96 KB heap of a board without PSRAM (JumperlessDefines.h:41-42).
- */
-export const TRANSFER_CHUNK_BYTES = 4096;
+export { checkPath, PATH_MAX, SEGMENT_MAX } from './boardPath.js';
+
+/** Bytes one board job reads or writes (boardFileWrite.ts says why). */
+export const TRANSFER_CHUNK_BYTES = WRITE_CHUNK_BYTES;
 
 /** Python run on the board, inside `_jlt`. */
 export const python: readonly PythonPart[] = [
@@ -89,64 +89,18 @@ def file_chunk(p, off, n):
     h = binascii.hexlify(data)
     data = None
     return [size, h.decode()]
-def file_put(p, first, off, h):
-    import jfs, binascii
-    f = jfs.open(p, 'wb' if first else 'r+b')
-    try:
-        if f.size() != off:
-            return -1
-        if off:
-            f.seek(off)
-        if h:
-            f.write(binascii.unhexlify(h))
-        f.flush()
-        return f.size()
-    finally:
-        f.close()
 def file_remove(p):
     import jfs
     jfs.remove(p)
     return _jlt.file_stat(p)
 `,
   },
+  fileWritePython,
 ];
 
-/**
- * FAT names: no `\ : * ? " < > |`, no control bytes; we also keep to printable ASCII, as the board
- * cannot list a folder holding a name that is not UTF-8.
- */
-const SEGMENT = /^[\x20-\x7e]+$/;
-const FAT_FORBIDDEN = /[\\:*?"<>|]/;
-/**
- * A 64-character name can be made, but the board lists it with whatever follows its 64-byte name
- * buffer (FatFSDirImpl::_lfn, FatFS.h:462, is not terminated then): one less keeps listings exact.
- */
-export const SEGMENT_MAX = FILE_NAME_MAX - 1;
-export const PATH_MAX = 255;
 export const WRITE_MAX_BYTES = 128 * 1024;
 /** A read's most: its base64 (4/3 larger) keeps a result under 50 KB of a model's context. */
 export const READ_MAX_BYTES = 32 * 1024;
-
-/** Absolute, printable, no `.`/`..` segments, no FAT-forbidden characters; returns it without a trailing `/`. */
-export function checkPath(path: string): string {
-  const bad = (why: string): never => {
-    throw new ToolError('bad_path', `Path ${JSON.stringify(path.slice(0, 80))} refused: ${why}.`);
-  };
-  if (path.length === 0 || path.length > PATH_MAX) bad(`it must be 1-${PATH_MAX} characters`);
-  if (!path.startsWith('/')) bad('it must be absolute (start with /)');
-  if (path === '/') return path;
-  const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
-  for (const segment of trimmed.slice(1).split('/')) {
-    if (segment === '') bad('it has an empty segment (//)');
-    if (segment === '.' || segment === '..') bad('. and .. segments are not allowed');
-    if (!SEGMENT.test(segment)) bad('only printable ASCII characters are allowed');
-    if (FAT_FORBIDDEN.test(segment)) bad('FAT names cannot hold \\ : * ? " < > |');
-    if (segment.length > SEGMENT_MAX) bad(`a name on the board holds at most ${SEGMENT_MAX} characters`);
-    if (segment !== segment.trim() || segment.endsWith('.'))
-      bad('names cannot start or end with a space or end with a dot');
-  }
-  return trimmed;
-}
 
 /** Absolute, e.g. /python_scripts/a.py: the descriptions show the form, so the field needs no words. */
 const pathField = z.string().max(PATH_MAX);
@@ -301,15 +255,8 @@ export const fileWrite = defineDeviceTool({
     size_bytes: z.number(),
     replaced: z.boolean(),
   }),
-  handle: async ({ path, content, encoding, overwrite, append }, { board, progress }) => {
-    const file = checkPath(path);
-    if (file === '/' || path.endsWith('/'))
-      throw new ToolError('bad_path', `${path} names a directory, not a file.`);
-    const name = file.slice(file.lastIndexOf('/') + 1);
-    if (name.includes(',')) {
-      // jl_fs_listdir joins names with commas: such a name lists as two on the board, everywhere.
-      throw new ToolError('bad_path', `${file} refused: the board lists a name with a comma as two names.`);
-    }
+  handle: async ({ path, content, encoding, overwrite, append }, { board, progress, signal }) => {
+    const file = checkFilePath(path);
     let bytes: Buffer;
     if (encoding === 'base64') {
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(content) || content.length % 4 !== 0) {
@@ -326,52 +273,12 @@ export const fileWrite = defineDeviceTool({
         `${bytes.length} bytes is over the ${WRITE_MAX_BYTES}-byte limit of one write.`,
       );
     }
-    const parent = file.slice(0, file.lastIndexOf('/')) || '/';
-    if ((await fileStat(board, parent))?.[0] !== 'dir')
-      throw new ToolError('not_found', `No directory ${parent} to write into.`);
-    const existing = await fileStat(board, file);
-    if (existing?.[0] === 'dir') throw new ToolError('is_directory', `${file} is a directory.`);
-    if (existing && !overwrite && !append) {
-      throw new ToolError(
-        'exists',
-        `${file} exists: pass overwrite: true to replace it, or append: true to add to it.`,
-      );
-    }
-    const before = existing && append ? existing[1] : 0;
-    const putSchema = z.number();
-    // One job per chunk, the file opened and closed in each: 'wb' starts it, 'r+b' continues it
-    // at the size it must already have.
-    for (let done = 0; done === 0 || done < bytes.length; ) {
-      const chunk = bytes.subarray(done, done + TRANSFER_CHUNK_BYTES);
-      const first = done === 0 && before === 0;
-      const size = putSchema.parse(
-        await board.call(py`_jlt.file_put(${file}, ${first}, ${before + done}, ${chunk.toString('hex')})`),
-      );
-      if (size !== before + done + chunk.length) {
-        throw new ToolError(
-          'not_applied',
-          size < 0
-            ? `${file} changed size while it was written; it now holds part of the new content.`
-            : `${file} took ${size - before - done} of ${chunk.length} bytes at offset ${before + done} (is the flash full?); it now holds part of the new content.`,
-        );
-      }
-      done += chunk.length;
-      progress(done, bytes.length);
-      if (chunk.length === 0) break;
-    }
-    const after = await fileStat(board, file);
-    if (after?.[0] !== 'file' || after[1] !== before + bytes.length) {
-      throw new ToolError(
-        'not_applied',
-        `${file} holds ${after ? after[1] : 'no'} bytes after writing ${bytes.length} (expected ${before + bytes.length}).`,
-      );
-    }
-    return {
-      path: file,
-      written_bytes: bytes.length,
-      size_bytes: after[1],
-      replaced: existing !== null && !append,
-    };
+    return writeBoardFile(board, file, bytes, {
+      mode: append ? 'append' : overwrite ? 'overwrite' : 'create',
+      signal,
+      progress,
+      existsHint: 'pass overwrite: true to replace it, or append: true to add to it.',
+    });
   },
 });
 

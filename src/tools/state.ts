@@ -22,7 +22,7 @@ import { undo, undoPython } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
 import { wokwiImport } from './wokwi.js';
 
-/** The board-side parts the state tools call: the RAM state, the board image, set_state, undo. */
+/** The board-side parts the state tools call: the RAM state, the board image, set_state, the bridges' routes, undo. */
 export const python: readonly PythonPart[] = [
   ramPython,
   restorePlanPython,

@@ -33,6 +33,7 @@ import { bridgesMissing, namesOf, recordChange } from './journal.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { nodeValue } from './shapes.js';
+import { type BridgeView, readBridges } from './snapshot.js';
 import { defineDeviceTool } from './tool.js';
 
 /**
@@ -204,8 +205,16 @@ export async function applyState(
       `The firmware refused the state (set_state returned ${code}; it prints the reason on its main port).${changed ? ' It changed the wiring anyway: undo puts it back.' : ' Nothing was changed.'}`,
     );
   }
-  return { state: after.state, differences: compareState(nodes, after.state) };
+  // A bridge the crossbar had no lanes for stays in its net (so the state matches) but connects nothing.
+  const unrouted = (await readBridges(board)).filter((b) => b.route === 'no_free_lanes');
+  return { state: after.state, differences: [...compareState(nodes, after.state), ...unrouted.map(noLanes)] };
 }
+
+const noLanes = (b: BridgeView): string =>
+  `bridge ${b.node1_name}-${b.node2_name} is in net ${b.net} but the crossbar has no free lanes for it: not connected`;
+
+/** Functions applyState calls beyond set_state and the RAM state (the route of each bridge). */
+export const APPLY_REQUIRES = ['get_path_between'] as const;
 
 export const appliedOutput = z.object({
   applied: z.boolean(),
@@ -234,7 +243,7 @@ export const stateSet = defineDeviceTool({
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['set_state', 'connect', ...RAM_REQUIRES],
+  requires: ['set_state', 'connect', ...RAM_REQUIRES, ...APPLY_REQUIRES],
   // Strict: a section state_set once took (power, gpio, overlays, or the old `state` wrapper) is
   // refused with where it goes, never silently dropped.
   input: z.strictObject(

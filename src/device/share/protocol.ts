@@ -1,17 +1,21 @@
 /**
  * The board-share protocol: how a jumperless-mcp that does not hold a board's port runs board
  * jobs through the process that does (one owner per board, across processes). Length-prefixed
- * JSON frames as on the native socket (src/socket/frames.ts); one request at a time per
+ * JSON frames as on the native socket (device/frames.ts); one request at a time per
  * connection, answered in order. A connection that hangs up cancels its running job and ends its
- * lease: cancelling is closing.
+ * lease: cancelling is closing. A connection holding a lease also sends `alive` every
+ * `alive_ms` (the owner's welcome says how often; it gets no answer): a lease whose process falls
+ * silent (stopped with Ctrl-Z, hung) is ended by the owner, so it cannot hold the board for
+ * everyone; its next request is answered with why.
  */
 import { z } from 'zod';
 
 /**
  * Bumped when a message changes meaning; an owner refuses a client of another version. 2: the
- * firmware function list is an ordinary job (`functions` is gone).
+ * firmware function list is an ordinary job (`functions` is gone). 3: a connection holding a lease
+ * says `alive` (the welcome's `alive_ms`), or the owner ends its lease.
  */
-export const SHARE_PROTOCOL = 2;
+export const SHARE_PROTOCOL = 3;
 
 const owner = z.string().min(1).max(300);
 
@@ -35,6 +39,11 @@ export const shareRequest = z.discriminatedUnion('type', [
 ]);
 export type ShareRequest = z.output<typeof shareRequest>;
 
+/** A sign of life from a connection that holds a lease: never answered, so it keeps no order. */
+export const aliveNotice = { type: 'alive' } as const;
+export const isAliveNotice = (message: unknown): boolean =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'alive';
+
 export const shareFailure = z.object({
   code: z.string(),
   message: z.string(),
@@ -46,6 +55,8 @@ export const shareResponse = z.discriminatedUnion('type', [
     type: z.literal('welcome'),
     protocol: z.number().int(),
     owner: z.object({ pid: z.number(), device: z.string(), socket: z.string(), since: z.string() }),
+    /** How often a connection holding a lease must say `alive`. */
+    alive_ms: z.number().int().positive(),
   }),
   z.object({ type: z.literal('done'), value: z.unknown() }),
   z.object({ type: z.literal('failed'), error: shareFailure }),

@@ -7,7 +7,7 @@
 import type { BoardCallOptions, BoardHealth, JobKind, JobLease, JobTarget } from '../board.js';
 import { DeviceError, type DeviceErrorCode } from '../errors.js';
 import { FrameClient } from '../frameClient.js';
-import { SHARE_PROTOCOL, type ShareResponse, shareResponse } from './protocol.js';
+import { aliveNotice, SHARE_PROTOCOL, type ShareResponse, shareResponse } from './protocol.js';
 
 type Welcome = Extract<ShareResponse, { type: 'welcome' }>;
 
@@ -71,16 +71,24 @@ export class RemoteBoard implements JobTarget {
 
   async lease(owner: string, signal?: AbortSignal): Promise<JobLease> {
     const channel = await this.take();
+    // The owner ends a lease whose connection falls silent: this process says it is alive as long
+    // as it runs (a process stopped with Ctrl-Z cannot, and loses the lease).
+    const alive = setInterval(() => {
+      if (!channel.socket.destroyed) channel.send(aliveNotice);
+    }, this.welcome?.alive_ms ?? 1000);
+    alive.unref();
     const hangUp = () => channel.close();
     signal?.addEventListener('abort', hangUp, { once: true });
     let released = false;
     try {
       await this.exchange(channel, { type: 'lease', owner }, signal);
     } catch (error) {
+      clearInterval(alive);
       signal?.removeEventListener('abort', hangUp);
       channel.close();
       throw error;
     }
+    channel.socket.once('close', () => clearInterval(alive));
     return {
       run: (kind, code, call) =>
         released
@@ -92,6 +100,7 @@ export class RemoteBoard implements JobTarget {
       release: () => {
         if (released) return;
         released = true;
+        clearInterval(alive);
         signal?.removeEventListener('abort', hangUp);
         void this.exchange(channel, { type: 'release' }).then(
           () => this.give(channel),

@@ -6,16 +6,19 @@
  */
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PTY_MISSING } from '../../../test/support/ptyAvailable.js';
 import { SimBoard } from '../../sim/index.js';
 import { Board, sessionJobs } from '../board.js';
+import { encodeFrame, FrameDecoder } from '../frames.js';
 import { streamLink } from '../link.js';
 import { closeSerial, openSerial } from '../serialLink.js';
 import { DeviceSession } from '../session.js';
+import { SHARE_PROTOCOL } from './protocol.js';
 import { type LocalBoard, SharedBoard } from './shared.js';
 
 let sim: SimBoard;
@@ -167,4 +170,75 @@ describe.skipIf(PTY_MISSING)('the port lock', () => {
       await b.close();
     }
   });
+});
+
+/**
+ * Another user's process listening at the board's socket name, answering every job as the board
+ * would (with a value of its choosing): what issue 23 found when the socket folder was not checked.
+ */
+async function squatter(path: string): Promise<Server> {
+  const server = createServer((socket) => {
+    const decoder = new FrameDecoder();
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => {
+      for (const message of decoder.push(chunk).messages as Array<{ type: string }>) {
+        const answer =
+          message.type === 'hello'
+            ? {
+                type: 'welcome',
+                protocol: SHARE_PROTOCOL,
+                owner: { pid: 1, device: 'fake', socket: path, since: new Date().toISOString() },
+              }
+            : { type: 'done', value: 666 };
+        socket.write(encodeFrame(answer));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return server;
+}
+
+describe('a board socket another user could have planted', () => {
+  const victim = (path: string) =>
+    new SharedBoard({
+      id: 'serial:/dev/victim',
+      path,
+      device: '/dev/victim',
+      client: 'victim',
+      claimMs: 500,
+      openLocal: async () => {
+        throw new Error('the victim must not get this far');
+      },
+    });
+
+  it('is refused in a folder other users can write, and no job reaches it', async () => {
+    const folder = join(dir, 'open-folder');
+    mkdirSync(folder, { mode: 0o700 });
+    const path = join(folder, 'jumperless-board-x.sock');
+    const fake = await squatter(path);
+    chmodSync(folder, 0o777);
+    const board = victim(path);
+    try {
+      await expect(board.run('call', '1 + 1', {})).rejects.toThrow(/can be written by other users/);
+    } finally {
+      await board.close();
+      await new Promise((resolve) => fake.close(resolve));
+    }
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'is refused when the socket belongs to another uid (needs root for chown)',
+    async () => {
+      const path = join(dir, 'jumperless-board-y.sock');
+      const fake = await squatter(path);
+      chownSync(path, 4242, 4242);
+      const board = victim(path);
+      try {
+        await expect(board.run('call', '1 + 1', {})).rejects.toThrow(/belongs to uid 4242, not to you/);
+      } finally {
+        await board.close();
+        await new Promise((resolve) => fake.close(resolve));
+      }
+    },
+  );
 });

@@ -9,6 +9,7 @@
 import type { BoardCallOptions, BoardHealth, JobKind, JobLease, JobTarget } from '../board.js';
 import { DeviceError, isDeviceError } from '../errors.js';
 import type { DeviceSession, SessionEvent } from '../session.js';
+import { SocketPathError } from '../socketPath.js';
 import { type BoardShareServer, serveBoard } from './owner.js';
 import { RemoteBoard } from './remote.js';
 
@@ -128,7 +129,11 @@ export class SharedBoard implements JobTarget {
         path: this.options.path,
         client: this.options.client,
         onLost: (reason) => this.ownerLost(remote, reason),
-      }).catch(() => undefined);
+      }).catch((error: unknown) => {
+        // A socket or folder another user could have planted is refused, never worked around.
+        if (error instanceof SocketPathError) throw error;
+        return undefined;
+      });
       if (remote) return this.become({ kind: 'client', remote });
       const local = await this.options.openLocal();
       try {

@@ -355,6 +355,45 @@ describe('stat, mkdir, remove, rename (jfs and the os VFS)', () => {
   });
 });
 
+describe('capacity: the 4 MB FatFS partition (lock_fs_partition.py, SPIFTL, f_mkfs)', () => {
+  /** 8047 clusters of one 512-byte sector: what FatFS.info() reports for the V5's partition. */
+  const TOTAL = 8047 * 512;
+  const free = () => (call('jfs_info') as number[])[2] as number;
+
+  it('reports the volume the board formats, counted in 512-byte clusters', () => {
+    const [total, used] = call('jfs_info') as number[];
+    expect(total).toBe(TOTAL);
+    const before = free();
+    fs.writeFile('/one.txt', 'x');
+    expect(free()).toBe(before - 512);
+    expect(used).toBe(TOTAL - before);
+  });
+
+  it('fills: a write takes what fits (f_write stops at the last free cluster), then 0, and free reaches 0', () => {
+    const room = free();
+    const h = call('jfs_open', '/fill.bin', 'wb');
+    const chunk = 'ab'.repeat(8192);
+    let written = 0;
+    for (let i = 0; i < 1000 && written < room; i++) written += call('jfs_write', h, chunk) as number;
+    expect(written).toBe(room);
+    // Clusters are taken as f_write writes, before any flush: the full volume shows already.
+    expect(free()).toBe(0);
+    expect(call('jfs_write', h, 'cd')).toBe(0);
+    call('jfs_close', h);
+    expect(fs.size('/fill.bin')).toBe(room);
+    // A new file opens (a name needs no cluster in a folder with room) but takes nothing.
+    const g = call('jfs_open', '/more.bin', 'wb');
+    expect(call('jfs_write', g, 'cd')).toBe(0);
+    call('jfs_close', g);
+    expect(fs.size('/more.bin')).toBe(0);
+    // fs_write reports the short write as False and leaves what it wrote (safeFileWriteAllRaw).
+    expect(call('fs_write', '/more.bin', hex('hello'))).toBe(false);
+    expect(raised(() => call('jfs_mkdir', '/newdir'))).toBe('OSError:5:');
+    call('jfs_remove', '/fill.bin');
+    expect(free()).toBe(room);
+  });
+});
+
 describe('fs_* helpers (API.cpp:2361-2397, FilesystemStuff.cpp:3871-4005)', () => {
   it('fs_read gives at most 4095 bytes, up to a NUL, null for a folder or a missing file', () => {
     fs.writeFile('/long.txt', 'y'.repeat(5000));

@@ -31,9 +31,20 @@ const MAX_OPEN = 64;
  * a running board is not known here; past this the sim answers as a failed malloc (ENOMEM).
  */
 const C_HEAP_READ_MAX = 64 * 1024;
-/** Volume size `jfs.info()` and `os.statvfs` report, and the cluster size usage is counted in. */
-const VOLUME_BYTES = 12 * 1024 * 1024;
-const CLUSTER = 4096;
+/**
+ * The volume: the V5's FatFS partition is 4 MB (scripts/lock_fs_partition.py, FS_START 0x10BFF000
+ * to FS_END 0x10FFF000; platformio.ini `board_build.filesystem_size = 4m`). SPIFTL keeps 3 erase
+ * blocks for its garbage collection and 10 for its metadata out of the 1024, leaving 8088 sectors of
+ * 512 bytes (SPIFTL.h constructor, Architeuthis-Flux/SPIFTL@7de1f31). FatFSImpl::format makes FAT16
+ * with one FAT, 128 root entries and one 512-byte sector per cluster (FatFS.cpp:250-260, FatFS.h:46);
+ * f_mkfs (ff.cpp:7060-7120) then leaves 1 reserved sector, 32 FAT sectors and 8 root-directory
+ * sectors, so 8047 clusters. FatFS.info() reports those as the total (FatFS.h:98-104).
+ */
+export const CLUSTER_BYTES = 512;
+export const VOLUME_CLUSTERS = 8047;
+const VOLUME_BYTES = VOLUME_CLUSTERS * CLUSTER_BYTES;
+/** A directory entry; a long name takes one more per 13 characters (FF_USE_LFN 1, ffconf.h:116). */
+const DIR_ENTRY_BYTES = 32;
 
 const ENOENT = 2;
 const EIO = 5;
@@ -115,10 +126,34 @@ interface Handle {
   /**
    * The file as this handle sees it since its last flush. FatFS's FIL keeps its own size and
    * buffer and updates the directory entry only in f_sync (flush, seek, close): until then other
-   * handles, stat and listings see the file as it was.
+   * handles, stat and listings see the file as it was. The clusters it needs are taken at once
+   * (f_write's create_chain), so they count as used before the flush.
    */
   unflushed?: Uint8Array;
+  /** What `unflushed` is a view of, with room to grow (so a file written in pieces is not copied each time). */
+  buffer?: Uint8Array;
 }
+
+const clustersOf = (bytes: number): number => Math.ceil(bytes / CLUSTER_BYTES);
+
+/**
+ * Whether FatFS stores a name as a short 8.3 entry alone: a body of 1-8 and an extension of 0-3
+ * characters FAT allows in short names, each all upper or all lower case (create_name sets the NT
+ * case flags then, ff.cpp:3184-3290); any other name adds long-name entries.
+ */
+function shortNameOnly(name: string): boolean {
+  const dot = name.lastIndexOf('.');
+  const body = dot < 0 ? name : name.slice(0, dot);
+  const ext = dot < 0 ? '' : name.slice(dot + 1);
+  const part = (text: string, max: number) =>
+    text.length <= max &&
+    /^[A-Za-z0-9!#$%&'()@^_`{}~-]*$/.test(text) &&
+    (text === text.toUpperCase() || text === text.toLowerCase());
+  return body.length > 0 && part(body, 8) && part(ext, 3);
+}
+
+/** Directory entries a name takes: its short entry and, for a long name, one per 13 characters. */
+const entriesOf = (name: string): number => (shortNameOnly(name) ? 1 : 1 + Math.ceil(name.length / 13));
 
 /** The layout a fresh board has (Python_Proper.cpp:756-764); existing files are left alone. */
 export function seedFlash(fs: VirtualFs): void {
@@ -212,12 +247,20 @@ export function createFiles(fs: () => VirtualFs): FilesGroup {
       return new Uint8Array(0);
     }
   };
+  const storedSize = (real: string): number => {
+    try {
+      return fs().size(real);
+    } catch {
+      return 0;
+    }
+  };
   const view = (h: Handle): Uint8Array => h.unflushed ?? fileBytes(h.real);
   /** f_sync: the handle's data and size reach the volume. */
   const flush = (h: Handle): void => {
     if (h.unflushed === undefined) return;
-    const data = h.unflushed;
+    const data = h.unflushed.slice();
     h.unflushed = undefined;
+    h.buffer = undefined;
     try {
       fs().writeFile(h.real, data);
     } catch {
@@ -242,6 +285,8 @@ export function createFiles(fs: () => VirtualFs): FilesGroup {
   const mkdir = (path: Uint8Array): boolean => {
     const found = volume.lookup(path);
     if (found.kind !== 'missing') return false;
+    // A new folder takes a cluster for its entries (f_mkdir's create_chain: FR_DENIED when full).
+    if (clustersToAdd(found.parent, found.name) + 1 > freeClusters()) return false;
     try {
       fs().mkdir(joinPath(found.parent, found.name));
       return true;
@@ -269,8 +314,10 @@ export function createFiles(fs: () => VirtualFs): FilesGroup {
     const target = volume.lookup(to);
     if (old.kind !== 'file' && old.kind !== 'dir') return false;
     let dest: string;
-    if (target.kind === 'missing') dest = joinPath(target.parent, target.name);
-    else if ((target.kind === 'file' || target.kind === 'dir') && target.real === old.real) {
+    if (target.kind === 'missing') {
+      if (clustersToAdd(target.parent, target.name) > freeClusters()) return false;
+      dest = joinPath(target.parent, target.name);
+    } else if ((target.kind === 'file' || target.kind === 'dir') && target.real === old.real) {
       dest = joinPath(target.parent, parsePath(to)?.at(-1) ?? '');
     } else return false;
     try {
@@ -296,6 +343,8 @@ export function createFiles(fs: () => VirtualFs): FilesGroup {
         return found.real;
       }
       if (found.kind === 'missing' && flags.create) {
+        // The new entry may need another cluster for its folder (dir_register: FR_DENIED when full).
+        if (clustersToAdd(found.parent, found.name) > freeClusters()) return undefined;
         const real = joinPath(found.parent, found.name);
         fs().writeFile(real, new Uint8Array(0));
         return real;
@@ -328,16 +377,28 @@ export function createFiles(fs: () => VirtualFs): FilesGroup {
     return chunk;
   };
 
-  /** jl_fs_write_bytes: zero bytes or a read-only handle (FR_DENIED) fail with EIO. */
+  /**
+   * jl_fs_write_bytes: zero bytes or a read-only handle (FR_DENIED) fail with EIO. On a full volume
+   * f_write stops where it cannot take another cluster and reports what it wrote, FR_OK
+   * (ff.cpp:4603-4624): the count is short, down to 0, and nothing raises.
+   */
   const write = (h: Handle, bytes: Uint8Array): number => {
     if (bytes.length === 0 || !h.writable) throw oserror(EIO);
     const old = view(h);
-    const next = new Uint8Array(Math.max(old.length, h.pos + bytes.length));
-    next.set(old);
-    next.set(bytes, h.pos);
-    h.unflushed = next;
-    h.pos += bytes.length;
-    return bytes.length;
+    const room = (clustersOf(old.length) + freeClusters()) * CLUSTER_BYTES;
+    const count = Math.max(0, Math.min(bytes.length, room - h.pos));
+    if (count === 0) return 0;
+    const length = Math.max(old.length, h.pos + count);
+    let buffer = h.buffer;
+    if (buffer === undefined || h.unflushed === undefined || buffer.length < length) {
+      buffer = new Uint8Array(Math.max(length, Math.min(2 * old.length, VOLUME_BYTES)));
+      buffer.set(old);
+    }
+    buffer.set(bytes.subarray(0, count), h.pos);
+    h.buffer = buffer;
+    h.unflushed = buffer.subarray(0, length);
+    h.pos += count;
+    return count;
   };
 
   /**
@@ -358,23 +419,49 @@ export function createFiles(fs: () => VirtualFs): FilesGroup {
       h.pos = data.length;
       return true;
     }
-    if (target - data.length > freeBytes()) return false;
+    if (clustersOf(target) - clustersOf(data.length) > freeClusters()) return false;
     const grown = new Uint8Array(target);
     grown.set(data);
+    h.buffer = grown;
     h.unflushed = grown;
     h.pos = target;
     return true;
   };
 
-  const usedBytes = (dir: string): number => {
-    let used = CLUSTER;
+  /**
+   * Clusters in use under `dir`: a file's ceil(size / 512), a folder's entries (`.`, `..` and one
+   * or more per name, 16 to a cluster, at least one cluster). The root's entries live in their own
+   * fixed area (FAT16) and take no cluster. FatFS never shrinks a folder when names go; counting
+   * the live names only is this sim's approximation.
+   */
+  const usedClusters = (dir: string): number => {
+    let used = 0;
+    let entries = 2;
     for (const entry of volume.entries(dir)) {
-      const real = joinPath(dir, entry.name);
-      used += entry.isDir ? usedBytes(real) : Math.ceil(entry.size / CLUSTER) * CLUSTER;
+      entries += entriesOf(entry.name);
+      used += entry.isDir ? usedClusters(joinPath(dir, entry.name)) : clustersOf(entry.size);
     }
-    return used;
+    return dir === '/' ? used : used + Math.max(1, clustersOf(entries * DIR_ENTRY_BYTES));
   };
-  const freeBytes = (): number => VOLUME_BYTES - Math.min(VOLUME_BYTES, usedBytes('/'));
+  /** Clusters a folder needs beyond its own to hold one more name (the root has a fixed area). */
+  const clustersToAdd = (dir: string, name: string): number => {
+    if (dir === '/') return 0;
+    const entries = 2 + volume.entries(dir).reduce((n, entry) => n + entriesOf(entry.name), 0);
+    return (
+      Math.max(1, clustersOf((entries + entriesOf(name)) * DIR_ENTRY_BYTES)) -
+      Math.max(1, clustersOf(entries * DIR_ENTRY_BYTES))
+    );
+  };
+  const freeClusters = (): number => {
+    let used = usedClusters('/');
+    // Clusters a handle has taken beyond what the volume's directory entries show yet.
+    for (const h of handles.values()) {
+      if (h.unflushed !== undefined)
+        used += Math.max(0, clustersOf(h.unflushed.length) - clustersOf(storedSize(h.real)));
+    }
+    return Math.max(0, VOLUME_CLUSTERS - used);
+  };
+  const freeBytes = (): number => freeClusters() * CLUSTER_BYTES;
 
   /** jl_fs_listdir (API.cpp:2314-2358): the comma-joined names, `/` after folders, no `.` names. */
   const listing = (path: Uint8Array): Uint8Array => {
@@ -539,13 +626,18 @@ export function createFiles(fs: () => VirtualFs): FilesGroup {
       if (real === undefined) return null;
       return hex(cString(fileBytes(real).subarray(0, FS_READ_CAP)));
     },
-    /** fs_write (FilesystemStuff.cpp:3913-4005): open 'w', write up to the first NUL, close. */
+    /**
+     * fs_write (FilesystemStuff.cpp:3913-4005): open 'w', write up to the first NUL, close; False
+     * when the write came up short (a full volume), which leaves what it wrote.
+     */
     fs_write: (path, data) => {
       const real = openFile(pathArg(path), openFlags('w') as OpenFlags);
       if (real === undefined) return false;
+      const bytes = cString(dataArg(data));
+      const fits = Math.min(bytes.length, freeBytes());
       try {
-        fs().writeFile(real, cString(dataArg(data)));
-        return true;
+        fs().writeFile(real, bytes.subarray(0, fits));
+        return fits === bytes.length;
       } catch {
         return false;
       }
