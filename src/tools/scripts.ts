@@ -246,8 +246,7 @@ export const scriptRun = defineDeviceTool({
 export const apiReference = defineTool({
   name: 'api_reference',
   title: 'The jumperless module, in brief',
-  description:
-    "The board's MicroPython API for scripts: functions, arguments, units and hazards; one section or all.",
+  description: 'MicroPython API for board scripts: functions, arguments, units, hazards; one section or all.',
   group: 'scripts',
   kind: 'read',
   capability: 'jumperless.read',

@@ -74,7 +74,12 @@ function pinAtPowerOn(g: StateDocument['gpio'][number]): boolean {
 export function leaveOutPowerOn(state: StateSummary): StateSummary & { as_at_power_on: string } {
   const nets = state.nets.filter((n) => POWER_ON_NETS[n.index] !== n.nodes.join(','));
   const gpio = state.gpio.filter((g) => !pinAtPowerOn(g));
-  const quietNets = state.nets.filter((n) => !nets.includes(n)).map((n) => n.index);
+  // 5.7.11's get_state leaves out a net of one node: a supply net 1-5 it leaves out is that supply
+  // alone, as at power-on (not net 4, whose power-on form has two nodes).
+  const listed = new Set(state.nets.map((n) => n.index));
+  const quietNets = [1, 2, 3, 4, 5].filter((index) =>
+    listed.has(index) ? !nets.some((n) => n.index === index) : index !== 4,
+  );
   const quietPins = state.gpio.filter((g) => !gpio.includes(g)).map((g) => String(g.pin));
   const parts = [
     quietNets.length > 0 ? `nets ${quietNets.join(', ')} (each supply alone)` : '',
