@@ -16,6 +16,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import type { Dispatcher } from '../core/dispatcher.js';
 import type { Era } from '../core/era.js';
+import { JSONRPC } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
@@ -135,7 +136,9 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       // A request the SDK would drop or answer with a schema dump gets its JSON-RPC error here.
       const early = precheck(body);
       if (early) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(early));
+        // What is no JSON-RPC request at all is a bad request, as a body that is not JSON is.
+        const status = early.error.code === JSONRPC.invalidRequest ? 400 : 200;
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(early));
         return undefined;
       }
     }

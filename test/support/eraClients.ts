@@ -23,7 +23,17 @@ interface Answer {
   text: string;
 }
 
-function post(url: URL, agent: Agent, headers: Record<string, string>, body: unknown): Promise<Answer> {
+/**
+ * One POST. A kept-alive connection the server closed as idle (Node's 5 s) while this request went
+ * out fails with ECONNRESET on the reused socket: sent again once, as HTTP clients do.
+ */
+function post(
+  url: URL,
+  agent: Agent,
+  headers: Record<string, string>,
+  body: unknown,
+  again = true,
+): Promise<Answer> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -51,7 +61,11 @@ function post(url: URL, agent: Agent, headers: Record<string, string>, body: unk
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (again && req.reusedSocket && error.code === 'ECONNRESET')
+        resolve(post(url, agent, headers, body, false));
+      else reject(error);
+    });
     req.end(payload);
   });
 }
