@@ -39,6 +39,24 @@ export function precheck(message: unknown): EarlyError | undefined {
   return undefined;
 }
 
+/**
+ * How deep a message may nest. The SDK checks a message with recursive schemas, which overflow the
+ * stack on a `_meta` 100,000 deep (issue 23: an HTTP 500, no answer on stdio); no MCP message or
+ * tool argument here nests past a dozen levels.
+ */
+export const MAX_DEPTH = 64;
+
+/** Whether `value` nests past `limit` levels, walked without recursion (the point is not to overflow). */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    if (typeof item.value !== 'object' || item.value === null) continue;
+    if (item.depth >= limit) return true;
+    for (const child of Object.values(item.value)) stack.push({ value: child, depth: item.depth + 1 });
+  }
+  return false;
+}
+
 const validId = (id: unknown): id is string | number => typeof id === 'string' || typeof id === 'number';
 
 /**
@@ -60,6 +78,9 @@ function invalidRequest(message: unknown): EarlyError | undefined {
   const hasId = 'id' in message;
   const id = validId(message.id) ? message.id : null;
   if (hasId && id === null) return refuse(null, 'id must be a string or a number');
+  if (deeperThan(message, MAX_DEPTH)) {
+    return refuse(id, `the message nests objects and arrays more than ${MAX_DEPTH} deep`);
+  }
   if (!('method' in message)) {
     // A response to one of our requests (elicitation, sampling) has no method.
     if (hasId && ('result' in message || 'error' in message)) return undefined;

@@ -32,6 +32,13 @@ const META = {
 
 type Era = 'legacy' | 'modern';
 
+/** A tools/list whose `_meta` nests `depth` objects deep, as text (JSON.stringify itself would recurse that deep). */
+function deepList(id: number, depth: number, era: Era): string {
+  const deep = `${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}`;
+  const meta = era === 'modern' ? `${JSON.stringify(META).slice(0, -1)},"deep":${deep}}` : `{"deep":${deep}}`;
+  return `{"jsonrpc":"2.0","id":${id},"method":"tools/list","params":{"_meta":${meta}}}`;
+}
+
 /** The real CLI over stdio, read line by line. */
 function stdioServer() {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--sim'], {
@@ -58,6 +65,7 @@ function stdioServer() {
   };
   return {
     send: (message: unknown) => child.stdin?.write(`${JSON.stringify(message)}\n`),
+    sendRaw: (line: string) => child.stdin?.write(`${line}\n`),
     /** Answers in the order they came, up to and including the one whose id is `id`. */
     until: async (id: unknown): Promise<Array<Record<string, unknown>>> => {
       const found = () => seen.findIndex((message) => JSON.stringify(message.id) === JSON.stringify(id));
@@ -122,6 +130,15 @@ describe.each<Era>(['legacy', 'modern'])('over stdio (%s)', (era) => {
       ]);
     }
   }, 60_000);
+
+  it('refuses a _meta nested 100,000 deep with a clear error, and answers the next request', async () => {
+    server.sendRaw(deepList(900, 100_000, era));
+    expect(await server.next(900)).toMatchObject({
+      error: { code: -32600, message: expect.stringMatching(/nests objects and arrays more than 64 deep/) },
+    });
+    server.sendRaw(deepList(901, 10, era));
+    expect(await server.next(901)).toMatchObject({ result: { tools: expect.any(Array) } });
+  }, 60_000);
 });
 
 describe('over HTTP and the native socket', () => {
@@ -168,6 +185,19 @@ describe('over HTTP and the native socket', () => {
           error: { code: expect.any(Number) },
         });
       }
+    }
+    // A `_meta` 100,000 deep: a 400 that says why, not a 500.
+    for (const era of ['legacy', 'modern'] as const) {
+      const reply = await send(
+        http.url,
+        deepList(8, 100_000, era),
+        era === 'legacy' ? session.headers : modernHeaders,
+      );
+      expect(reply.status, era).toBe(400);
+      expect(reply.body, era).toMatchObject({
+        id: 8,
+        error: { code: -32600, message: expect.stringMatching(/64 deep/) },
+      });
     }
     // The session is still good.
     expect((await session.call('ping')).body).toMatchObject({ result: {} });
