@@ -14,6 +14,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { type Capability, denied } from '../core/capabilities.js';
 import type { Dispatcher } from '../core/dispatcher.js';
 import type { Era } from '../core/era.js';
 import { JSONRPC } from '../core/errors.js';
@@ -166,6 +167,25 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
     }
     if (method === 'POST' && claimsModernEra(body)) {
       const { bearer } = who.caller;
+      if (isListen(body) && !who.caller.capabilities.includes(READ)) {
+        // A listen stream tells every change of the board's resources: a caller who may not read
+        // them gets none (the SDK serves listen itself, so it is refused here, before it).
+        const refusal = denied(
+          'subscriptions/listen',
+          READ,
+          new Set(who.caller.capabilities as Capability[]),
+        );
+        const id =
+          isRecord(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            error: { code: refusal.code, message: refusal.message, data: refusal.data },
+          }),
+        );
+        return undefined;
+      }
       if (isListen(body) && bearer !== undefined && auth.broker) {
         // A 2026-07-28 listen stream lives as long as a 2025 GET stream: its token must stay valid too.
         const stop = watchStream(res, {
@@ -262,5 +282,7 @@ export async function startHttpServer(
     },
   };
 }
+
+const READ: Capability = 'jumperless.read';
 
 const isListen = (body: unknown): boolean => isRecord(body) && body.method === 'subscriptions/listen';
