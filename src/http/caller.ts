@@ -60,7 +60,8 @@ function connectionKey(socket: Socket | null | undefined): string | undefined {
 export function httpCaller(sessionId: string | undefined, auth: AuthInfo | undefined): Caller {
   if (!auth) return { id: `http:${sessionId ?? 'stateless'}`, granted: new Set() };
   const granted = new Set(auth.scopes.filter((name): name is Capability => KNOWN.has(name)));
-  if (auth.extra?.anonymous !== true) return { id: `http:${auth.clientId}`, granted };
+  if (auth.extra?.anonymous !== true)
+    return { id: `http:${auth.clientId}`, granted, principal: auth.clientId };
   const connection = typeof auth.extra.connection === 'string' ? auth.extra.connection : 'stateless';
   return { id: `http:${sessionId ?? connection}`, granted };
 }
