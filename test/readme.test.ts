@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { PROBES } from '../src/board/probes.js';
+import { citesLaterSource, PROBES, probesFor } from '../src/board/probes.js';
 import { CAPABILITIES, type Capability } from '../src/core/capabilities.js';
 import { createDispatcher } from '../src/core/dispatcher.js';
 import { listTools } from '../src/core/listTools.js';
@@ -61,8 +61,20 @@ describe("the README's figures", () => {
     ]);
   });
 
+  it('count the probes of each firmware release, and those that cite a 5.7.11 source', () => {
+    expect(
+      figures(
+        /(\d+) hold for 5\.7\.0\.13 and (\d+) for 5\.7\.11\.0, (\d+) of those\s+cite a 5\.7\.11 source/,
+      ),
+    ).toEqual([
+      probesFor('5.7.0.13').length,
+      probesFor('5.7.11.0').length,
+      probesFor('5.7.11.0').filter(citesLaterSource).length,
+    ]);
+  });
+
   it("give the heap a board job has once the server's helpers are in (as src/tools/heapLimits.test.ts measures it)", async () => {
-    const h = await startToolHarness();
+    const h = await startToolHarness({ firmware: '5.7.0.13' });
     try {
       await h.python('1');
       const free = Number(

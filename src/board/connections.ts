@@ -32,6 +32,8 @@ import {
   GND,
   GPIO_1,
   GPIO_8,
+  ISENSE_MINUS,
+  ISENSE_PLUS,
   isBridgeable,
   SPECIAL_NET_NODES,
   shortName,
@@ -167,10 +169,19 @@ export const NET_NAME_MAX = 31;
 export interface ConnectionsOptions {
   /** `[routing] stack_paths`: duplicates a new bridge gets when asked for -1. */
   readonly stackPaths?: number;
+  /**
+   * Nets 0..namedNets-1 have a default name; an allocated net above has none (5.7.0.13 names only
+   * nets 0-49, MatrixState.cpp:29; 5.7.11 all 60). Default 60.
+   */
+  readonly namedNets?: number;
+  /** A new net takes an index below this (findFirstUnusedNetIndex: 60 on 5.7.0.13, 58 on 5.7.11). */
+  readonly netIndexLimit?: number;
 }
 
 export class Connections {
   readonly stackPaths: number;
+  readonly namedNets: number;
+  readonly netIndexLimit: number;
   private list: StoredBridge[] = [];
   private netList: { nodes: number[] }[] = [];
   private nodeNet = new Map<number, number>();
@@ -180,6 +191,8 @@ export class Connections {
 
   constructor(options: ConnectionsOptions = {}) {
     this.stackPaths = Math.trunc(options.stackPaths ?? DEFAULT_STACK_PATHS);
+    this.namedNets = options.namedNets ?? MAX_NETS;
+    this.netIndexLimit = options.netIndexLimit ?? MAX_NETS;
     this.rebuild();
   }
 
@@ -288,10 +301,17 @@ export class Connections {
     return 1 + this.netList.length;
   }
 
+  /** The options a copy of this list needs to behave the same. */
+  get options(): ConnectionsOptions {
+    return { stackPaths: this.stackPaths, namedNets: this.namedNets, netIndexLimit: this.netIndexLimit };
+  }
+
   /**
    * `get_net_name(n)` (JumperlessMicroPythonAPI.cpp:752): the custom name on that number, else the
    * net's own name: `Empty Net` (0), the special names (1-5), `Net N` for an allocated user net and a
-   * single space for an unused one (MatrixState.cpp:652-656). Undefined outside 0..59.
+   * single space for an unused one (MatrixState.cpp:652-656); a net holding one side of the current
+   * sense shunt is `I Sense +` / `I Sense -` (NetManager.cpp:878-945). Undefined outside 0..59, and
+   * for an allocated net the firmware has no default name for (see `namedNets`).
    */
   netName(index: number): string | undefined {
     if (!Number.isInteger(index) || index < 0 || index >= MAX_NETS) return undefined;
@@ -340,7 +360,7 @@ export class Connections {
 
   /** An independent copy (for `nodes_discard` snapshots or undo). */
   clone(): Connections {
-    const c = new Connections({ stackPaths: this.stackPaths });
+    const c = new Connections(this.options);
     c.list = this.list.map((b) => ({ ...b }));
     c.names = this.names.map((x) => ({ ...x }));
     c.colors = this.colors.map((x) => ({ ...x }));
@@ -368,11 +388,15 @@ export class Connections {
     this.rebuild();
   }
 
-  /** The net's own name, ignoring custom names. */
-  private ownName(index: number): string {
+  /** The net's own name, ignoring custom names; undefined when the firmware has none for it. */
+  private ownName(index: number): string | undefined {
     if (index === 0) return 'Empty Net';
+    const nodes = this.netList[index - 1]?.nodes ?? [];
+    const sense = currentSenseName(nodes);
+    if (sense) return sense;
     if (index <= 5) return SPECIAL_NET_NAMES[index - 1] as string;
-    return (this.netList[index - 1]?.nodes.length ?? 0) > 0 ? `Net ${index}` : ' ';
+    if (nodes.length === 0) return ' ';
+    return index < this.namedNets ? `Net ${index}` : undefined;
   }
 
   private setCustom<T>(list: Custom<T>[], index: number, value: T | null): boolean {
@@ -425,7 +449,7 @@ export class Connections {
     const custom = this.customColor(index) !== undefined;
     return {
       index,
-      name: this.customName(index) ?? this.ownName(index),
+      name: this.customName(index) ?? this.ownName(index) ?? '',
       nodes,
       ...classifyNet(nodes),
       color: color.rgb,
@@ -471,7 +495,7 @@ export class Connections {
       const nb = isNet.has(rb);
       if (ta !== undefined && tb !== undefined) b.unrouted = 'special_nets';
       else if ((size.get(ra) ?? 1) + (size.get(rb) ?? 1) > MAX_NODES_PER_NET) b.unrouted = 'net_too_big';
-      else if (!na && !nb && userNets >= MAX_NETS - 6) b.unrouted = 'too_many_nets';
+      else if (!na && !nb && userNets >= this.netIndexLimit - 6) b.unrouted = 'too_many_nets';
       if (b.unrouted) continue;
       if (!na && !nb) userNets++;
       else if (na && nb) userNets--; // two nets become one (a special absorbs a user net, or two user nets)
@@ -512,6 +536,19 @@ export class Connections {
     this.names = this.reconcile(this.names);
     this.colors = this.reconcile(this.colors);
   }
+}
+
+/**
+ * NetManager.cpp:878-945 (updateCurrentSenseNetName, run as each node joins): a net holding
+ * ISENSE_PLUS but not ISENSE_MINUS is named `I Sense +`, the other way round `I Sense -`; once both
+ * are in, the name the first one gave stays.
+ */
+function currentSenseName(nodes: readonly number[]): string | undefined {
+  const plus = nodes.indexOf(ISENSE_PLUS);
+  const minus = nodes.indexOf(ISENSE_MINUS);
+  if (plus === -1 && minus === -1) return undefined;
+  if (minus === -1 || (plus !== -1 && plus < minus)) return 'I Sense +';
+  return 'I Sense -';
 }
 
 function sameBridge(x: StoredBridge, a: number, b: number): boolean {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkProbes, PROBES } from './probes.js';
+import { FIRMWARE, FIRMWARE_VERSIONS } from './firmware.js';
+import { checkProbes, citesLaterSource, PROBES, probesFor } from './probes.js';
 
 /** Calls that change the board when their arguments are valid. */
 const MUTATOR =
@@ -44,6 +45,8 @@ const REVIEWED_READ_ONLY = new Set([
   'slots.set_state_arg_errors',
   'ui.oled_print_keyword_errors',
   'ui.switch_and_wheel_shapes',
+  'connections.pad_names_are_not_nodes',
+  'ui.overlay_negative_size_enomem',
 ]);
 
 describe('firmware probes', () => {
@@ -82,6 +85,36 @@ describe('firmware probes', () => {
         !REVIEWED_READ_ONLY.has(p.id),
     ).map((p) => p.id);
     expect(unflagged).toEqual([]);
+  });
+
+  it('use on each release only the module names that release has (dir(jumperless) decides, not a version number)', () => {
+    const everyName = new Set(FIRMWARE_VERSIONS.flatMap((v) => [...FIRMWARE[v].api]));
+    const wrong: string[] = [];
+    for (const p of PROBES) {
+      if (p.kind !== 'exec') continue;
+      // Names in string literals are data (a probe may check that a name is absent).
+      const code = p.code.replace(/'[^'\n]*'|"[^"\n]*"/g, "''");
+      const used = new Set((code.match(/\b[A-Za-z_][A-Za-z0-9_]*\b/g) ?? []).filter((w) => everyName.has(w)));
+      for (const v of p.firmware) {
+        const missing = [...used].filter((name) => !FIRMWARE[v].api.has(name));
+        if (missing.length > 0) wrong.push(`${p.id} on ${v}: ${missing.join(', ')}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('cover every release, and cite the later release where they were checked against it', () => {
+    for (const v of FIRMWARE_VERSIONS) expect(probesFor(v).length).toBeGreaterThanOrEqual(250);
+    const later = probesFor('5.7.11.0').filter(citesLaterSource);
+    expect(later.length).toBeGreaterThanOrEqual(20);
+    // A probe only for 5.7.11 must cite a 5.7.11-era source.
+    const uncited = PROBES.filter(
+      (p) => p.firmware.length === 1 && p.firmware[0] === '5.7.11.0' && !citesLaterSource(p),
+    );
+    expect(uncited.map((p) => p.id)).toEqual([]);
+    expect(
+      checkProbes([{ ...(PROBES[0] as (typeof PROBES)[number]), firmware: ['9.9.9' as '5.7.11.0'] }]),
+    ).toContain(`${PROBES[0]?.id}: unknown firmware 9.9.9`);
   });
 
   it('leave nothing in the reviewed list that no longer needs it', () => {

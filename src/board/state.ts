@@ -111,15 +111,26 @@ const deadband = (v: number): number => (v > -0.03 && v < 0.03 ? 0 : v);
 /** JsonState.cpp:111-116: nodes from NANO_D0 (70) up print their short name, the rest their number. */
 const stateNodeName = (id: number): string => (id >= 70 ? shortName(id) : String(id));
 
+/**
+ * How a firmware writes the document: 5.7.11 leaves out nets with fewer than two nodes (the
+ * supplies nothing is wired to) and escapes names more strictly (see `FirmwareBehaviour`).
+ */
+export interface StateStyle {
+  readonly skipLonelyNets?: boolean;
+  readonly nameEscape?: 'quote-newline' | 'bounded';
+}
+
 /** Assemble the §7 document from the connections and the simulator's live values. */
-export function buildState(conns: Connections, inputs: StateInputs): BoardState {
+export function buildState(conns: Connections, inputs: StateInputs, style: StateStyle = {}): BoardState {
   const { power } = inputs;
   const gpio = inputs.gpio ?? [];
   const setpoint = [power.dac0, power.dac1, power.topRail, power.bottomRail];
-  const nets: StateNet[] = conns.nets().map((net) => {
+  const listed = conns.nets().filter((net) => !style.skipLonelyNets || net.nodes.length >= 2);
+  const nets: StateNet[] = listed.map((net) => {
     const base = {
       index: net.index,
-      name: net.name.trim(),
+      // 5.7.0.13 trims with Arduino String::trim (JsonState.cpp:99-100); 5.7.11's escape trims spaces.
+      name: style.nameEscape === 'bounded' ? net.name : net.name.trim(),
       nodes: net.nodes.map(stateNodeName),
       special: net.special,
     };
@@ -180,12 +191,35 @@ const str = (s: string): string => JSON.stringify(s);
 /** JsonState.cpp:30-35 escapes `"`, newline and CR only: a backslash or another control byte goes out raw. */
 const netName = (s: string): string =>
   `"${s.replace(/["\n\r]/g, (c) => (c === '"' ? '\\"' : c === '\n' ? '\\n' : '\\r'))}"`;
+
+/**
+ * 5.7.11's escapeJson(name, 31) (JsonState.cpp@68195a0): at most 31 bytes, spaces trimmed at both
+ * ends, `"` `\` LF CR tab escaped, every other byte outside printable ASCII dropped.
+ */
+export function boundedName(s: string): string {
+  const bytes = [...new TextEncoder().encode(s).slice(0, 31)];
+  let start = 0;
+  while (start < bytes.length && bytes[start] === 0x20) start++;
+  let end = start;
+  for (let i = start; i < bytes.length && bytes[i] !== 0; i++) if (bytes[i] !== 0x20) end = i + 1;
+  let out = '';
+  for (let i = start; i < end && bytes[i] !== 0; i++) {
+    const c = bytes[i] as number;
+    if (c === 0x22 || c === 0x5c) out += `\\${String.fromCharCode(c)}`;
+    else if (c === 0x0a) out += '\\n';
+    else if (c === 0x0d) out += '\\r';
+    else if (c === 0x09) out += '\\t';
+    else if (c >= 0x20 && c <= 0x7e) out += String.fromCharCode(c);
+  }
+  return `"${out}"`;
+}
 /** GraphicOverlays.cpp:485-487 writes an overlay's name between quotes as it is. */
 const rawName = (s: string): string => `"${s}"`;
 const int = (n: number): string => (Number.isFinite(n) ? String(Math.trunc(n)) : 'null');
 
 /** The firmware's exact layout: 2-space indents, 3-decimal floats, inline node and colour lists. */
-export function formatState(state: BoardState): string {
+export function formatState(state: BoardState, style: StateStyle = {}): string {
+  const writeName = style.nameEscape === 'bounded' ? boundedName : netName;
   const p = state.power;
   let out = '{\n';
   out += '  "power": {\n';
@@ -199,7 +233,7 @@ export function formatState(state: BoardState): string {
     .map((n) => {
       let s = '    {\n';
       s += `      "index": ${int(n.index)},\n`;
-      s += `      "name": ${netName(n.name)},\n`;
+      s += `      "name": ${writeName(n.name)},\n`;
       s += `      "nodes": [${n.nodes.map(str).join(', ')}],\n`;
       s += `      "special": ${str(n.special)}`;
       if (n.voltage !== undefined) s += `,\n      "voltage": ${float3(n.voltage)}`;

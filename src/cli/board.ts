@@ -3,15 +3,17 @@
  * Only the CLI picks between serial, TCP and the in-process virtual board (DESIGN.md §2).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { replCandidates } from '../device/autoPort.js';
 import { Board, sessionJobs } from '../device/board.js';
 import { createLink, formatDeviceUrl, parseDeviceUrl, type SimFactory } from '../device/deviceUrl.js';
-import { findReplPorts } from '../device/discovery.js';
+import { listJumperlessPorts } from '../device/discovery.js';
 import { streamLink } from '../device/link.js';
 import { DeviceSession, type SessionEvent } from '../device/session.js';
 import { boardSocketPath, serialIdentity } from '../device/share/path.js';
 import type { ShareEvent } from '../device/share/shared.js';
 import type { SimBoard } from '../sim/index.js';
 import { boardHelper } from '../tools/index.js';
+import { simFirmware } from './simFirmware.js';
 import { UsageError } from './usageError.js';
 
 export interface OpenBoard {
@@ -31,11 +33,15 @@ export interface OpenBoardOptions {
 
 export async function openBoard(device: string, options: OpenBoardOptions = {}): Promise<OpenBoard> {
   let sim: SimBoard | undefined;
-  const simFactory: SimFactory = async ({ partsFile }) => {
+  const simFactory: SimFactory = async ({ partsFile, firmware }) => {
     // Loaded only for the virtual board, so a real board's server starts faster.
     const { SimBoard } = await import('../sim/index.js');
     const partsFileText = partsFile === undefined ? undefined : await readParts(partsFile);
-    sim = await SimBoard.start(partsFileText === undefined ? {} : { partsFileText });
+    const release = firmware === undefined ? undefined : simFirmware(firmware);
+    sim = await SimBoard.start({
+      ...(partsFileText === undefined ? {} : { partsFileText }),
+      ...(release === undefined ? {} : { firmware: release }),
+    });
     const board = sim;
     return { connect: () => board.port('repl'), release: () => {} };
   };
@@ -45,7 +51,12 @@ export async function openBoard(device: string, options: OpenBoardOptions = {}):
   const simId = url.kind === 'sim' ? takeSimId(formatDeviceUrl(url)) : undefined;
   const link = await (simId === undefined || url.kind !== 'sim'
     ? createLink(url, { simFactory })
-    : Promise.resolve(simFactory(url.partsFile === undefined ? {} : { partsFile: url.partsFile })).then(
+    : Promise.resolve(
+        simFactory({
+          ...(url.partsFile === undefined ? {} : { partsFile: url.partsFile }),
+          ...(url.firmware === undefined ? {} : { firmware: url.firmware }),
+        }),
+      ).then(
         (source) => streamLink(simId, source),
         (error: unknown) => {
           simIds.delete(simId);
@@ -170,8 +181,10 @@ export async function identityOf(device: string): Promise<string | undefined> {
       // One TCP endpoint is one exported port, whichever protocol it speaks.
       return `tcp:${url.host}:${url.port}`;
     case 'auto': {
-      const ports = await findReplPorts().catch(() => []);
-      const port = ports.find((p) => url.location === undefined || p.location === url.location);
+      // Every port of a board shares its USB location, also one whose interfaces the OS does not name.
+      const boards = replCandidates(await listJumperlessPorts().catch(() => []));
+      const board = boards.find((b) => url.location === undefined || b.location === url.location);
+      const port = board?.ports[0];
       if (!port) return undefined;
       return port.location ? `usb:${port.location}` : serialIdentity(port.path);
     }
@@ -225,7 +238,7 @@ async function readParts(path: string): Promise<string> {
 /** `auto` when a Jumperless is plugged in, else the virtual board (for `npm start`). */
 export async function boardOrSim(): Promise<string> {
   try {
-    return (await findReplPorts()).length > 0 ? 'auto' : 'sim';
+    return replCandidates(await listJumperlessPorts()).length > 0 ? 'auto' : 'sim';
   } catch {
     return 'sim';
   }

@@ -426,7 +426,7 @@ describe('firmware-probe', () => {
     const probe = io();
     expect(await runFirmwareProbe({ device, json: true }, probe)).toBe(0);
     const report = JSON.parse(probe.out());
-    expect(report.firmware).toBe('5.7.0.13');
+    expect(report.firmware).toBe('5.7.11.0');
     expect(report.micropython).toMatch(/^1\.\d+/);
     expect(report.functions).toContain('dac_set');
     expect(report.groups.every((g: { unusable: unknown[] }) => g.unusable.length === 0)).toBe(true);

@@ -6,8 +6,10 @@ import {
 } from '../core/capabilities.js';
 import { type ListMode, parseListMode } from '../core/listModes.js';
 import { checkToolsetNames } from '../core/selection.js';
+import { withSimFirmware } from '../device/deviceUrl.js';
 import { defaultSocketPath } from '../device/socketPath.js';
 import { DEFAULT_HTTP_PORT } from './defaults.js';
+import { simFirmware } from './simFirmware.js';
 
 /**
  * One typed Config (STYLE.md §11): defaults, then `JUMPERLESS_MCP_*` environment variables, then
@@ -118,6 +120,8 @@ export const DEFAULT_CONFIG: Config = {
 export interface Flags {
   device?: string;
   sim?: string | boolean;
+  /** The virtual board's firmware release (`--firmware`); only with a `sim` device. */
+  firmware?: string;
   http?: string | boolean;
   origin?: string[];
   audit?: string;
@@ -135,6 +139,15 @@ export interface Flags {
   tools?: string;
   excludeTools?: string;
   readOnly?: boolean;
+}
+
+/** `--firmware` picks the virtual board's release; a real board runs its own. */
+export function simWithFirmware(device: string, firmware: string): string {
+  if (!device.startsWith('sim')) {
+    throw new Error("--firmware chooses the virtual board's firmware: use it with --sim or --device sim");
+  }
+  simFirmware(firmware);
+  return withSimFirmware(device, firmware);
 }
 
 export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env): Config {
@@ -162,6 +175,7 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
   if (flags.device !== undefined) config.device = flags.device;
   if (flags.sim !== undefined && flags.sim !== false)
     config.device = flags.sim === true ? 'sim' : `sim:${flags.sim}`;
+  if (flags.firmware !== undefined) config.device = simWithFirmware(config.device, flags.firmware);
   if (flags.http !== undefined && flags.http !== false) {
     config.http =
       flags.http === true ? { host: '127.0.0.1', port: DEFAULT_HTTP_PORT } : parseHttp(flags.http);

@@ -11,7 +11,7 @@ import {
 
 export interface DetectedBoard {
   location: string;
-  /** The port jumperless-mcp opens (`--device auto` finds the same), when the OS names interfaces. */
+  /** The port jumperless-mcp opens (`--device auto` finds the same), when the OS names interfaces; else `auto` probes. */
   repl: string | undefined;
   ports: Array<{ path: string; interface?: number; role?: PortRole; name?: string }>;
 }
@@ -60,7 +60,7 @@ export async function runDetect(
     out.write(
       board.repl
         ? `  use: jumperless-mcp --device ${board.repl}   (or --device auto:${board.location})\n`
-        : '  the OS does not say which port is the REPL: try each with jumperless-mcp selftest --device <port>\n',
+        : `  the OS does not say which port is the REPL: --device auto:${board.location} finds it by its answer (a raw-REPL probe)\n`,
     );
   }
   return 0;

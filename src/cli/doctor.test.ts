@@ -233,7 +233,7 @@ describe('doctor against the virtual board', () => {
     const good = await doctorFindings({ device: `tcp://127.0.0.1:${ports.repl}` });
     expect(byCheck(good, 'repl')[0]).toMatchObject({
       severity: 'ok',
-      message: expect.stringMatching(/the raw REPL answers \(firmware 5\.7\.0\.13/),
+      message: expect.stringMatching(/the raw REPL answers \(firmware 5\.7\.11\.0/),
     });
     expect(byCheck(good, 'firmware')[0]?.severity).toBe('ok');
     const menu = await doctorFindings(

@@ -28,6 +28,7 @@ const program = new Command()
   .enablePositionalOptions()
   .option('--device <url>', `${DEVICE_HELP}, sim, sim:<parts.json>`)
   .option('--sim [parts.json]', 'use the virtual board (optionally with parts on it)')
+  .option('--firmware <version>', "the virtual board's firmware: 5.7.11.0 (default) or 5.7.0.13")
   .option(
     '--http [host:port]',
     `serve Streamable HTTP instead of stdio (default 127.0.0.1:${DEFAULT_HTTP_PORT})`,
@@ -157,7 +158,8 @@ program
   .option('--pty <dir>', 'also make a pseudo-terminal per port in this folder (uses socat, or python3)')
   .option('--fs <dir>', 'keep the board flash in this folder')
   .option('--noise-seed <n>', 'add seeded measurement noise')
-  .option('--psram', 'a board with PSRAM fitted: a heap of about 6 MB instead of 96000 bytes')
+  .option('--psram', 'a board with PSRAM fitted: a heap of about 6 MB instead of 64 KB')
+  .option('--firmware <version>', 'the firmware release it runs: 5.7.11.0 (default) or 5.7.0.13')
   .action(async (options) => {
     const { runSimCommand } = await import('./simCommand.js');
     await runSimCommand(options, process.stdout);
@@ -177,9 +179,11 @@ program
   .option('--fresh', 'the board was just powered on: also check the defaults before first use')
   .option('--only <prefix...>', 'only probes whose id starts with one of these (e.g. files slots.switch)')
   .option('--json', 'print a JSON report (attach it to a bug report)')
+  .option('--firmware <version>', "with --device sim: the virtual board's firmware (5.7.11.0 or 5.7.0.13)")
   .action(
     async (
       options: {
+        firmware?: string;
         destructive?: boolean;
         fresh?: boolean;
         only?: string[];

@@ -21,6 +21,7 @@ const probe = (fields: Partial<ExecProbe>): ExecProbe => ({
   why: 'a check of the runner',
   mutates: false,
   fresh: false,
+  firmware: ['5.7.0.13', '5.7.11.0'],
   ...fields,
 });
 
@@ -33,7 +34,7 @@ describe('selftest', () => {
     );
     const report = JSON.parse(text()) as SelftestReport;
     expect(code).toBe(0);
-    expect(report.firmware).toBe('5.7.0.13');
+    expect(report.firmware).toBe('5.7.11.0');
     expect(report.summary.failed).toBe(0);
     const skipped = report.checks.filter((c) => c.skipped);
     expect(skipped.length).toBeGreaterThan(0);

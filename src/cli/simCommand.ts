@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { FIRMWARE, NEWEST_FIRMWARE } from '../board/firmware.js';
 import { PORT_ROLES } from '../sim/exposure.js';
 import { SimBoard } from '../sim/index.js';
 import { parsePartsFile } from '../sim/parts.js';
 import { PORT_NAMES, type PortName } from '../sim/workerProtocol.js';
+import { simFirmware } from './simFirmware.js';
 
 export interface SimCommandOptions {
   parts?: string;
@@ -11,8 +13,10 @@ export interface SimCommandOptions {
   pty?: string;
   fs?: string;
   noiseSeed?: string;
-  /** A board with PSRAM: a heap of about 6.2 MB instead of 96000 bytes (`--psram`). */
+  /** A board with PSRAM: a heap of about 6.2 MB instead of 64 KB (`--psram`). */
   psram?: boolean;
+  /** The firmware release it runs (`--firmware`); default the newest. */
+  firmware?: string;
 }
 
 const FAULT_HELP = `Type a command and Enter to act on the virtual board:
@@ -27,7 +31,9 @@ export async function runSimCommand(options: SimCommandOptions, out: NodeJS.Writ
     const parsed = parsePartsFile(partsFileText);
     if (!parsed.ok) throw new Error(`${options.parts}: ${parsed.errors.join('; ')}`);
   }
+  const firmware = options.firmware === undefined ? NEWEST_FIRMWARE : simFirmware(options.firmware);
   const board = await SimBoard.start({
+    firmware,
     ...(partsFileText === undefined ? {} : { partsFileText }),
     ...(options.fs ? { fsDir: options.fs } : {}),
     ...(options.noiseSeed ? { noiseSeed: Number(options.noiseSeed) } : {}),
@@ -35,8 +41,9 @@ export async function runSimCommand(options: SimCommandOptions, out: NodeJS.Writ
   });
   const tcp = await board.serveTcp({ basePort: options.tcp ? Number(options.tcp) : 0 });
   const pty = options.pty ? await board.servePty(options.pty) : undefined;
+  const heap = FIRMWARE[firmware].behaviour.heapBytesNoPsram;
   out.write(
-    `Virtual Jumperless V5 (firmware 5.7.0.13${options.psram ? ', with PSRAM' : ', no PSRAM: 96000-byte heap'}) is running.\n`,
+    `Virtual Jumperless V5 (firmware ${firmware}${options.psram ? ', with PSRAM' : `, no PSRAM: ${heap}-byte heap`}) is running.\n`,
   );
   for (const name of PORT_NAMES) {
     const where = [`tcp://127.0.0.1:${tcp[name]}`, pty?.[name]].filter(Boolean).join('  ');

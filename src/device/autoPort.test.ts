@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeBoard as fakeSysfsBoard } from '../../test/support/fakeSysfs.js';
+import { type FakeBoardOptions, fakeBoard as fakeSysfsBoard } from '../../test/support/fakeSysfs.js';
 import { PTY_MISSING } from '../../test/support/ptyAvailable.js';
 import { SimBoard } from '../sim/index.js';
 import { resolveAutoPort } from './autoPort.js';
@@ -20,8 +20,12 @@ let ptys: Record<string, string>;
 const sessions: DeviceSession[] = [];
 
 /** A board at USB `location` whose interfaces point at the given device nodes. */
-const fakeBoard = (name: string, location: string, interfaces: Array<[number, string]>) =>
-  fakeSysfsBoard(root, name, location, interfaces);
+const fakeBoard = (
+  name: string,
+  location: string,
+  interfaces: Array<[number, string]>,
+  options?: FakeBoardOptions,
+) => fakeSysfsBoard(root, name, location, interfaces, options);
 
 beforeAll(async () => {
   board = await SimBoard.start();
@@ -49,6 +53,56 @@ describe.skipIf(PTY_MISSING)('auto over a fake sysfs and real ptys', () => {
     expect(await session.call('"found by auto"')).toBe('found by auto');
     expect(session.health().port).toBe(join(roots.devRoot, 'ttyACM2'));
     await session.close();
+  });
+
+  it('goes by the interface, not the tty order: the four ports can come up in any order', async () => {
+    const roots = fakeBoard(
+      'shuffled',
+      '1-1.2',
+      [
+        [0, ptys.main as string],
+        [2, ptys.uart as string],
+        [4, ptys.repl as string],
+        [6, ptys.backchannel as string],
+      ],
+      { ttyNames: ['ttyACM2', 'ttyACM3', 'ttyACM0', 'ttyACM1'] },
+    );
+    const port = await resolveAutoPort({ platform: 'linux', ...roots });
+    expect(port).toMatchObject({
+      path: join(roots.devRoot, 'ttyACM0'),
+      location: '1-1.2',
+      interfaceNumber: 4,
+    });
+  });
+
+  it('finds the REPL by its answer when the OS does not give interface numbers', async () => {
+    const roots = fakeBoard(
+      'unnamed',
+      '1-1.4',
+      [
+        [0, ptys.backchannel as string],
+        [2, ptys.repl as string],
+        [4, ptys.uart as string],
+      ],
+      { ttyNames: ['ttyACM0', 'ttyACM1', 'ttyACM2'], interfaceNumbers: false },
+    );
+    const port = await resolveAutoPort({ platform: 'linux', ...roots });
+    expect(port).toEqual({ path: join(roots.devRoot, 'ttyACM1'), location: '1-1.4', role: 'repl' });
+  });
+
+  it('tells two boards with the same USB serial apart by where they are plugged in (auto:<usb-path>)', async () => {
+    const here: Array<[number, string]> = [[4, ptys.repl as string]];
+    fakeBoard('two', '1-1.2', [[4, ptys.backchannel as string]], { ttyNames: ['ttyACM2'] });
+    const roots = fakeBoard('two', '1-1.3', here, { ttyNames: ['ttyACM6'] });
+    const session = await openDevice('auto:1-1.3', { platform: 'linux', ...roots });
+    sessions.push(session);
+    expect(await session.call('"the board at 1-1.3"')).toBe('the board at 1-1.3');
+    expect(session.health().port).toBe(join(roots.devRoot, 'ttyACM6'));
+    await session.close();
+    await expect(resolveAutoPort({ platform: 'linux', ...roots, location: '1-1.2' })).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('no raw-REPL answer'),
+    });
   });
 
   it('says so when the port on interface 4 does not answer like a raw REPL', async () => {

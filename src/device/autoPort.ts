@@ -1,13 +1,10 @@
 /**
- * `auto`: picks the REPL port of the one attached board, confirmed by a raw-REPL probe. Several
- * boards are told apart by USB location (`auto:<location>`); an explicit path always wins.
+ * `auto`: picks the REPL port of the one attached board, confirmed by a raw-REPL probe: the port on
+ * interface 4 (CDC2) when the OS names interfaces, else the board's port that answers like a raw
+ * REPL. Several boards are told apart by USB location (`auto:<location>`, e.g. `auto:1-1.2`: every
+ * V5 has the same USB serial `JLV5port`); an explicit path always wins.
  */
-import {
-  type DiscoveryOptions,
-  findReplPorts,
-  type JumperlessPort,
-  listJumperlessPorts,
-} from './discovery.js';
+import { type DiscoveryOptions, type JumperlessPort, listJumperlessPorts } from './discovery.js';
 import { DeviceError, isDeviceError } from './errors.js';
 import { probeRawRepl } from './probe.js';
 import { serialLink } from './serialLink.js';
@@ -19,36 +16,64 @@ export interface AutoPortOptions extends DiscoveryOptions {
   probe?: (path: string) => Promise<void>;
 }
 
+/** One board's ports worth a raw-REPL probe, in the order to try them. */
+interface BoardCandidates {
+  location: string;
+  ports: JumperlessPort[];
+}
+
+/**
+ * The ports to probe on each board: its interface-4 port when the OS names interfaces; otherwise
+ * every port whose interface the OS does not tell, to be told apart by what it answers (the tty
+ * numbering is no guide: the four ports can come up in any order). A port known to be the menu,
+ * the UART bridge or the backchannel is never probed: bytes there reach the menu or an Arduino.
+ */
+export function replCandidates(ports: readonly JumperlessPort[]): BoardCandidates[] {
+  const boards = new Map<string, JumperlessPort[]>();
+  for (const port of ports) boards.set(port.location, [...(boards.get(port.location) ?? []), port]);
+  return [...boards].flatMap(([location, own]) => {
+    const named = own.filter((port) => port.role === 'repl');
+    const unnamed = own.filter((port) => port.interfaceNumber === undefined);
+    const candidates = named.length > 0 ? named : unnamed;
+    return candidates.length > 0 ? [{ location, ports: candidates }] : [];
+  });
+}
+
 export async function resolveAutoPort(options: AutoPortOptions = {}): Promise<JumperlessPort> {
-  let candidates = await findReplPorts(options);
-  if (candidates.length === 0) throw await nothingFound(options);
+  const listed = await listJumperlessPorts(options);
+  let boards = replCandidates(listed);
+  if (boards.length === 0) throw nothingFound(listed);
   if (options.location !== undefined) {
-    const here = candidates.filter((port) => port.location === options.location);
+    const here = boards.filter((board) => board.location === options.location);
     if (here.length === 0) {
       throw new DeviceError(
         'not_found',
-        `no Jumperless V5 at USB location ${options.location}; boards found at: ${listBoards(candidates)}`,
-        { boards: candidates },
+        `no Jumperless V5 at USB location ${options.location}; boards found at: ${listBoards(boards)}`,
+        { boards: boards.flatMap((board) => board.ports) },
       );
     }
-    candidates = here;
+    boards = here;
   }
   const probe = options.probe ?? ((path: string) => probeRawRepl(serialLink(path)));
   const confirmed: JumperlessPort[] = [];
   const failures: DeviceError[] = [];
-  for (const port of candidates) {
-    try {
-      await probe(port.path);
-      confirmed.push(port);
-    } catch (error) {
-      failures.push(isDeviceError(error) ? error : new DeviceError('not_found', String(error)));
+  for (const board of boards) {
+    for (const port of board.ports) {
+      try {
+        await probe(port.path);
+        // A port found by its answer is the REPL whatever the OS calls it.
+        confirmed.push(port.role === 'repl' ? port : { ...port, role: 'repl' });
+        break;
+      } catch (error) {
+        failures.push(isDeviceError(error) ? error : new DeviceError('not_found', String(error)));
+      }
     }
   }
   if (confirmed.length === 1) return confirmed[0] as JumperlessPort;
   if (confirmed.length > 1) {
     throw new DeviceError(
       'not_found',
-      `found ${confirmed.length} Jumperless V5 boards (${listBoards(confirmed)}); ` +
+      `found ${confirmed.length} Jumperless V5 boards (${listPorts(confirmed)}); ` +
         'choose one with --device auto:<location> or --device <port path>',
       { boards: confirmed },
     );
@@ -58,14 +83,13 @@ export async function resolveAutoPort(options: AutoPortOptions = {}): Promise<Ju
   if (busy) throw busy;
   throw new DeviceError(
     'not_found',
-    `found ${listBoards(candidates)} but no raw-REPL answer: ${failures.map((e) => e.message).join('; ')}. ` +
+    `found ${listBoards(boards)} but no raw-REPL answer: ${failures.map((e) => e.message).join('; ')}. ` +
       'Is CDC2 set to MicroPython ([serial_2] function), and the firmware JumperlOS 5.7 or newer?',
-    { boards: candidates },
+    { boards: boards.flatMap((board) => board.ports) },
   );
 }
 
-async function nothingFound(options: DiscoveryOptions): Promise<DeviceError> {
-  const ports = await listJumperlessPorts(options);
+function nothingFound(ports: readonly JumperlessPort[]): DeviceError {
   if (ports.length > 0) {
     return new DeviceError(
       'not_found',
@@ -80,6 +104,12 @@ async function nothingFound(options: DiscoveryOptions): Promise<DeviceError> {
   );
 }
 
-function listBoards(ports: readonly JumperlessPort[]): string {
+function listPorts(ports: readonly JumperlessPort[]): string {
   return ports.map((port) => `USB ${port.location}: ${port.path}`).join(', ');
+}
+
+function listBoards(boards: readonly BoardCandidates[]): string {
+  return boards
+    .map((board) => `USB ${board.location}: ${board.ports.map((p) => p.path).join(' or ')}`)
+    .join(', ');
 }

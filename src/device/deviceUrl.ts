@@ -3,7 +3,8 @@
  * `auto:<usb-location>`), `tcp://host:port` (a raw TCP port: ser2net, the simulator's TCP ports;
  * `socket://host:port`, pyserial's name for it, is the same link), `rfc2217://host:port` (a
  * serial port exported over RFC 2217: ser2net's telnet(rfc2217), a labgrid exporter), or `sim` /
- * `sim:parts.json` (the in-process virtual board). `createLink` turns one into a DeviceLink.
+ * `sim:parts.json` (the in-process virtual board), `sim@<firmware>` / `sim@<firmware>:parts.json`
+ * for the virtual board running a given firmware release. `createLink` turns one into a DeviceLink.
  */
 import type { Duplex } from 'node:stream';
 import { type AutoPortOptions, resolveAutoPort } from './autoPort.js';
@@ -18,7 +19,7 @@ export type DeviceUrl =
   | { kind: 'serial'; path: string }
   | { kind: 'tcp'; host: string; port: number }
   | { kind: 'rfc2217'; host: string; port: number }
-  | { kind: 'sim'; partsFile?: string };
+  | { kind: 'sim'; partsFile?: string; firmware?: string };
 
 export function parseDeviceUrl(text: string): DeviceUrl {
   const value = text.trim();
@@ -26,6 +27,15 @@ export function parseDeviceUrl(text: string): DeviceUrl {
   if (value.startsWith('auto:')) return { kind: 'auto', location: value.slice(5) };
   if (value === 'sim') return { kind: 'sim' };
   if (value.startsWith('sim:')) return { kind: 'sim', partsFile: value.slice(4) };
+  if (value.startsWith('sim@')) {
+    const rest = value.slice(4);
+    const colon = rest.indexOf(':');
+    const firmware = colon === -1 ? rest : rest.slice(0, colon);
+    if (firmware === '') throw usage(text, 'sim@<firmware> names a release, e.g. sim@5.7.0.13');
+    return colon === -1
+      ? { kind: 'sim', firmware }
+      : { kind: 'sim', firmware, partsFile: rest.slice(colon + 1) };
+  }
   if (value.startsWith('serial:')) return { kind: 'serial', path: value.slice(7) };
   const net = /^(tcp|socket|rfc2217):\/\/(\[[^\]]+\]|[^:/]+):(\d+)\/?$/i.exec(value);
   if (net) {
@@ -52,16 +62,28 @@ export function formatDeviceUrl(url: DeviceUrl): string {
     case 'tcp':
     case 'rfc2217':
       return networkId(url.kind, url.host, url.port);
-    case 'sim':
-      return url.partsFile === undefined ? 'sim' : `sim:${url.partsFile}`;
+    case 'sim': {
+      const base = url.firmware === undefined ? 'sim' : `sim@${url.firmware}`;
+      return url.partsFile === undefined ? base : `${base}:${url.partsFile}`;
+    }
   }
+}
+
+/** The same address on the virtual board of a given release; other addresses as they are. */
+export function withSimFirmware(device: string, firmware: string | undefined): string {
+  if (firmware === undefined) return device;
+  const url = parseDeviceUrl(device);
+  return url.kind === 'sim' ? formatDeviceUrl({ ...url, firmware }) : device;
 }
 
 /**
  * Makes the in-process virtual board's REPL stream. Injected by the caller (the CLI), because
  * device/ must not import sim/ (DESIGN.md §2).
  */
-export type SimFactory = (options: { partsFile?: string }) => Promise<StreamSource> | StreamSource;
+export type SimFactory = (options: {
+  partsFile?: string;
+  firmware?: string;
+}) => Promise<StreamSource> | StreamSource;
 
 export interface CreateLinkOptions extends AutoPortOptions {
   simFactory?: SimFactory;
@@ -86,9 +108,10 @@ export async function createLink(
           'the simulator is not available here; sim URLs need the jumperless-mcp CLI',
         );
       }
-      const source = await options.simFactory(
-        url.partsFile === undefined ? {} : { partsFile: url.partsFile },
-      );
+      const source = await options.simFactory({
+        ...(url.partsFile === undefined ? {} : { partsFile: url.partsFile }),
+        ...(url.firmware === undefined ? {} : { firmware: url.firmware }),
+      });
       return streamLink(formatDeviceUrl(url), source);
     }
     case 'auto':

@@ -160,6 +160,43 @@ describe('resolveAutoPort', () => {
     await expect(resolveAutoPort({ ...linux(), probe })).rejects.toMatchObject({ code: 'busy' });
   });
 
+  it('probes the ports of a board whose interfaces the OS does not name, never a named menu or UART port', async () => {
+    addJumperless('1-2', 0);
+    // A second board whose sysfs has no bInterfaceNumber: its ports are told apart by their answer.
+    const device = join(sysRoot, 'devices', 'pci0000:00', '0000:00:14.0', 'usb1', '1-3');
+    mkdirSync(device, { recursive: true });
+    writeFileSync(join(device, 'idVendor'), '1d50\n');
+    writeFileSync(join(device, 'idProduct'), 'acab\n');
+    for (const [tty, itf] of [
+      ['ttyACM7', 0],
+      ['ttyACM5', 4],
+      ['ttyACM6', 6],
+    ] as const) {
+      const iface = join(device, `1-3:1.${itf}`);
+      mkdirSync(iface, { recursive: true });
+      mkdirSync(join(sysRoot, 'class', 'tty', tty), { recursive: true });
+      symlinkSync(iface, join(sysRoot, 'class', 'tty', tty, 'device'));
+      writeFileSync(join(devRoot, tty), '');
+    }
+    const answers = join(devRoot, 'ttyACM6');
+    const probe = async (path: string) => {
+      probed.push(path);
+      if (path !== answers) throw new DeviceError('not_found', 'no raw prompt');
+    };
+    const port = await resolveAutoPort({ ...linux(), location: '1-3', probe });
+    expect(port).toEqual({ path: answers, location: '1-3', role: 'repl' });
+    expect(probed).toContain(answers);
+    expect(
+      probed.every(
+        (path) => path.includes('ttyACM5') || path.includes('ttyACM6') || path.includes('ttyACM7'),
+      ),
+    ).toBe(true);
+    // On the board that names its interfaces only interface 4 is probed.
+    probed.length = 0;
+    await resolveAutoPort({ ...linux(), location: '1-2', probe: probeOk });
+    expect(probed).toEqual([join(devRoot, 'ttyACM2')]);
+  });
+
   it('explains a board without the REPL interface', async () => {
     addUsbDevice('1-2', '1d50', 'acab', [['ttyACM0', 0]]);
     await expect(resolveAutoPort({ ...linux(), probe: probeOk })).rejects.toThrow(/none on interface 4/);
@@ -205,6 +242,19 @@ describe('discovery on macOS and Windows', () => {
       ['COM3', 'main', '6&2A1B3C4D&0'],
       ['COM5', 'repl', '6&2A1B3C4D&0'],
     ]);
+  });
+
+  it('lists a macOS port whose name does not carry the interface without one, for auto to probe', async () => {
+    mkdirSync(join(root, 'macdev'), { recursive: true });
+    const ports = await listJumperlessPorts({
+      platform: 'darwin',
+      devRoot: join(root, 'macdev'),
+      listPorts: async () => [
+        { path: '/dev/tty.usbmodem14201', vendorId: '1d50', productId: 'acab', locationId: '14200000' },
+        { path: '/dev/tty.usbserial-1', vendorId: '0403', productId: '6001' },
+      ],
+    });
+    expect(ports).toEqual([{ path: '/dev/tty.usbmodem14201', location: '14200000' }]);
   });
 
   it('survives a listing that throws (udevadm missing and the like)', async () => {

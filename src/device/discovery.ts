@@ -1,7 +1,10 @@
 /**
  * Finds Jumperless V5 REPL ports by USB identity (spec §1): VID 1D50, PID ACAB, and the
- * MicroPython REPL on CDC2 = USB interface 4 (Windows `MI_04`, macOS `...JLV5port5`). Boards
- * are told apart by USB location, since every unit has the same serial string `JLV5port`.
+ * MicroPython REPL on CDC2 = USB interface 4 (Linux `bInterfaceNumber` 04, Windows `MI_04`, macOS
+ * `...JLV5port5`). Boards are told apart by USB location (the sysfs device name, e.g. `1-1.2`:
+ * udev's ID_PATH in short), since every unit has the same serial string `JLV5port`. The tty
+ * numbering says nothing: the four ports can come up in any order. A port whose interface the OS
+ * does not give is listed without one, and `auto` tells the REPL among them by its answer.
  *
  * On Linux we read sysfs ourselves: `SerialPort.list()` spawns `udevadm`, which is missing in
  * containers and then takes the process down (DESIGN.md §4 "Device"). The roots are injectable
@@ -121,16 +124,23 @@ async function listMac(devRoot: string, listed: ListedPort[]): Promise<Jumperles
     const location = listed.find((port) => port.path === path)?.locationId ?? (match[2] || 'usb');
     ports.push(describe(path, location, interfaceNumber));
   }
+  // A board whose device names do not carry the interface (another naming scheme): its ports are
+  // listed with no interface, and `auto` tells the REPL by its answer.
+  for (const port of listed) {
+    if (!isJumperless(port) || /JLV5port\d/.test(port.path)) continue;
+    ports.push(describe(port.path, port.locationId ?? 'usb'));
+  }
   return sortPorts(ports);
 }
+
+const isJumperless = (port: ListedPort): boolean =>
+  port.vendorId?.toLowerCase() === JUMPERLESS_VID && port.productId?.toLowerCase() === JUMPERLESS_PID;
 
 /** Windows: instance ids carry `MI_04` for interface 4 (spec §1). */
 function listFromSerialport(listed: ListedPort[]): JumperlessPort[] {
   const ports: JumperlessPort[] = [];
   for (const port of listed) {
-    if (port.vendorId?.toLowerCase() !== JUMPERLESS_VID || port.productId?.toLowerCase() !== JUMPERLESS_PID) {
-      continue;
-    }
+    if (!isJumperless(port)) continue;
     const mi = /MI_(\d\d)/i.exec(port.pnpId ?? '');
     const interfaceNumber = mi?.[1] ? Number.parseInt(mi[1], 16) : undefined;
     // The parent instance id (before `&0000`-style suffixes) is shared by the board's ports.

@@ -237,7 +237,7 @@ describe.each<Transport>([...transportsHere<Transport>(['in-process', 'tcp', 'pt
 
     it('reports health', () => {
       const health = session.health();
-      expect(health).toMatchObject({ state: 'ready', connected: true, firmware: '5.7.0.13' });
+      expect(health).toMatchObject({ state: 'ready', connected: true, firmware: '5.7.11.0' });
       expect(health.micropython).toMatch(/^1\.\d+/);
       expect(health.jobs.done).toBeGreaterThan(1000);
       expect(health.jobs.failed).toBeGreaterThan(0);

@@ -1,7 +1,8 @@
 /**
  * Requests the SDK would answer wrongly or not at all, answered here with the right JSON-RPC error:
  * a `params` that is not an object (the SDK drops the message, and the client waits out its
- * timeout), and `tools/call` arguments that are not an object (-32603 with a raw schema dump).
+ * timeout), and `tools/call` arguments that are not an object (the SDK's message is its validator's
+ * issue list as JSON). docs/sdk-gaps.md; sdkGaps.test.ts shows the SDK alone.
  */
 import { JSONRPC } from '../core/errors.js';
 import { isRecord } from '../core/json.js';

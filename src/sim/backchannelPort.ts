@@ -10,7 +10,7 @@ const VERBS = ['cmds', 'help', 'ver', 'slot', 'json', 'nets', 'adc', 'status', '
 const HELP_YAML = `---YAML_HELP_START---
 device: Jumperless V5
 port: USBSer3 backchannel (read-only)
-firmware: 5.7.0.13
+firmware: %VERSION%
 chars:
   A: full status JSON
   V: ADC and current JSON
@@ -66,6 +66,10 @@ export class BackchannelPort {
     this.answer(char === '.' ? (this.last ?? '.') : char);
   }
 
+  private version(): string {
+    return String(this.call('firmware_version') ?? '');
+  }
+
   private call(name: string, ...args: Json[]): Json | undefined {
     const fn = this.io.functions[name];
     return fn ? fn(...args) : undefined;
@@ -113,7 +117,7 @@ export class BackchannelPort {
         if (inquiry === 'V') return this.json(readings);
         const state = this.state();
         return this.json({
-          version: '5.7.0.13',
+          version: this.version(),
           slot: this.call('CURRENT_SLOT') ?? 0,
           ...readings,
           gpio: state.gpio ?? [],
@@ -136,11 +140,11 @@ export class BackchannelPort {
     switch (verb) {
       case '':
       case 'help':
-        return this.io.write(HELP_YAML);
+        return this.io.write(HELP_YAML.replace('%VERSION%', this.version()));
       case 'cmds':
         return this.io.write(`${ALLOWED}\n`);
       case 'ver':
-        return this.io.write('5.7.0.13\n');
+        return this.io.write(`${this.version()}\n`);
       case 'slot':
         return this.io.write(`ACTIVE_SLOT:${String(this.call('CURRENT_SLOT') ?? 0)}\n`);
       case 'json': {

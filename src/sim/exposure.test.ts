@@ -36,7 +36,7 @@ it('serves each port over TCP', async () => {
   await new Promise((resolve) => back.once('connect', resolve));
   const wire = new Wire(back);
   wire.write(':ver\r');
-  expect(await wire.until('\r\n')).toBe(':5.7.0.13\r\n');
+  expect(await wire.until('\r\n')).toBe(':5.7.11.0\r\n');
   socket.destroy();
   back.destroy();
 });

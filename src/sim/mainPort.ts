@@ -5,7 +5,6 @@
  */
 import type { FirmwareFunctions, Json } from './firmware/types.js';
 
-const VERSION_LINE = 'Jumperless firmware version: 5.7.0.13\n';
 const PORT_LIST = 'CDC0: Jumperless Main\nCDC1: JL Passthrough\nCDC2: JL Micropython\nCDC3: Jumperless TUI\n';
 const SO = 0x0e;
 const MENU = `
@@ -52,7 +51,9 @@ export class MainPort {
   private feedByte(byte: number): void {
     if (byte === 0x05) return this.io.write(PORT_LIST);
     if (byte === 0x0e || byte === 0x0f || byte === 0x13) return; // line-buffer control: always on here
-    if (byte === 0x3f && this.line === '') return this.io.write(VERSION_LINE); // `?` is intercepted
+    // `?` is intercepted: the firmware version (cmd_showVersion).
+    if (byte === 0x3f && this.line === '')
+      return this.io.write(`Jumperless firmware version: ${String(this.call('firmware_version'))}\n`);
     if (byte === 0x0d || byte === 0x0a) {
       const command = this.line;
       this.line = '';
@@ -92,6 +93,8 @@ export class MainPort {
           return this.io.write(`ACTIVE_SLOT:${String(this.call('CURRENT_SLOT') ?? 0)}\n`);
         case 'x':
           this.call('nodes_clear');
+          // 5.7.11's `x` takes the placed parts too (partsClearAllRecords).
+          this.call('_clear_parts');
           return this.io.write('Cleared all connections\n');
         case '+':
         case '-':

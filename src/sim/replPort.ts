@@ -3,8 +3,12 @@
  * adds what the WebAssembly build lacks or does differently -- raw-paste mode, LF-only program output,
  * the firmware's banner, the friendly-mode byte filter, and the soft-reset replies.
  */
-import { BOARD_IDENTITY, NAME_AND_VERSION } from './vmRuntime.js';
+import type { FirmwareVersion } from '../board/firmware.js';
+import { BOARD_IDENTITY, machineName, NAME_AND_VERSION } from './vmRuntime.js';
 
+/** The banner Ctrl-B prints on a release (MICROPY_BANNER_MACHINE names the firmware version). */
+export const firmwareBanner = (version: FirmwareVersion): string =>
+  `${NAME_AND_VERSION}; ${machineName(version)}\r\nType "help()" for more information.\r\n`;
 export const FIRMWARE_BANNER = `${NAME_AND_VERSION}; ${BOARD_IDENTITY.machine}\r\nType "help()" for more information.\r\n`;
 const VM_BANNER_LINE = /MicroPython v[^\r\n]*\r\nType "help\(\)" for more information\.\r\n/;
 const RAW_HEADER = 'raw REPL; CTRL-B to exit\r\n>';
@@ -25,6 +29,8 @@ const HEADER_GAP_MS = 1;
 const FRIENDLY_CONTROLS = new Set([0x01, 0x02, 0x03, 0x04, 0x05, 0x08, 0x09, 0x0a, 0x0d, 0x1b]);
 
 export interface ReplEngine {
+  /** The Ctrl-B banner of the firmware release; default FIRMWARE_BANNER. */
+  banner?: string;
   /** Feeds one byte to the VM's REPL; true when the VM asks for a soft reset. */
   feed(byte: number): boolean;
   /** Takes (and clears) what the VM printed since the last call. */
@@ -109,7 +115,7 @@ export class ReplPort {
     }
     if (output.length === 0) return;
     let text = new TextDecoder('latin1').decode(output);
-    if (byte === 0x02) text = text.replace(VM_BANNER_LINE, FIRMWARE_BANNER);
+    if (byte === 0x02) text = text.replace(VM_BANNER_LINE, this.engine.banner ?? FIRMWARE_BANNER);
     else if (runs) text = this.programText(output);
     else if (wasMode === 'friendly' && byte === 0x0d) text = friendlyResult(text);
     this.emit(latin1(text));
@@ -253,7 +259,7 @@ export class ReplPort {
   /** Prints the boot banner and prompt, as a host attached during a reboot sees it. */
   bootBanner(): void {
     this.mode = 'friendly';
-    this.emit(latin1(`\r\n${FIRMWARE_BANNER}>>> `));
+    this.emit(latin1(`\r\n${this.engine.banner ?? FIRMWARE_BANNER}>>> `));
   }
 }
 

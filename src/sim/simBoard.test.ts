@@ -79,7 +79,7 @@ describe('CDC2 raw REPL', () => {
     repl.write('\x01');
     expect(await repl.until('>')).toBe('raw REPL; CTRL-B to exit\r\n>');
     repl.write('\x02');
-    expect(await repl.until('>>> ')).toContain('jumperless-v5 v5.7.0.13 with rp2350b');
+    expect(await repl.until('>>> ')).toContain('jumperless-v5 v5.7.11.0 with rp2350b');
   });
 
   it('supports raw-paste with window flow control', async () => {
@@ -374,7 +374,7 @@ describe('CDC0 main port (spec §2) and CDC3 backchannel (spec §4)', () => {
   it('answers ?, ENQ and > one-liners with CRLF output', async () => {
     const main = new Wire(board.port('main'));
     main.write('?');
-    expect(await main.until('\r\n')).toBe('Jumperless firmware version: 5.7.0.13\r\n');
+    expect(await main.until('\r\n')).toBe('Jumperless firmware version: 5.7.11.0\r\n');
     main.write('\x05');
     expect(await main.until('CDC3: Jumperless TUI\r\n')).toContain('CDC2: JL Micropython\r\n');
     main.write('>print(6*7)\n');
@@ -395,6 +395,6 @@ describe('CDC0 main port (spec §2) and CDC3 backchannel (spec §4)', () => {
     const reply = await back.until('}\r\n');
     expect(JSON.parse(reply)).toMatchObject({ error: 'blocked', cmd: 'x', hint: ':cmds' });
     back.write(':ver\n');
-    expect(await back.until('\r\n')).toBe(':5.7.0.13\r\n');
+    expect(await back.until('\r\n')).toBe(':5.7.11.0\r\n');
   });
 });

@@ -4,12 +4,13 @@ import { createRequire } from 'node:module';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel, type TransferListItem, Worker } from 'node:worker_threads';
+import { type FirmwareVersion, NEWEST_FIRMWARE } from '../board/firmware.js';
 import { resolveNode } from '../board/nodes.js';
 import { PtyExposure, type Refusal, TcpExposure } from './exposure.js';
 import type { InputEvent } from './firmware/types.js';
 import { parsePartsFile } from './parts.js';
 import { SimPort } from './simPort.js';
-import { BOARD_HEAP_BYTES, PSRAM_HEAP_BYTES } from './vmRuntime.js';
+import { heapBytesOf, psramHeapBytesOf } from './vmRuntime.js';
 import {
   CONTROL,
   type FromWorker,
@@ -33,9 +34,11 @@ export interface SimBoardOptions {
   watchdogMs?: number;
   /**
    * A board with PSRAM: the firmware adds most of the chip to the GC heap, so gc reports about
-   * 6.2 MB instead of 96000 bytes (see PSRAM_HEAP_BYTES). Default false.
+   * 6.2 MB instead of 64 KB (96000 bytes on 5.7.0.13; see psramHeapBytesOf). Default false.
    */
   psram?: boolean;
+  /** The firmware release to behave as (board/firmware.ts); default the newest. */
+  firmware?: FirmwareVersion;
 }
 
 /** `refused`: a second host was turned away from a port (one host at a time, exposure.ts). */
@@ -102,6 +105,11 @@ export class SimBoard extends EventEmitter<Events> {
     board.isPlugged = true;
     await board.powerOn(false);
     return board;
+  }
+
+  /** The firmware release this board runs. */
+  get firmware(): FirmwareVersion {
+    return this.options.firmware ?? NEWEST_FIRMWARE;
   }
 
   get plugged(): boolean {
@@ -240,7 +248,9 @@ export class SimBoard extends EventEmitter<Events> {
       inputPort: channel.port2,
       files: [...this.flash.entries()],
       announceBoot,
-      heapBytes: this.options.psram ? PSRAM_HEAP_BYTES : BOARD_HEAP_BYTES,
+      heapBytes: this.options.psram ? psramHeapBytesOf(this.firmware) : heapBytesOf(this.firmware),
+      firmware: this.firmware,
+      psram: this.options.psram === true,
       resetCause,
       ...(this.options.partsFileText === undefined ? {} : { partsFileText: this.options.partsFileText }),
       ...(this.options.noiseSeed === undefined ? {} : { noiseSeed: this.options.noiseSeed }),

@@ -4,6 +4,7 @@ import {
   loadMicroPython,
   type MicroPython,
 } from '@micropython/micropython-webassembly-pyscript/micropython.mjs';
+import { type FirmwareVersion, NEWEST_FIRMWARE } from '../board/firmware.js';
 import { type FirmwareFunctions, type Json, PyError } from './firmware/index.js';
 import {
   BOARD_HEAP_BYTES,
@@ -17,7 +18,7 @@ import {
   RESET_GLOBALS,
   RUNTIME_MODULE,
   RUNTIME_SETUP,
-  SYS_MODULE,
+  sysModule,
   TIME_MODULE,
 } from './vmRuntime.js';
 
@@ -40,6 +41,8 @@ export interface VmOptions {
   beforeCall: () => void;
   /** The board's GC heap as `gc` reports it; default BOARD_HEAP_BYTES (no PSRAM). */
   heapBytes?: number;
+  /** The release `sys.implementation` names; default the newest. */
+  firmware?: FirmwareVersion;
 }
 
 /**
@@ -81,7 +84,7 @@ export class Vm {
       `${MODULE_DIR}/_jl_gc.py`,
       gcModule(options.heapBytes ?? BOARD_HEAP_BYTES, MODULE_RESIDENT_BYTES),
     );
-    mp.FS.writeFile(`${MODULE_DIR}/_jl_sys.py`, SYS_MODULE);
+    mp.FS.writeFile(`${MODULE_DIR}/_jl_sys.py`, sysModule(options.firmware ?? NEWEST_FIRMWARE));
     mp.FS.writeFile(`${MODULE_DIR}/_jl_machine.py`, MACHINE_MODULE);
     mp.FS.writeFile(`${MODULE_DIR}/_jl_runtime.py`, RUNTIME_MODULE);
     mp.registerJsModule('_fw', {

@@ -5,28 +5,43 @@
  * soft reset. All of it is our own Python, written from the firmware's behaviour (cited per piece).
  */
 
+import { FIRMWARE, type FirmwareVersion, NEWEST_FIRMWARE } from '../board/firmware.js';
+
 /** Where the module sources live inside the VM: outside the board's flash (see flashSync.ts). */
 export const MODULE_DIR = '/tmp/.jumperless';
 
-/** The firmware build the sim answers as (genhdr/mpversion.h:2-4, VERSION:1, mpconfigport.h:463-486). */
+/**
+ * The firmware build the sim answers as (genhdr/mpversion.h:2-4, VERSION:1, mpconfigport.h:463-486).
+ * 5.7.11 still builds MicroPython 1.28 (MpRemoteService.cpp@8abe273: "MicroPython >= 1.28"); its
+ * build date is not in the sources read, so both releases print the 5.7.0.13 one.
+ */
 export const BOARD_IDENTITY = {
   micropython: [1, 28, 0] as const,
   gitTag: 'v1.28.0-dirty',
   buildDate: '2026-06-01',
   /** MICROPY_BANNER_MACHINE: board name, firmware version, MCU. */
-  machine: 'jumperless-v5 v5.7.0.13 with rp2350b',
+  machine: machineName(NEWEST_FIRMWARE),
   /** MICROPY_PY_SYS_PLATFORM (mpconfigport.h:425). */
   platform: 'jumperless-rp2350',
 } as const;
 
+/** MICROPY_BANNER_MACHINE of a release: `jumperless-v5 v5.7.11.0 with rp2350b`. */
+export function machineName(version: FirmwareVersion): string {
+  return `jumperless-v5 v${version} with rp2350b`;
+}
+
 /** `MicroPython v1.28.0-dirty on 2026-06-01`: the banner's first half, also in sys.version. */
 export const NAME_AND_VERSION = `MicroPython ${BOARD_IDENTITY.gitTag} on ${BOARD_IDENTITY.buildDate}`;
 
+/** The GC heap without PSRAM on a release (firmware.ts: 96000 bytes on 5.7.0.13, 64 KB on 5.7.11). */
+export const heapBytesOf = (version: FirmwareVersion): number => FIRMWARE[version].behaviour.heapBytesNoPsram;
+
 /**
- * The GC heap of a board without PSRAM: a 96 KB malloc (JumperlessDefines.h:41-42) of which the
- * allocation and finaliser tables leave 6000 blocks of 16 bytes (gc.c:146-191).
+ * The GC heap of a board without PSRAM on the newest release. On 5.7.0.13 it was a 96 KB malloc
+ * (JumperlessDefines.h:41-42) of which the allocation and finaliser tables left 6000 blocks of 16
+ * bytes (gc.c:146-191); 5.7.11 gives MicroPython 64 KB (firmware.ts cites the source).
  */
-export const BOARD_HEAP_BYTES = 96_000;
+export const BOARD_HEAP_BYTES = heapBytesOf(NEWEST_FIRMWARE);
 
 /**
  * With PSRAM the firmware adds the MicroPython part of the chip as a second heap area
@@ -34,7 +49,10 @@ export const BOARD_HEAP_BYTES = 96_000;
  * default config (config.h:40; PsramArena.cpp:271-325), less its tables. Inferred: the arena size
  * is a user setting, so real boards may differ.
  */
-export const PSRAM_HEAP_BYTES = BOARD_HEAP_BYTES + 6_147_328;
+export const psramHeapBytesOf = (version: FirmwareVersion): number => heapBytesOf(version) + 6_147_328;
+
+/** With PSRAM on the newest release. */
+export const PSRAM_HEAP_BYTES = psramHeapBytesOf(NEWEST_FIRMWARE);
 
 /**
  * Bytes of the VM heap that our Python half of the firmware keeps resident (the `jumperless` module
@@ -42,7 +60,7 @@ export const PSRAM_HEAP_BYTES = BOARD_HEAP_BYTES + 6_147_328;
  * this much bigger than the board's and `gc` subtracts it. Measured at boot (see `Vm.residentBytes`);
  * vm.test.ts fails with the new value when the module grows or shrinks.
  */
-export const MODULE_RESIDENT_BYTES = 66_720;
+export const MODULE_RESIDENT_BYTES = 75_520;
 
 /** `time` with sleeps that Ctrl-C can interrupt (the VM's own sleep busy-waits). */
 export const TIME_MODULE = `
@@ -78,7 +96,10 @@ def mem_free():
  * and stdio objects that have no flush (sys_stdio_mphal.c:100-131: every write is sent at once).
  * It shares the VM's path list, modules dict and exit.
  */
-export const SYS_MODULE = `
+export const SYS_MODULE = sysModule(NEWEST_FIRMWARE);
+
+export function sysModule(version: FirmwareVersion): string {
+  return `
 import sys as _vm
 import io as _io
 
@@ -104,7 +125,7 @@ class _Implementation(tuple):
     __str__ = __repr__
 
 
-implementation = _Implementation(('micropython', (${BOARD_IDENTITY.micropython.join(', ')}, ''), '${BOARD_IDENTITY.machine}'))
+implementation = _Implementation(('micropython', (${BOARD_IDENTITY.micropython.join(', ')}, ''), '${machineName(version)}'))
 
 
 class TextIOWrapper(_io.IOBase):
@@ -145,6 +166,7 @@ stdin = TextIOWrapper(_vm.stdin, 0)
 stdout = TextIOWrapper(_vm.stdout, 1)
 stderr = TextIOWrapper(_vm.stderr, 2)
 `;
+}
 
 /**
  * The board's \`machine\` (extmod/modmachine.c:145-250 with modmachine_jl.inc). soft_reset is

@@ -15,7 +15,7 @@ import {
 } from './firmware/index.js';
 import { FlashTracker, virtualFs } from './flashSync.js';
 import { MainPort } from './mainPort.js';
-import { ReplPort } from './replPort.js';
+import { firmwareBanner, ReplPort } from './replPort.js';
 import { Vm } from './vm.js';
 import {
   CONTROL,
@@ -107,6 +107,8 @@ const firmware = createFirmware({
   },
   ...(init.partsFileText === undefined ? {} : { partsFileText: init.partsFileText }),
   ...(init.noiseSeed === undefined ? {} : { noiseSeed: init.noiseSeed }),
+  firmware: init.firmware,
+  psram: init.psram,
 });
 
 firmware.functions._sleep_ms = (ms) => {
@@ -152,6 +154,7 @@ vm = await Vm.create({
     host.checkInterrupt();
   },
   heapBytes: init.heapBytes,
+  firmware: init.firmware,
 });
 vmOutput = []; // the VM's own boot banner: the firmware's went out at power-on, to nobody
 const flash = new FlashTracker(vm.mp.FS);
@@ -175,6 +178,7 @@ function publishNow(): void {
 
 repl = new ReplPort(
   {
+    banner: firmwareBanner(init.firmware),
     feed: (byte) => vm.feedRepl(byte),
     takeOutput,
     softReset: () => {
@@ -269,6 +273,10 @@ parentPort?.on('message', (message: ToWorker) => {
   if (message.t !== 'bytes') return;
   if (message.port === 'repl' && message.at <= replDrainedAt) return;
   mainLoopTurn(() => {
+    // On 5.7.11 raw-REPL traffic is user input too: it holds the autosave off (firmware.ts).
+    if (message.port === 'repl' && firmware.hardware.firmware.behaviour.replTrafficHoldsAutosave) {
+      firmware.hardware.lastUserInput = host.now();
+    }
     if (message.port === 'repl') repl.feed(message.data);
     else if (message.port === 'main') {
       // Typing on the main port is user input: the autosave waits for quiet (main.cpp:1084-1091).
@@ -279,7 +287,27 @@ parentPort?.on('message', (message: ToWorker) => {
 });
 
 // The main loop's idle services (autosave and the like) run between messages, never during a script.
-setInterval(() => mainLoopTurn(() => firmware.functions._service?.()), SERVICE_INTERVAL_MS).unref();
+setInterval(
+  () =>
+    mainLoopTurn(() => {
+      firmware.functions._service?.();
+      // bg_start's callback ticks from the main loop, never while a script runs (MpBackground.cpp).
+      if (firmware.hardware.bgActive) runBackgroundTick();
+    }),
+  SERVICE_INTERVAL_MS,
+).unref();
+
+/** One bg_start tick: its output goes to the REPL port, as the firmware's mp_plat_print does. */
+function runBackgroundTick(): void {
+  markScriptRunning(true);
+  try {
+    const traceback = vm.runFile(`_bg_tick(${Math.floor(host.now())})`);
+    if (traceback) firmware.hardware.bgActive = false;
+    send('repl', takeOutput());
+  } finally {
+    markScriptRunning(false);
+  }
+}
 
 if (vm.bootError) send('main', crlf(`[sim] the jumperless module failed to load:\n${vm.bootError}`));
 // The board prints this on CDC2 at power-on, before any host listens; shown here so it is not lost.

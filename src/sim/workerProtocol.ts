@@ -1,3 +1,4 @@
+import type { FirmwareVersion } from '../board/firmware.js';
 /** Messages between the SimBoard (main thread) and the VM worker. */
 import type { InputEvent } from './firmware/types.js';
 
@@ -36,8 +37,11 @@ export interface WorkerInit {
   noiseSeed?: number;
   /** True when a host may be listening at boot: print the banner on CDC2. */
   announceBoot: boolean;
-  /** The GC heap the board reports (96000 without PSRAM). */
+  /** The GC heap the board reports (96000 without PSRAM on 5.7.0.13, 64000 on 5.7.11). */
   heapBytes: number;
+  /** The release the board runs. */
+  firmware: FirmwareVersion;
+  psram: boolean;
   /** Why the board came up: a watchdog reboot (machine.reset, a hung script) or power. */
   resetCause: 'power' | 'watchdog';
 }

@@ -1,14 +1,15 @@
 /**
  * A compact reference of the board's `jumperless` MicroPython module, served as a resource for
  * clients that write Python (python_exec) or want to know what the tools stand on. Facts from the
- * firmware source (JumperlOS 5.7.0.13), each backed by a probe in src/board/probes/, in our own words.
+ * firmware source (JumperlOS 5.7.0.13 and 5.7.11), each backed by a probe in src/board/probes/, in our own words.
  */
 export const API_REFERENCE = `# Jumperless V5: the \`jumperless\` MicroPython module
 
 Every function below is a global in the board's REPL (\`from jumperless import *\`; after a soft
 reset the name \`jumperless\` itself is gone: use \`import jumperless\`). Voltages are in volts,
 currents in amperes, power in watts. Many calls fail silently: check the effect after changing
-anything. The heap is 96000 bytes on a board without PSRAM; floats are single precision.
+anything. The heap is 64 KB on a board without PSRAM (96000 bytes on 5.7.0.13); floats are single
+precision. \`dir(jumperless)\` tells what a board's firmware has (see Releases).
 
 ## Nodes
 - Rows \`1\`-\`60\` (1-30 top half, 31-60 bottom half; each row is a strip of 5 holes).
@@ -76,6 +77,14 @@ anything. The heap is 96000 bytes on a board without PSRAM; floats are single pr
 - \`open()\` and \`jfs.open()\` return the same file object: \`read()\` gives at most 8192 bytes per call,
   there is no \`readline\` or line iteration; mode 'a' empties the file (append with 'r+' and a seek).
   Names are case-insensitive (FAT), at most 64 characters.
+
+## Releases
+- 5.7.11 has no logic analyzer (\`la_*\`). It adds \`get_node_voltage(node)\` (the node's volts from
+  the board's passive scan, without routing an ADC), \`get_net_current(net)\`, \`get_path_current(a, b)\`,
+  a parts database (\`place_part\`, \`list_parts\`, \`remove_part\`, \`part_identify\`, \`load_project\`),
+  background callbacks (\`bg_start(callback, interval_ms)\`, \`bg_stop()\`, \`bg_active()\`) and
+  \`usb_audio_*\`. Its \`get_state()\` leaves out nets of fewer than two nodes and escapes net names.
+- 5.7.0.13 has \`la_*\` and none of the above; its nets 50-59 have no name.
 
 ## Hazards
 - The board cannot see wires or parts placed by hand: it can still be shorted externally.

@@ -132,7 +132,7 @@ export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
   const legend = legendLines(nets);
   const shown = legend.slice(0, MAX_LEGEND_LINES);
   const unrouted = bridges.filter((b) => !b.routed);
-  const height = LEGEND_Y + (shown.length + 3) * LINE_H + 12;
+  const height = LEGEND_Y + (shown.length + 2 + UNROUTED_LABELS.length) * LINE_H + 12;
   const c = createCanvas(W, height, BOARD);
 
   const netColor = new Map<number, number>();
@@ -192,12 +192,29 @@ export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
     c.text(28, y, `... ${legend.length - shown.length} MORE LINES`, MUTED, 2);
     y += LINE_H;
   }
-  if (unrouted.length > 0) {
-    const list = unrouted.map((b) => `${tagOrRow(b.node1)}-${tagOrRow(b.node2)}`).join(', ');
-    c.text(8, y, `STORED BUT NOT ROUTED: ${list}`.slice(0, 95), 0xb00020, 2);
+  for (const [route, label] of UNROUTED_LABELS) {
+    const list = unrouted.filter((b) => b.route === route);
+    if (list.length === 0) continue;
+    const pairs = list.map((b) => `${tagOrRow(b.node1)}-${tagOrRow(b.node2)}`).join(', ');
+    c.text(8, y, `${label}: ${pairs}`.slice(0, 95), unroutedColor(route), 2);
+    y += LINE_H;
   }
   return c.png();
 }
+
+/** Legend lines for bridges the board keeps but does not route, by why. */
+const UNROUTED_LABELS: ReadonlyArray<readonly [BridgeView['route'], string]> = [
+  ['no_free_lanes', 'NO FREE LANES (NOT CONNECTED)'],
+  ['not_in_a_net', 'STORED, NOT IN A NET'],
+  ['unknown', 'ROUTE UNKNOWN'],
+];
+
+/** An unroutable bridge (the crossbar ran out of lanes) in alarm red; one never routed, muted. */
+export const NO_LANES_COLOR = 0xb00020;
+const unroutedColor = (route: BridgeView['route']): number =>
+  route === 'no_free_lanes' ? NO_LANES_COLOR : MUTED;
+const bridgeColor = (b: BridgeView, netColor: ReadonlyMap<number, number>): number =>
+  b.routed ? (netColor.get(b.node1) ?? INK) : unroutedColor(b.route);
 
 const tagOrRow = (id: number): string => (isRow(id) ? String(id) : shortName(id));
 
@@ -212,7 +229,7 @@ function drawBridges(c: Canvas, bridges: readonly BridgeView[], netColor: Readon
     const laneOf = lanes(list.map((b) => [place(b.node1).col, place(b.node2).col] as const));
     list.forEach((b, i) => {
       const lane = Math.min(5, laneOf[i] ?? 0);
-      const color = b.routed ? (netColor.get(b.node1) ?? INK) : MUTED;
+      const color = bridgeColor(b, netColor);
       const x1 = colX(place(b.node1).col);
       const x2 = colX(place(b.node2).col);
       const from = half === 0 ? topEdge : bottomEdge;
@@ -232,7 +249,7 @@ function drawBridges(c: Canvas, bridges: readonly BridgeView[], netColor: Readon
   }
   for (const b of rowRow.filter((x) => place(x.node1).half !== place(x.node2).half)) {
     const [top, bottom] = place(b.node1).half === 0 ? [b.node1, b.node2] : [b.node2, b.node1];
-    const color = b.routed ? (netColor.get(b.node1) ?? INK) : MUTED;
+    const color = bridgeColor(b, netColor);
     drawPath(
       c,
       [
@@ -244,7 +261,7 @@ function drawBridges(c: Canvas, bridges: readonly BridgeView[], netColor: Readon
     );
   }
   // Tags for rows bridged to anything that is not a row.
-  const tags = new Map<number, { text: string; color: number; routed: boolean }>();
+  const tags = new Map<number, { text: string; color: number; routed: boolean; noLanes: boolean }>();
   for (const b of bridges) {
     for (const [row, other] of [
       [b.node1, b.node2],
@@ -256,6 +273,7 @@ function drawBridges(c: Canvas, bridges: readonly BridgeView[], netColor: Readon
         text: prev ? `${prev.text.slice(0, 2)}+` : tagOf(other),
         color: b.routed ? (netColor.get(row) ?? EMPTY_HOLE) : EMPTY_HOLE,
         routed: (prev?.routed ?? true) && b.routed,
+        noLanes: (prev?.noLanes ?? false) || b.route === 'no_free_lanes',
       });
     }
   }
@@ -263,12 +281,12 @@ function drawBridges(c: Canvas, bridges: readonly BridgeView[], netColor: Readon
     const { half, col } = place(row);
     const y = half === 0 ? CHANNEL_Y + 4 : BOTTOM_HOLES_Y - 14;
     c.rect(colX(col) - 10, y, 21, 10, tag.color);
-    c.frame(colX(col) - 10, y, 21, 10, tag.routed ? INK : 0xb00020);
+    c.frame(colX(col) - 10, y, 21, 10, tag.routed ? INK : tag.noLanes ? NO_LANES_COLOR : MUTED);
     c.text(colX(col) - textWidth(tag.text) / 2, y + 2, tag.text, luminance(tag.color) > 110 ? INK : 0xffffff);
   }
 }
 
-/** A polyline; unrouted bridges are dashed. */
+/** A polyline; unrouted bridges are dashed (red when the crossbar had no lanes for them). */
 function drawPath(
   c: Canvas,
   points: ReadonlyArray<readonly [number, number]>,

@@ -44,18 +44,19 @@ const routeFail = (a: number, b: number, on: boolean) =>
 const bridgeList = () => h.python<number[][]>('[list(get_bridge(i)) for i in range(get_num_bridges())]');
 
 describe('connect', () => {
-  it('connects 20 pairs in one board job, and 20 single calls in 20, once it has seen the board', async () => {
+  it('connects 15 pairs in one board job, and 15 single calls in 15, once it has seen the board', async () => {
     await h.run(connect, { pairs: [[1, 2]] }); // the first connect of a session reads first
     const jobs = () => h.session.health().jobs.done;
     let before = jobs();
-    const pairs = Array.from({ length: 20 }, (_, i) => [i + 3, i + 33] as [number, number]);
+    // 15 nets from the top half to the bottom: the crossbar has lanes for them (about 18 fit).
+    const pairs = Array.from({ length: 15 }, (_, i) => [i + 3, i + 33] as [number, number]);
     const { result } = await h.run(connect, { pairs });
-    expect(result).toMatchObject({ added: 20 });
+    expect(result).toMatchObject({ added: 15 });
     expect(jobs() - before).toBe(1);
     before = jobs();
-    for (let i = 0; i < 20; i++) await h.run(connect, { pairs: [[i + 3, i + 34]] });
-    expect(jobs() - before).toBe(20);
-    expect(await h.python('get_num_bridges()')).toBe(41);
+    for (let i = 0; i < 15; i++) await h.run(connect, { pairs: [[i + 3, i + 34]] });
+    expect(jobs() - before).toBe(15);
+    expect(await h.python('get_num_bridges()')).toBe(31);
   });
 
   it('plans again when the bridges changed behind its back, and still refuses the short it would make', async () => {
@@ -189,8 +190,8 @@ describe('connect', () => {
   });
 
   it('calls a bridge whose path found no crossbar lanes crossbar_full, though it keeps its net', async () => {
-    // The simulated router never runs out of lanes unless told to; its path then keeps lanes of -1,
-    // as the firmware leaves them (NetsToChipConnections.cpp:4478-4541).
+    // Forced here on an empty board (crossbarFull.test.ts fills the lanes for real); the path keeps
+    // lanes of -1, as the firmware leaves them (NetsToChipConnections.cpp:4478-4541).
     await routeFail(7, 8, true);
     try {
       const { result } = await h.run(connect, { pairs: [[7, 8]] });
@@ -385,10 +386,11 @@ describe('net_check answers both questions: a direct bridge, and one net', () =>
 
 describe('nets', () => {
   it('lists nets with names, colours and supply voltages', async () => {
-    await setup('dac_set(TOP_RAIL, 5.0); connect(TOP_RAIL, 12); connect(13, 14)');
+    // GND with a member: 5.7.11's get_state leaves out nets of fewer than two nodes (JsonState.cpp).
+    await setup('dac_set(TOP_RAIL, 5.0); connect(TOP_RAIL, 12); connect(13, 14); connect(15, GND)');
     const { result } = await h.run(netsList);
     const nets = (result as { nets: Array<Record<string, unknown>> }).nets;
-    expect(nets[1]).toMatchObject({
+    expect(nets.find((n) => n.index === 2)).toMatchObject({
       index: 2,
       name: 'Top Rail',
       nodes: ['TOP_R', '12'],

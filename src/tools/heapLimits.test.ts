@@ -210,7 +210,10 @@ async function runAtMax(
 }
 
 beforeAll(async () => {
-  h = await startToolHarness();
+  // The figures above are 5.7.0.13's (96000 bytes, 60 nets). 5.7.11 gives MicroPython 64 KB and
+  // 58 nets: about 28.7 KB are free with the helpers in, and the full-board reads (snapshot 32 KB,
+  // RAM state 39 KB, overlays 37 KB) do not fit it yet: an open problem of the tools, not hidden here.
+  h = await startToolHarness({ firmware: '5.7.0.13' });
   await h.python('1');
   freeAtStart = Number((await h.client.exec('import gc\ngc.collect()\nprint(gc.mem_free())')).stdout.trim());
   JOB_HELD_MAX = freeAtStart - 10_000;

@@ -11,6 +11,7 @@ import * as measure from './measure.js';
 import * as oled from './oled.js';
 import * as power from './power.js';
 import { type PythonPart, toolsHelper } from './pythonParts.js';
+import { crossbarPython } from './resources.js';
 import * as slots from './slots.js';
 import { snapshotPython } from './snapshot.js';
 import * as state from './state.js';
@@ -42,9 +43,10 @@ export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.defau
 
 /**
  * `_jlt`: the union of the parts the groups list, each once, in the order first listed; and the
- * snapshot, which the MCP resources read the board with (resources.ts).
+ * snapshot and the crossbar, which the MCP resources read the board with (resources.ts).
  */
 export const boardHelper: HelperModule = toolsHelper([
   ...groups.flatMap((group) => group.python ?? []),
   snapshotPython,
+  crossbarPython,
 ]);

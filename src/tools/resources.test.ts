@@ -79,7 +79,11 @@ describe('resources', () => {
   it('nets JSON has colours and voltages; the node map and API reference need no board', async () => {
     await h.session.exec('dac_set(TOP_RAIL, 3.3)\nconnect(TOP_RAIL, 3)');
     const nets = JSON.parse(renderNetsJson(await readSnapshot(h.client))).nets;
-    expect(nets[1]).toMatchObject({ index: 2, color: expect.stringMatching(/^#[0-9a-f]{6}$/), volts: 3.3 });
+    expect(nets.find((n: { index: number }) => n.index === 2)).toMatchObject({
+      index: 2,
+      color: expect.stringMatching(/^#[0-9a-f]{6}$/),
+      volts: 3.3,
+    });
     const map = renderNodeMapJson();
     // It goes into a model's context: every node in under 10 KB.
     expect(Buffer.byteLength(map)).toBeLessThan(10_000);
@@ -108,7 +112,7 @@ describe('board picture', () => {
     expect(png.length).toBeLessThan(200 * 1024);
     const image = decodeRgb(png);
     expect(image.width).toBe(820);
-    const rail = Number.parseInt(snapshot.nets[1]?.color.slice(1) ?? '', 16);
+    const rail = Number.parseInt(snapshot.nets.find((n) => n.index === 2)?.color.slice(1) ?? '', 16);
     const user = Number.parseInt(snapshot.nets.find((n) => n.nodes.includes('10'))?.color.slice(1) ?? '', 16);
     const pixel = (row: number, hole: number) => {
       const p = holeCenter(row, hole);

@@ -5,13 +5,16 @@
  */
 
 import { Buffer } from 'node:buffer';
+import { z } from 'zod';
+import { type CrossbarReport, crossbarReport } from '../board/crossbarReport.js';
 import { ALL_NODES } from '../board/nodes.js';
 import type { Resource } from '../core/resources.js';
 import type { Board, BoardCallOptions, BoardClient } from '../device/board.js';
 import { API_REFERENCE } from './apiReference.js';
 import { renderBoardPicture } from './boardPicture.js';
 import { withOverlaySummaries } from './boardState.js';
-import { type BoardSnapshot, readSnapshot } from './snapshot.js';
+import type { PythonPart } from './pythonParts.js';
+import { type BoardSnapshot, bridgeViews, readSnapshot } from './snapshot.js';
 
 /** The state as the firmware reports it, plus every bridge with whether it is routed. */
 export function renderStateJson(snapshot: BoardSnapshot): string {
@@ -51,6 +54,55 @@ export function renderNodeMapJson(): string {
     },
     nodes,
   });
+}
+
+/**
+ * Board-side part for the crossbar resource (listed in `boardHelper`, index.ts; uses the snapshot
+ * part's `snap_bridges`): the primary paths as the firmware lists them, the bridges with their
+ * route state, and how many duplicate paths were routed.
+ */
+export const crossbarPython: PythonPart = {
+  name: 'crossbar',
+  source: `
+def crossbar():
+    n = get_num_paths(False)
+    paths = []
+    for i in range(n):
+        p = get_path_info(i)
+        if p is not None:
+            paths.append([p['node1'], p['node2'], p['net'], p['chips'], p['x'], p['y']])
+    return [paths, _jlt.snap_bridges(), get_num_paths(True) - n]
+`,
+};
+
+const rawCrossbar = z.tuple([
+  z.array(
+    z.tuple([
+      z.number(),
+      z.number(),
+      z.number(),
+      z.array(z.number()),
+      z.array(z.number()),
+      z.array(z.number()),
+    ]),
+  ),
+  z.unknown(),
+  z.number(),
+]);
+
+/** `_jlt.crossbar()`'s reply as the resource's report. */
+export function crossbarOf(raw: unknown): CrossbarReport {
+  const [paths, bridges, duplicates] = rawCrossbar.parse(raw);
+  return crossbarReport(
+    paths.map(([node1, node2, net, chips, x, y]) => ({ node1, node2, net, chips, x, y })),
+    bridgeViews(bridges),
+    Math.max(0, duplicates),
+  );
+}
+
+/** Chips, lanes between them in use and free, and every bridge that is not routed with why. */
+export function renderCrossbarJson(report: CrossbarReport): string {
+  return JSON.stringify(report);
 }
 
 export function renderApiReference(): string {
@@ -130,6 +182,19 @@ export const boardResources: readonly BoardResource[] = [
     needsBoard: false,
     changesWithBoard: false,
     read: async () => ({ text: renderApiReference() }),
+  },
+  {
+    uri: 'jumperless://board/crossbar',
+    name: 'board_crossbar',
+    title: 'Crossbar',
+    description:
+      'The twelve crossbar chips (what each carries, lines in use), the lanes between chips (in use, free, by which nets) and every bridge the board keeps but could not route, with why, as JSON.',
+    mimeType: 'application/json',
+    needsBoard: true,
+    changesWithBoard: true,
+    read: async (board, options) => ({
+      text: renderCrossbarJson(crossbarOf(await board.call('_jlt.crossbar()', options))),
+    }),
   },
   {
     uri: 'jumperless://board/picture',

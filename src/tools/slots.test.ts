@@ -58,11 +58,14 @@ const connected = (a: string, b: string) =>
 const slotFile = (s: number) => h.python<string>(`_jlt_test_slot(${s})`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until the board's idle autosave has written the state (has_changes false). */
+/**
+ * Polls until the board's idle autosave has written the state (has_changes false). On 5.7.11 raw-REPL
+ * traffic counts as user input and holds the autosave back for 750 ms, so the polls leave it quiet.
+ */
 async function untilSaved(): Promise<void> {
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < 8; i++) {
+    await sleep(900);
     if (!(await h.run(slotCurrent)).result.has_changes) return;
-    await sleep(100);
   }
   throw new Error('the board never autosaved');
 }

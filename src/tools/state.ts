@@ -13,14 +13,14 @@ import {
 } from './boardState.js';
 import type { PythonPart } from './pythonParts.js';
 import { restorePlanPython } from './restorePlan.js';
-import { readSnapshot, SNAPSHOT_REQUIRES } from './snapshot.js';
+import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { stateSnapshot, stateUndo } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
 import { wokwiImport } from './wokwi.js';
 
-/** The board-side parts the state tools call: the RAM state, the board image, and set_state. */
-export const python: readonly PythonPart[] = [ramPython, restorePlanPython, stateSetPython];
+/** The board-side parts the state tools call: the RAM state, the board image, set_state and the bridges' routes. */
+export const python: readonly PythonPart[] = [ramPython, restorePlanPython, stateSetPython, snapshotPython];
 
 export const stateGet = defineDeviceTool({
   name: 'state_get',

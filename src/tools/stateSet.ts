@@ -33,6 +33,7 @@ import {
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { nodeValue } from './shapes.js';
+import { type BridgeView, readBridges } from './snapshot.js';
 import { type Snapshot, takeSnapshot } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
 
@@ -197,8 +198,16 @@ export async function applyState(
     );
   }
   const after = (await readState(board)).state;
-  return { state: after, differences: compareState(nodes, after), snapshot };
+  // A bridge the crossbar had no lanes for stays in its net (so the state matches) but connects nothing.
+  const unrouted = (await readBridges(board)).filter((b) => b.route === 'no_free_lanes');
+  return { state: after, differences: [...compareState(nodes, after), ...unrouted.map(noLanes)], snapshot };
 }
+
+const noLanes = (b: BridgeView): string =>
+  `bridge ${b.node1_name}-${b.node2_name} is in net ${b.net} but the crossbar has no free lanes for it: not connected`;
+
+/** Functions applyState calls beyond set_state and the RAM state (the route of each bridge). */
+export const APPLY_REQUIRES = ['get_path_between'] as const;
 
 export const appliedOutput = z.object({
   applied: z.boolean(),
@@ -229,7 +238,7 @@ export const stateSet = defineDeviceTool({
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['set_state', 'connect', ...RAM_REQUIRES],
+  requires: ['set_state', 'connect', ...RAM_REQUIRES, ...APPLY_REQUIRES],
   // Strict: a section state_set once took (power, gpio, overlays, or the old `state` wrapper) is
   // refused with where it goes, never silently dropped.
   input: z.strictObject(

@@ -18,10 +18,10 @@ describe('system tools', () => {
   it('reports versions, resources and link health', async () => {
     const { result } = await h.run(deviceInfo);
     expect(result).toMatchObject({
-      firmware: '5.7.0.13',
-      machine: 'jumperless-v5 v5.7.0.13 with rp2350b',
+      firmware: '5.7.11.0',
+      machine: 'jumperless-v5 v5.7.11.0 with rp2350b',
       platform: 'jumperless-rp2350',
-      ram_total_bytes: 96_000,
+      ram_total_bytes: 64_000,
       psram: false,
       health: expect.objectContaining({ connected: true, state: 'ready' }),
     });

@@ -5,6 +5,7 @@
  * and the limits. A tool that needs no board is `defineTool` (core/toolDefinition.ts).
  */
 import type { z } from 'zod';
+import { missingFunctionsReason } from '../board/firmware.js';
 import { ToolError } from '../core/errors.js';
 import type { HandlerContext, Tool, ToolShape } from '../core/toolDefinition.js';
 import type { Board, BoardClient } from '../device/board.js';
@@ -96,7 +97,7 @@ async function checkFirmware(tool: string, requires: readonly string[] | undefin
   if (missing.length > 0) {
     throw new ToolError(
       'unsupported_firmware',
-      `This board's firmware has no ${missing.join(', ')}, which ${tool} needs. Update the Jumperless firmware (5.7 or later) and try again.`,
+      `This board's firmware has no ${missing.join(', ')}, which ${tool} needs. ${missingFunctionsReason(missing)}`,
       { details: { missing } },
     );
   }

@@ -249,32 +249,31 @@ describe('ask_user', () => {
 
   it('shows every hostile instruction literally or refuses it by validation', async () => {
     await h.python("fs_write('/canary.txt', 'alive')");
-    // A client answers after a network round trip, not within the same microtask.
-    const confirm = async () => {
-      await new Promise((r) => setTimeout(r, 1));
-      return 'accept' as const;
-    };
     let answered = 0;
     for (const instruction of hostileStrings()) {
-      const outcome = await h.run(askUser, { instruction, timeout_seconds: 5 }, { confirm }).then(
-        (r) => r.result,
-        (e: unknown) => e,
-      );
+      // The person presses connect once the instruction is up: the board's own answer, so no poll
+      // is cut short (an interrupted poll costs about 0.5 s on the virtual board, see README).
+      const waiting = onWaiting(() => h.board.inputs.button('connect'));
+      const outcome = await h
+        .run(askUser, { instruction, timeout_seconds: 5 }, { progress: waiting.progress })
+        .then(
+          (r) => r.result,
+          (e: unknown) => e,
+        );
       if (outcome instanceof ToolError) {
-        expect(outcome.code).toBe('bad_text');
+        expect(outcome.code, outcome.message).toBe('bad_text');
       } else if (outcome instanceof Error) {
-        expect(instruction.length === 0 || instruction.length > 200).toBe(true);
+        expect(instruction.length === 0 || instruction.length > 200, outcome.message).toBe(true);
       } else {
-        expect(outcome).toMatchObject({ answer: 'confirmed' });
+        expect(outcome).toMatchObject({ answer: 'confirmed', answered_by: 'probe_button', oled_shown: true });
         answered++;
       }
+      h.board.inputs.probeRelease();
     }
     expect(answered).toBeGreaterThan(150);
     expect(await h.python("fs_read('/canary.txt')")).toBe('alive');
     expect(await overlayNames()).toEqual([]);
-    // About 0.5 s per ask on the virtual board (see README "Known differences": a Ctrl-C sent
-    // before a job starts running waits for it there), so 250 asks take about 110 s.
-  }, 300_000);
+  });
 
   it('refuses every hostile string as a button name by validation', () => {
     for (const s of hostileStrings()) expect(buttonWait.input.safeParse({ button: s }).success).toBe(false);

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import { mergeGroups, RAM_REQUIRES } from './boardState.js';
-import { appliedOutput, applyState, summary } from './stateSet.js';
+import { APPLY_REQUIRES, appliedOutput, applyState, summary } from './stateSet.js';
 import { defineDeviceTool } from './tool.js';
 
 export const WOKWI_MAX_CHARS = 500_000;
@@ -122,7 +122,7 @@ export const wokwiImport = defineDeviceTool({
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['set_state', 'connect', ...RAM_REQUIRES],
+  requires: ['set_state', 'connect', ...RAM_REQUIRES, ...APPLY_REQUIRES],
   input: z.object({
     diagram: z.string().max(WOKWI_MAX_CHARS),
     clear_first: z.boolean().default(true).describe('Replace all present connections'),

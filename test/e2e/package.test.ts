@@ -7,7 +7,7 @@
  * bundle of `npm run build:mcpb`, unpacked and run as a host runs it. The README's first lines
  * run as printed with both `jumperless-mcp`s.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -91,6 +91,25 @@ function realPython(): string | undefined {
 
 const env = () => ({ HOME: home, PATH: pathDir, XDG_RUNTIME_DIR: join(work, 'run') });
 
+/** Runs a command to its end; rejects with its output when it fails. Resolves with its stdout and stderr. */
+function exec(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      { cwd: options.cwd ?? work, env: options.env ?? process.env, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${command} ${args.join(' ')}: ${error.message}\n${stdout}${stderr}`));
+        else resolve(`${stdout}${stderr}`);
+      },
+    );
+  });
+}
+
 function run(
   args: string[],
   options: { command?: string; input?: string; env?: Record<string, string>; cwd?: string } = {},
@@ -132,33 +151,37 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   tarball = join(work, packed.trim().split('\n').at(-1) as string);
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      prefix,
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      '--loglevel=error',
-      tarball,
-    ],
-    { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  // The checkout's own way in, and the bundle: both find dist/ built by the pack above.
-  execFileSync('npm', ['run', 'setup', '--silent'], {
-    cwd: repo,
-    env: { ...process.env, npm_config_prefix: setupPrefix },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const built = execFileSync('npm', ['run', 'build:mcpb', '--silent', '--', '--out', bundleFile], {
-    cwd: repo,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  if (!existsSync(bundleFile)) throw new Error(`npm run build:mcpb made no bundle: ${built}`);
-  execFileSync(process.execPath, [MCPB_CLI, 'unpack', bundleFile, bundle], { stdio: 'ignore' });
+  // The three ways in need only dist/ (built by the pack above) and not each other: side by side.
+  const bundled = async () => {
+    // build:mcpb reports on stdout and stderr; both are kept for the error below.
+    const built = await exec('npm', ['run', 'build:mcpb', '--silent', '--', '--out', bundleFile], {
+      cwd: repo,
+    });
+    if (!existsSync(bundleFile)) throw new Error(`npm run build:mcpb made no bundle: ${built}`);
+    await exec(process.execPath, [MCPB_CLI, 'unpack', bundleFile, bundle]);
+  };
+  await Promise.all([
+    exec(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        prefix,
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        '--loglevel=error',
+        tarball,
+      ],
+      { cwd: work },
+    ),
+    // The checkout's own way in: it finds dist/ fresh and links it.
+    exec('npm', ['run', 'setup', '--silent'], {
+      cwd: repo,
+      env: { ...process.env, npm_config_prefix: setupPrefix },
+    }),
+    bundled(),
+  ]);
   // Two virtual boards: one reached over TCP, one over its ptys (and its TCP URL).
   const [tcpBoard, ptyBoard] = await Promise.all([
     startSim([]),

@@ -2,6 +2,7 @@
  * Test fixture: a firmware environment with an in-memory flash, a controllable clock and a record
  * of what the firmware printed on the main port. Used by the groups' unit tests.
  */
+import type { FirmwareVersion } from '../../src/board/firmware.js';
 import { createFirmware, type Firmware } from '../../src/sim/firmware/index.js';
 import {
   type FirmwareEnv,
@@ -57,7 +58,12 @@ export function memoryFs(files: Map<string, Uint8Array>, dirs: Set<string>): Vir
 }
 
 export function testBoard(
-  options: { partsFileText?: string; noiseSeed?: number; files?: Map<string, Uint8Array> } = {},
+  options: {
+    partsFileText?: string;
+    noiseSeed?: number;
+    files?: Map<string, Uint8Array>;
+    firmware?: FirmwareVersion;
+  } = {},
 ): TestBoard {
   let now = 0;
   let main = '';
@@ -78,6 +84,7 @@ export function testBoard(
     fs: memoryFs(files, new Set(['/'])),
     ...(options.partsFileText === undefined ? {} : { partsFileText: options.partsFileText }),
     ...(options.noiseSeed === undefined ? {} : { noiseSeed: options.noiseSeed }),
+    ...(options.firmware === undefined ? {} : { firmware: options.firmware }),
   };
   const firmware = createFirmware(env);
   firmware.functions._boot?.();

@@ -58,8 +58,8 @@ export function adcGroup(hw: Hardware, circuit: Circuit): FirmwareFunctions {
       return read(channel);
     },
     _adc_sample: (ch) => read(asInt(ch)),
-    // The background node scan of newer firmware [U] (not in the 5.7.0.13 module table, so no
-    // Python name): the DC voltage of any node, for FakeGpioPin inputs and the ports.
-    get_node_voltage: (n) => f32(circuit.solve().voltage(nodeName(asNode(n)))),
+    // The DC voltage of any node, for FakeGpioPin inputs and the ports (no Python name; the
+    // Python get_node_voltage of 5.7.11 is the scan's, scan.ts).
+    _node_volts: (n) => f32(circuit.solve().voltage(nodeName(asNode(n)))),
   };
 }

@@ -4,7 +4,7 @@
  * guard against direct `_c(...)` calls and callers inside the simulator (main port, backchannel):
  * bad input becomes a Python exception, never a corrupted state.
  */
-import { resolveNode } from '../../board/nodes.js';
+import { nodeInfo, resolveNode } from '../../board/nodes.js';
 import { type Json, PyError } from './types.js';
 
 const typeName = (x: Json | undefined): string => {
@@ -55,11 +55,21 @@ const NOT_IN_MODULE_TABLE = new Set([
   ...Array.from({ length: 8 }, (_, i) => `GPIO_${20 + i}`),
 ]);
 
-/** `find_node_value`: a case-insensitive name or digits 1-200; undefined when unknown. */
+/**
+ * `find_node_value` (modjumperless.c:760-786): a case-insensitive name of the node table
+ * (329-545) or digits 1-200; undefined when unknown. Probe pads and fake GPIO have names elsewhere
+ * (the pad table, FakeGpio.cpp), never in this one, so `node('LOGO_PAD_TOP')` and
+ * `connect('FAKE_GP_OUT_0', 5)` raise. The same in 5.7.x (modjumperless.c@796c56c).
+ */
 export function lookupNode(name: string): number | undefined {
   if (NOT_IN_MODULE_TABLE.has(name.trim().toUpperCase())) return undefined;
-  return resolveNode(name);
+  const id = resolveNode(name);
+  if (id === undefined || DIGITS.test(name)) return id;
+  const kind = nodeInfo(id)?.kind;
+  return kind === 'pad' || kind === 'fake_gpio' ? undefined : id;
 }
+
+const DIGITS = /^\s*[+-]?\d+$/;
 
 /** `get_node_value`: an int as it is (not validated, §6.1), or a name. */
 export function asNode(x: Json | undefined): number {

@@ -2,7 +2,8 @@
  * Board state -> DC circuit (spec §8), solved on demand for the ADC, INA and GPIO readings.
  *
  * - every routed bridge is `paths` crossbar paths of ~80 ohm in parallel (a bridge with N duplicates
- *   gets N paths, at least one); an unrouted bridge (`net = -1`) closes no crosspoint;
+ *   gets N paths, at least one, fewer when its duplicates found no free lanes); a bridge in no net,
+ *   or one the crossbar had no lanes for (routing.ts), closes no crosspoint;
  * - DAC0, DAC1 and both rails are sources at their present output behind 0.5 ohm (the wave
  *   generator's channel follows the wave while it runs);
  * - ISENSE_PLUS-ISENSE_MINUS is the fixed 2 ohm shunt; every ADC input is 1 Mohm to ground;
@@ -47,6 +48,7 @@ import {
   syncGpioRefresh,
 } from './hardware.js';
 import { pwmIsTimeVarying, pwmLevel } from './pwm.js';
+import { routingOf } from './routing.js';
 import { PyError } from './types.js';
 import { wavegenVolts } from './wavegen.js';
 
@@ -126,12 +128,16 @@ export function createCircuit(hw: Hardware, parts: readonly Element[] = []): Cir
 
   function build(request: SolveRequest, nowMs: number, bufferOut?: number): Element[] {
     const els: Element[] = [];
+    const routing = routingOf(hw);
     for (const b of hw.conns.bridges()) {
       if (b.net === -1) continue;
+      const route = routing.route(b.node1, b.node2);
+      if (!route?.routed) continue;
       const a = nodeName(b.node1);
       const z = nodeName(b.node2);
       if (a === z) continue;
-      els.push({ kind: 'resistor', a, b: z, ohms: PATH_OHMS / Math.max(1, b.duplicates) });
+      const paths = Math.max(1, Math.min(b.duplicates, route.paths));
+      els.push({ kind: 'resistor', a, b: z, ohms: PATH_OHMS / paths });
     }
     DAC_NODES.forEach((node, ch) => {
       els.push({
@@ -186,7 +192,14 @@ export function createCircuit(hw: Hardware, parts: readonly Element[] = []): Cir
   }
 
   const bufferOutRouted = (): boolean =>
-    hw.conns.bridges().some((b) => b.net !== -1 && (b.node1 === BUFFER_OUT || b.node2 === BUFFER_OUT));
+    hw.conns
+      .bridges()
+      .some(
+        (b) =>
+          b.net !== -1 &&
+          (b.node1 === BUFFER_OUT || b.node2 === BUFFER_OUT) &&
+          routingOf(hw).route(b.node1, b.node2)?.routed === true,
+      );
 
   function elementsFor(request: SolveRequest, nowMs: number): Element[] {
     if (!bufferOutRouted()) return build(request, nowMs);

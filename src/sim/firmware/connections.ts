@@ -4,42 +4,21 @@
  * n1 == n2, forbidden pairs and a full table return None and change nothing; a bridge between two
  * special nets is stored but joins no net, so it has no path (board/connections.ts).
  *
- * Paths follow the firmware's shape, not its routing: the firmware builds one primary path per
- * bridge that sits in a net, ordered by net, with the probe-power path moved to index 0
- * (NetsToChipConnections.cpp:1367-1496). Bridges in no net have no path at all. A routed path has
- * every used hop's `x`/`y` >= 0; a path the router could not place keeps -1 there (its `net` stays;
- * the firmware's own test for "couldn't find a path" is exactly that, NetsToChipConnections.cpp:4478).
- * The simulator does not route through chips: its `chips` are a guess at the two ends' chips and its
- * lanes are illustrative. The router never runs out of lanes here unless a test asks for it with the
- * simulator-only `_sim_route_fail` (see below).
+ * Paths are routed over the real crossbar (routing.ts, board/router.ts): the firmware's path order,
+ * its chips and lanes, so a board whose lanes are used up leaves a bridge in its net but with -1 in
+ * the lanes it found none for (the firmware's own test for "couldn't find a path",
+ * NetsToChipConnections.cpp:4478). Bridges in no net have no path at all. The simulator-only
+ * `_sim_route_fail` still forces a pair unrouted, for tests that want one without filling the board.
  */
 import { pairKey } from '../../board/connections.js';
-import { BUFFER_IN, DAC0, nodeInfo, printName } from '../../board/nodes.js';
+import { nodeInfo, printName } from '../../board/nodes.js';
 import { asInt, asNode, lookupNode, truthy } from './args.js';
 import type { Hardware } from './hardware.js';
 import { recordBridgeChange, recordClearAll } from './history.js';
+import { forcedFailures, type PathInfo, routingOf } from './routing.js';
 import type { FirmwareFunctions, FirmwareHost, Json } from './types.js';
 
-export interface PathInfo {
-  node1: number;
-  node2: number;
-  net: number;
-  chips: number[];
-  x: number[];
-  y: number[];
-  duplicate: number;
-}
-
-function chipOf(id: number): number {
-  if (id >= 1 && id <= 60) return Math.min(7, Math.floor((id - 1) / 7.5));
-  if (id >= 69 && id <= 99) return id <= 83 ? 8 : 9;
-  return id <= 117 ? 10 : 11;
-}
-
-/** Pairs a test told the simulated router to fail (simulator only; no such call on the board). */
-const blocked = new WeakMap<Hardware, Set<string>>();
-const isBlocked = (hw: Hardware, a: number, b: number): boolean =>
-  blocked.get(hw)?.has(pairKey(a, b)) ?? false;
+export type { PathInfo } from './routing.js';
 
 /** True when a path dict of get_path_info / get_path_between says the router placed it. */
 export function pathRouted(p: Pick<PathInfo, 'chips' | 'x' | 'y'>): boolean {
@@ -51,53 +30,18 @@ export function pathRouted(p: Pick<PathInfo, 'chips' | 'x' | 'y'>): boolean {
   return true;
 }
 
-/** The primary paths: bridges that sit in a net, by net, probe power first. */
+/** The primary paths: bridges that sit in a net, by net, probe power first, routed on the crossbar. */
 export function primaryPaths(hw: Hardware): PathInfo[] {
-  const inNets = hw.conns
-    .bridges()
-    .filter((b) => b.net >= 1)
-    .map((b, order) => ({ b, order }))
-    .sort((p, q) => p.b.net - q.b.net || p.order - q.order)
-    .map(({ b }) => b);
-  const power = inNets.findIndex(
-    (b) => (b.node1 === BUFFER_IN && b.node2 === DAC0) || (b.node1 === DAC0 && b.node2 === BUFFER_IN),
-  );
-  if (power > 0) inNets.unshift(...inNets.splice(power, 1));
-  return inNets.map((b, i) => {
-    const routed = !isBlocked(hw, b.node1, b.node2);
-    const lane = (j: number): number => (routed ? j : -1);
-    return {
-      node1: b.node1,
-      node2: b.node2,
-      net: b.net,
-      chips: [chipOf(b.node1), chipOf(b.node2), -1, -1],
-      x: [lane(i % 16), lane(i % 16), -1, -1, -1, -1],
-      y: [lane(1 + (b.node1 % 7)), lane(1 + (b.node2 % 7)), -1, -1, -1, -1],
-      duplicate: 0,
-    };
-  });
-}
-
-/** NetsToChipConnections.cpp:1911-1935: user-net bridges touching GPIO, UART, fake GPIO or an ADC get none. */
-function noDuplicates(a: number, b: number): boolean {
-  const kind = (n: number): string | undefined => nodeInfo(n)?.kind;
-  const adc = (n: number): boolean => n >= 110 && n <= 115; // ADC0-ADC4, ADC7
-  return [a, b].some((n) => kind(n) === 'gpio' || kind(n) === 'uart' || kind(n) === 'fake_gpio' || adc(n));
+  return routingOf(hw).paths.map((p) => ({ ...p, chips: [...p.chips], x: [...p.x], y: [...p.y] }));
 }
 
 /**
- * `get_num_paths(include_duplicates)`: primary paths, plus each routed bridge's duplicates. The board
- * makes fewer duplicates when lanes run out (inferred); the simulator never runs out.
+ * `get_num_paths(include_duplicates)`: primary paths, plus the duplicates that found free lanes
+ * (fillUnusedPaths routes them after every primary path, on lanes nobody uses).
  */
 export function countPaths(hw: Hardware, includeDuplicates: boolean): number {
-  const paths = primaryPaths(hw);
-  if (!includeDuplicates) return paths.length;
-  return paths.reduce((n, p) => {
-    if (!pathRouted(p)) return n + 1;
-    const b = hw.conns.bridges().find((x) => x.node1 === p.node1 && x.node2 === p.node2);
-    const extra = p.net > 5 && noDuplicates(p.node1, p.node2) ? 0 : Math.max(0, b?.duplicates ?? 0);
-    return n + 1 + extra;
-  }, 0);
+  const routing = routingOf(hw);
+  return routing.paths.length + (includeDuplicates ? routing.duplicatesRouted : 0);
 }
 
 const pathJson = (p: PathInfo): Json => ({ ...p });
@@ -177,8 +121,8 @@ export function connectionsGroup(hw: Hardware, host: FirmwareHost): FirmwareFunc
      * on a board whose crossbar lanes are used up. Called as `_fw.call('_sim_route_fail', '[a, b, on]')`.
      */
     _sim_route_fail: (n1, n2, on = true) => {
-      const set = blocked.get(hw) ?? new Set<string>();
-      blocked.set(hw, set);
+      const set = forcedFailures.get(hw) ?? new Set<string>();
+      forcedFailures.set(hw, set);
       const key = pairKey(asInt(n1), asInt(n2));
       if (truthy(on)) set.add(key);
       else set.delete(key);

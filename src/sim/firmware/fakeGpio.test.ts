@@ -8,7 +8,7 @@ function setup() {
   const bridges: [number, number, number][] = [];
   let main = '';
   const others: Record<string, (...args: Json[]) => Json> = {
-    get_node_voltage: (n) => volts[n as number] ?? 0,
+    _node_volts: (n) => volts[n as number] ?? 0,
     get_num_bridges: () => bridges.length,
     get_bridge: (i) => bridges[i as number] ?? null,
     connect: (a, b, d) => {

@@ -68,7 +68,7 @@ export function fakeGpioFunctions(
 
   const nodeVolts = (node: number): number => {
     try {
-      const v = call('get_node_voltage', node);
+      const v = call('_node_volts', node);
       return typeof v === 'number' ? v : 0;
     } catch {
       return 0;

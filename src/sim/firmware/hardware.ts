@@ -18,11 +18,14 @@
  * - `rng`: measurement noise (adc, ina), present only when the board was started with a seed.
  * - `version`: bumped by anything that changes a voltage; the circuit caches its solution on it.
  */
+
 import { Connections } from '../../board/connections.js';
+import { FIRMWARE, type FirmwareProfile, NEWEST_FIRMWARE } from '../../board/firmware.js';
 import { DEFAULT_POWER, WAVEGEN_POWER_ON } from '../../board/limits.js';
 import { BUFFER_IN, DAC0 } from '../../board/nodes.js';
 import type { OverlayInput } from '../../board/state.js';
 import { mulberry32, type Rng } from '../noise.js';
+import type { PlacedPart } from './partsDb.js';
 import type { FirmwareEnv } from './types.js';
 
 /** `dac_set` channels: 0 DAC0, 1 DAC1, 2 TOP_RAIL, 3 BOTTOM_RAIL (spec §6.5). */
@@ -131,6 +134,8 @@ export interface Snapshot {
 /** One undo step (history.ts): `revert` undoes it, `apply` does it again. */
 export interface HistoryTxn {
   label: string;
+  /** A supply change (channel, setpoints, when): the next one on its channel may merge into it. */
+  supply?: { ch: number; prev: number; next: number; at: number };
   revert(): void;
   apply(): void;
 }
@@ -147,6 +152,16 @@ export interface OverlayAccess {
 }
 
 export interface Hardware {
+  /** The release this board runs (firmware.ts): its API surface and behaviour. */
+  firmware: FirmwareProfile;
+  /** PSRAM fitted: the undo ring and the heap are larger. */
+  psram: boolean;
+  /** Parts placed with place_part (5.7.11, partsDb.ts). */
+  parts: PlacedPart[];
+  /** The background net-current scan (`[display] net_currents`, scan.ts) is on. */
+  netCurrentScan: boolean;
+  /** A bg_start callback is registered (the main loop ticks it between scripts). */
+  bgActive: boolean;
   /** The active state's bridges and nets. Replace it (do not mutate a snapshot) when restoring. */
   conns: Connections;
   power: PowerSetpoints;
@@ -253,15 +268,32 @@ export function applyPower(hw: Hardware): void {
  * A fresh slot: the probe-power bridge BUFFER_IN-DAC0 that boot adds with duplicates 0
  * (main.cpp:704 routableBufferPower; Probing.cpp:5385-5389), and the default setpoints.
  */
-export function freshConnections(): Connections {
-  const conns = new Connections();
+export function freshConnections(firmware: FirmwareProfile = FIRMWARE[NEWEST_FIRMWARE]): Connections {
+  const conns = emptyConnections(firmware);
   conns.connect(BUFFER_IN, DAC0, 0);
   return conns;
 }
 
-export function createHardware(env: Pick<FirmwareEnv, 'host' | 'noiseSeed'>): Hardware {
-  const conns = freshConnections();
+/** An empty bridge list that names and numbers nets as this release does. */
+export function emptyConnections(firmware: FirmwareProfile, stackPaths?: number): Connections {
+  return new Connections({
+    ...(stackPaths === undefined ? {} : { stackPaths }),
+    namedNets: firmware.behaviour.namedNets,
+    netIndexLimit: firmware.behaviour.netIndexLimit,
+  });
+}
+
+export function createHardware(
+  env: Pick<FirmwareEnv, 'host' | 'noiseSeed' | 'firmware' | 'psram'>,
+): Hardware {
+  const firmware = FIRMWARE[env.firmware ?? NEWEST_FIRMWARE];
+  const conns = freshConnections(firmware);
   return {
+    firmware,
+    psram: env.psram === true,
+    parts: [],
+    netCurrentScan: true,
+    bgActive: false,
     conns,
     power: freshPower(),
     slot: 0,

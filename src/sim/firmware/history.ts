@@ -16,9 +16,14 @@
  *   the next undo reverts, -1 the one before, +1 what the next redo applies (Undo.cpp:2375-2405).
  * - The V5 has PSRAM, so `history_snapshot()` works and keeps up to 16 snapshots (Undo.cpp:632-637).
  *
- * Not modelled: the board keeps the history in flash (`/undo.hist`) across reboots; here it lasts one
- * boot. DAC and rail setpoint changes are recorded by the firmware too; the power group may record them
- * with `recordTxn`.
+ * - A stored supply setpoint change (`dac_set` with save) is a step too, labelled `DAC 0 3.30V`,
+ *   `DAC 1 ...`, `Top Rail ...`, `Bot Rail ...` (States.cpp:986-1019, Undo.cpp:956-967); another
+ *   change of the same channel within 1.2 s, with nothing undone, retargets that step instead
+ *   (Undo.cpp:155, 2184-2209). Undo puts the setpoint and the output back (Undo.cpp:501-507, 2290-2291).
+ * - The ring holds a release's number of transactions (firmware.ts `undoTransactions`); the oldest go.
+ *
+ * Not modelled: the board keeps the newest transactions in `/undo_history.txt` across reboots; here the
+ * history lasts one boot.
  */
 import { BUFFER_IN, DAC0, DAC1, shortName } from '../../board/nodes.js';
 import { asInt } from './args.js';
@@ -44,8 +49,51 @@ export function recordTxn(hw: Hardware, txn: HistoryTxn): void {
   const h = slotHistory(hw);
   h.txns.splice(h.cursor);
   h.txns.push({ ...txn, label: txn.label.slice(0, LABEL_MAX) });
+  const cap = hw.psram
+    ? hw.firmware.behaviour.undoTransactions.psram
+    : hw.firmware.behaviour.undoTransactions.sram;
+  if (h.txns.length > cap) h.txns.splice(0, h.txns.length - cap);
   h.cursor = h.txns.length;
   hw.history.last = hw.conns.clone();
+}
+
+const SUPPLY_NAMES = ['DAC 0', 'DAC 1', 'Top Rail', 'Bot Rail'];
+const supplyLabel = (ch: number, volts: number): string =>
+  `${SUPPLY_NAMES[ch] ?? 'DAC'} ${volts.toFixed(2)}V`;
+
+/**
+ * A stored supply setpoint moved from `prev` to `next` (already applied); `set` puts a setpoint and
+ * the output back.
+ */
+export function recordSupplyChange(
+  hw: Hardware,
+  ch: number,
+  prev: number,
+  next: number,
+  set: (volts: number) => void,
+): void {
+  if (prev === next) return;
+  const h = slotHistory(hw);
+  const last = h.txns[h.txns.length - 1];
+  const now = hw.now();
+  if (
+    last?.supply?.ch === ch &&
+    h.cursor === h.txns.length &&
+    now - last.supply.at <= hw.firmware.behaviour.supplyUndoMergeMs
+  ) {
+    const first = last.supply.prev;
+    last.supply = { ch, prev: first, next, at: now };
+    last.label = supplyLabel(ch, next).slice(0, LABEL_MAX);
+    last.revert = () => set(first);
+    last.apply = () => set(next);
+    return;
+  }
+  recordTxn(hw, {
+    label: supplyLabel(ch, next),
+    supply: { ch, prev, next, at: now },
+    revert: () => set(prev),
+    apply: () => set(next),
+  });
 }
 
 const AUTO_MANAGED = new Set([BUFFER_IN, DAC0, DAC1]);

@@ -4,6 +4,7 @@
  * (hardware.ts) and the circuit (circuit.ts); each returns its functions by name.
  */
 
+import { NEWEST_FIRMWARE } from '../../board/firmware.js';
 import { parsePartsFile, partsToElements } from '../parts.js';
 import type { Element } from '../solver.js';
 import { adcGroup } from './adc.js';
@@ -16,17 +17,21 @@ import { historyGroup } from './history.js';
 import { inaGroup } from './ina.js';
 import { createLogicAnalyzer, laGroup } from './la.js';
 import { netsGroup } from './nets.js';
+import { type KnownPart, partsDbGroup } from './partsDb.js';
 import { powerGroup } from './power.js';
 import { pwmGroup } from './pwm.js';
+import { scanGroup } from './scan.js';
 import { slotsGroup } from './slots.js';
 import type { FirmwareEnv, FirmwareFunctions, InputEvent } from './types.js';
 import { uiGroups } from './ui.js';
+import { usbAudioGroup } from './usbAudio.js';
 import { wavegenGroup } from './wavegen.js';
 
 export type { FirmwareEnv, FirmwareFunctions, FirmwareHost, InputEvent, Json, VirtualFs } from './types.js';
 export { PyError } from './types.js';
 
-export const FIRMWARE_VERSION = '5.7.0.13';
+/** The release a board runs unless told otherwise. */
+export const FIRMWARE_VERSION = NEWEST_FIRMWARE;
 
 export interface Firmware {
   /** Every function the `jumperless` Python module can call, by name. */
@@ -79,6 +84,16 @@ function partElements(text: string | undefined): Element[] {
   return parsed.ok ? partsToElements(parsed.parts, nodeName) : [];
 }
 
+/** The parts file's two-terminal parts, for part_identify. */
+function knownParts(text: string | undefined): KnownPart[] {
+  if (text === undefined) return [];
+  const parsed = parsePartsFile(text);
+  if (!parsed.ok) return [];
+  return parsed.parts.flatMap((p): KnownPart[] =>
+    p.type === 'resistor' ? [{ kind: 'resistor', a: p.between[0], b: p.between[1], ohms: p.ohms }] : [],
+  );
+}
+
 /**
  * Builds the firmware for one boot. The hardware state lives in `hardware` and survives a soft
  * reset, which only rebuilds the VM.
@@ -96,7 +111,15 @@ export function createFirmware(env: FirmwareEnv): Firmware {
   });
   const groups: FirmwareFunctions[] = [
     ...ui.groups,
-    { firmware_version: () => FIRMWARE_VERSION },
+    {
+      firmware_version: () => hw.firmware.version,
+      // What the module lists on this release: _exports.py removes every other public name.
+      _api_surface: () => [...hw.firmware.api],
+      _bg_set: (on) => {
+        hw.bgActive = on === true;
+        return null;
+      },
+    },
     powerGroup(hw),
     adcGroup(hw, circuit),
     inaGroup(hw, circuit),
@@ -108,6 +131,9 @@ export function createFirmware(env: FirmwareEnv): Firmware {
     netsGroup(hw, env.host),
     slotsGroup(hw, circuit, env.host, fs),
     historyGroup(hw),
+    scanGroup(hw, circuit),
+    partsDbGroup(hw, fs, knownParts(env.partsFileText)),
+    usbAudioGroup(env.host),
   ];
   const functions = mergeGroups(groups);
   wireAutosave(functions, hw);

@@ -110,6 +110,6 @@ describe('nets group (spec §6.9)', () => {
     b.call('print_crossbars');
     expect(b.takeMain()).toContain('1: 38-44');
     b.call('print_chip_status');
-    expect(b.takeMain()).toMatch(/\nL\t1\n$/);
+    expect(b.takeMain()).toMatch(/\nF\t1\n(.|\n)*\nK\t1\nL\t0\n$/);
   });
 });

@@ -164,11 +164,11 @@ export function netsGroup(hw: Hardware, host: FirmwareHost): FirmwareFunctions {
     print_bridges: printPaths,
     print_paths: printPaths,
     print_crossbars: () => {
-      // printChipStateArray draws every chip's 16x8 matrix; the simulator does not route through
-      // chips, so it lists which paths each chip carries.
+      // printChipStateArray draws every chip's 16x8 matrix (ANSI art); here each chip lists the
+      // paths that close a crosspoint on it.
       const lines = ['', 'chip\tpaths'];
       primaryPaths(hw).forEach((p, i) => {
-        for (const c of p.chips)
+        for (const c of new Set(p.chips))
           if (c >= 0) lines.push(`${CHIPS[c]}\t${i}: ${shortName(p.node1)}-${shortName(p.node2)}`);
       });
       host.writeMain(`${lines.join('\n')}\n`);
@@ -177,7 +177,7 @@ export function netsGroup(hw: Hardware, host: FirmwareHost): FirmwareFunctions {
     print_chip_status: () => {
       const used = new Map<number, number>();
       for (const p of primaryPaths(hw))
-        for (const c of p.chips) if (c >= 0) used.set(c, (used.get(c) ?? 0) + 1);
+        for (const c of new Set(p.chips)) if (c >= 0) used.set(c, (used.get(c) ?? 0) + 1);
       const lines = ['', 'chip\tpaths'];
       for (let c = 0; c < CHIPS.length; c++) lines.push(`${CHIPS[c]}\t${used.get(c) ?? 0}`);
       host.writeMain(`${lines.join('\n')}\n`);

@@ -6,6 +6,7 @@ import { DAC_CHANNELS } from '../../board/limits.js';
 import { BOTTOM_RAIL, DAC0, DAC1, TOP_RAIL } from '../../board/nodes.js';
 import { asNode, asNum, pyFloat, truthy } from './args.js';
 import { type DacChannel, dacOutputVolts, type Hardware, POWER_KEYS, touch } from './hardware.js';
+import { recordSupplyChange } from './history.js';
 import { type FirmwareFunctions, type Json, PyError } from './types.js';
 
 const DAC_ERROR = 'Invalid DAC channel or node. Use 0-3, DAC0, DAC1, TOP_RAIL, or BOTTOM_RAIL';
@@ -24,10 +25,21 @@ export function dacChannel(x: Json | undefined): DacChannel {
   return ch;
 }
 
-/** Sets a DAC output, and the stored setpoint when `save`. */
+/**
+ * Sets a DAC output, and the stored setpoint when `save`; a stored change is an undo step
+ * (history.ts `recordSupplyChange`).
+ */
 export function setDac(hw: Hardware, ch: DacChannel, volts: number, save: boolean): void {
   hw.dacOut[ch] = dacOutputVolts(volts);
-  if (save) hw.power[POWER_KEYS[ch]] = volts;
+  if (save) {
+    const prev = hw.power[POWER_KEYS[ch]];
+    hw.power[POWER_KEYS[ch]] = volts;
+    recordSupplyChange(hw, ch, prev, volts, (v) => {
+      hw.power[POWER_KEYS[ch]] = v;
+      hw.dacOut[ch] = dacOutputVolts(v);
+      touch(hw);
+    });
+  }
   touch(hw);
 }
 

@@ -213,8 +213,8 @@ describe('slot file', () => {
 });
 
 describe('get_state', () => {
-  it('prints the firmware JSON, pretty and with 3-decimal floats', () => {
-    const b = testBoard();
+  it('prints the firmware JSON, pretty and with 3-decimal floats (5.7.0.13: every reserved net)', () => {
+    const b = testBoard({ firmware: '5.7.0.13' });
     b.call('connect', 'TOP_RAIL', 23);
     const json = b.call('get_state') as string;
     expect(json.startsWith('{\n  "power": {\n    "top_rail": 0.000,')).toBe(true);
@@ -243,6 +243,18 @@ describe('get_state', () => {
       floating_read: 1,
     });
     expect(state.gpio.slice(8).map((g: { function: string }) => g.function)).toEqual(['UART', 'UART']);
+  });
+
+  it('leaves out nets of fewer than two nodes and escapes net names on 5.7.11 (JsonState.cpp)', () => {
+    const b = testBoard();
+    b.call('connect', 'TOP_RAIL', 23);
+    b.call('connect', 5, 6);
+    b.call('set_net_name', 6, 'say "hi"\\now');
+    const json = b.call('get_state') as string;
+    expect(json).toContain('"name": "say \\"hi\\"\\\\now"');
+    const state = JSON.parse(json);
+    expect(state.nets.map((n: { index: number }) => n.index)).toEqual([2, 4, 6]);
+    expect(state.nets[2]).toMatchObject({ index: 6, name: 'say "hi"\\now', nodes: ['5', '6'] });
   });
 });
 

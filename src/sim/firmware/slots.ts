@@ -19,7 +19,6 @@
  *   effect over the REPL port.
  */
 import { firmwareColorName, firmwareParseColor } from '../../board/colors.js';
-import { Connections } from '../../board/connections.js';
 import { DEFAULT_POWER } from '../../board/limits.js';
 import { BUFFER_IN, DAC0 } from '../../board/nodes.js';
 import { isSavableSlot, parseSlotYaml, type SlotData, slotPath } from '../../board/slots.js';
@@ -35,7 +34,7 @@ import { asInt, truthy } from './args.js';
 import { AUTOSAVE_QUIET_MS, slotTextOfHardware } from './autosave.js';
 import type { Circuit } from './circuit.js';
 import { readPin } from './gpio.js';
-import { applyPower, type GpioPin, type Hardware, padPull } from './hardware.js';
+import { applyPower, emptyConnections, type GpioPin, type Hardware, padPull } from './hardware.js';
 import { applyJsonState } from './stateScanner.js';
 import { type FirmwareFunctions, type FirmwareHost, PyError, type VirtualFs } from './types.js';
 
@@ -52,7 +51,7 @@ const MEASURE_VOLTS = DEFAULT_POWER.dac0;
  * where the user set them, supplies, GPIO direction and pulls (applyStateToHardware), overlays.
  */
 export function loadSlotData(hw: Hardware, slot: SlotData): void {
-  const conns = new Connections({ stackPaths: slot.config.routing.stackPaths });
+  const conns = emptyConnections(hw.firmware, slot.config.routing.stackPaths);
   for (const b of slot.bridges) conns.connect(b.n1, b.n2, b.dup);
   for (const n of slot.nets) {
     if (n.name) conns.setNetName(n.num, n.name);
@@ -121,7 +120,7 @@ export function slotsGroup(
         ? parseSlotYaml(new TextDecoder().decode(files.readFile(path)))
         : undefined;
       if (parsed?.ok) loadSlotData(hw, parsed.slot);
-      else hw.conns = new Connections();
+      else hw.conns = emptyConnections(hw.firmware);
       savedText = slotTextOfHardware(hw);
       // routableBufferPower(1, 0): the probe-power bridge and DAC0 at the measure voltage.
       if (!hw.conns.isConnected(BUFFER_IN, DAC0)) hw.conns.connect(BUFFER_IN, DAC0, 0);
@@ -170,13 +169,18 @@ export function slotsGroup(
     get_state: () => {
       // The board measures in the background, so an ADC net shows a fresh reading.
       for (const ch of ADC_CHANNELS) readAdc(hw, circuit, ch);
+      // 5.7.11 leaves out the lonely supply nets and escapes names more strictly (firmware.ts).
+      const style = {
+        skipLonelyNets: hw.firmware.behaviour.stateSkipsLonelyNets,
+        nameEscape: hw.firmware.behaviour.stateNameEscape,
+      };
       return formatState(
-        buildState(hw.conns, {
-          power: hw.power,
-          adc: hw.lastAdc,
-          gpio: gpioInputs(),
-          overlays: hw.overlays.list(),
-        }),
+        buildState(
+          hw.conns,
+          { power: hw.power, adc: hw.lastAdc, gpio: gpioInputs(), overlays: hw.overlays.list() },
+          style,
+        ),
+        style,
       );
     },
     set_state: (json, clearFirst = true, fromWokwi = false) => {

@@ -1,3 +1,5 @@
+import type { FirmwareVersion } from '../../board/firmware.js';
+
 /**
  * The contract between the simulated firmware (plain TypeScript running inside the VM worker) and
  * the `jumperless` MicroPython module. Python calls `_fw.call(name, jsonArgs)`; the worker looks the
@@ -86,4 +88,8 @@ export interface FirmwareEnv {
   partsFileText?: string;
   /** Seed for measurement noise; undefined = no noise. */
   noiseSeed?: number;
+  /** The release to behave as; default the newest (board/firmware.ts). */
+  firmware?: FirmwareVersion;
+  /** PSRAM fitted. */
+  psram?: boolean;
 }

@@ -240,7 +240,7 @@ describe('misc and help (spec §6.14, §6.9, §3.1)', () => {
         'print([n for n in dir(jumperless) if n.startswith("_")], len(dir(jumperless)))',
       ].join('\n'),
     );
-    expect(out).toBe("1 256 True\nTrue\n0\n['__class__', '__name__', '__dict__'] 407\n");
+    expect(out).toBe("1 256 True\nTrue\n0\n['__class__', '__name__', '__dict__'] 422\n");
   });
 
   it('pause_core2 and send_raw check their argument types as the firmware does', async () => {

@@ -29,8 +29,15 @@ def _hide_private_names():
     import sys
     module = sys.modules['jumperless']
     names = module.__dict__
+    # The groups define every release's functions; the module lists only those of the release
+    # the board runs (board/firmware.ts).
+    surface = set(_c('_api_surface'))
     for name in list(names):
-        if name == '__name__' or not name.startswith('_'):
+        if name == '__name__':
+            continue
+        if not name.startswith('_'):
+            if name not in surface:
+                del names[name]
             continue
         if not name.startswith('__'):
             setattr(builtins, name, names[name])

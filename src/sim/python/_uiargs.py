@@ -3,8 +3,11 @@
 
 
 def _str_arg(x):
+    # mp_obj_str_get_str takes a str or a bytes (objstr.c:2384-2392), the bytes as they are.
     if isinstance(x, str):
         return x
+    if isinstance(x, bytes):
+        return ''.join(chr(b) for b in x)
     raise TypeError("can't convert '%s' object to str implicitly" % type(x).__name__)
 
 

@@ -8,8 +8,13 @@ def overlay_set(*a, **k):
     x, y, h, w = _int(a[1]), _int(a[2]), _int(a[3]), _int(a[4])
     need = w * h if w > 0 and h > 0 else 0
     flat = []
+    items = _seq_arg(a[5])
+    # malloc(width * height * 4) with a negative product asks for a size_t near 2**64: NULL, and
+    # the firmware raises ENOMEM before reading a colour (modjumperless.c:5928-5933).
+    if w * h < 0:
+        raise OSError(12)
     # Nested rows are flattened; items past what the rectangle needs are never converted.
-    for item in _seq_arg(a[5]):
+    for item in items:
         if isinstance(item, (list, tuple)):
             for c in item:
                 if len(flat) < need:
