@@ -50,7 +50,11 @@ describe('authenticate', () => {
     const info = authInfoOf(limited.caller);
     expect(JSON.stringify(info)).not.toContain(token);
     expect(info.token).toBe('token:t1');
-    expect(httpCaller('s1', info)).toEqual({ id: 'http:token:t1', granted: new Set(['jumperless.read']) });
+    expect(httpCaller('s1', info)).toEqual({
+      id: 'http:token:t1',
+      granted: new Set(['jumperless.read']),
+      principal: 'token:t1',
+    });
   });
 
   it('names anonymous callers by session and grants nothing to a request that skipped the gate', async () => {
