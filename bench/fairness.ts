@@ -1,7 +1,7 @@
 /**
  * Fair turns under load, across eras (issue 23 item 5):
  *
- *   npx tsx bench/fairness.ts [clients=30,50] [seconds=20]
+ *   npx tsx bench/fairness.ts [clients=30,50] [seconds=20] [checkout=this one]
  *
  * For each client count: the real CLI serving the virtual board over HTTP (`--sim --http`), half
  * the clients 2025 sessions and half anonymous 2026-07-28 clients, each on a connection of its own
@@ -17,7 +17,8 @@ import { type EraClient, openLegacyClient, openModernClient } from '../test/supp
 
 const COUNTS = (process.argv[2] ?? '30,50').split(',').map(Number);
 const SECONDS = Number(process.argv[3] ?? 20);
-const ROOT = resolve(import.meta.dirname, '..');
+/** The checkout whose server is measured (another one: its figures beside these, e.g. before a change). */
+const ROOT = resolve(process.argv[4] ?? resolve(import.meta.dirname, '..'));
 
 function startServer(): { child: ChildProcess; url: Promise<string> } {
   const child = spawn(
