@@ -114,6 +114,7 @@ function manifest(pkg, tools) {
           JUMPERLESS_MCP_DEVICE: '${user_config.device}',
           JUMPERLESS_MCP_MAX_VOLTS: '${user_config.max_volts}',
           JUMPERLESS_MCP_MIN_VOLTS: '${user_config.min_volts}',
+          JUMPERLESS_MCP_CONFIRM: '${user_config.confirm}',
         },
       },
     },
@@ -139,6 +140,14 @@ function manifest(pkg, tools) {
         default: 8,
         min: -8,
         max: 8,
+        required: false,
+      },
+      confirm: {
+        type: 'string',
+        title: 'Ask before hazards',
+        description:
+          'hazards: ask you before a supply above 5 V, clearing the board, overwriting a slot or file, or running code; always: the same, and refuse when Claude cannot ask; never: do not ask',
+        default: 'hazards',
         required: false,
       },
       min_volts: {

@@ -75,6 +75,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       log,
       ...(audit ? { audit } : {}),
       outputSchemas: config.outputSchemas,
+      confirm: { mode: config.confirm, aboveVolts: config.confirmAboveVolts },
       selection: {
         ...(config.toolsets ? { toolsets: config.toolsets } : {}),
         tools: config.tools,

@@ -3,7 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { boardOf, rewriteArgv, unknownCommand } from './commandLine.js';
 import { UsageError } from './usageError.js';
 
-const COMMANDS = ['start', 'detect', 'exec', 'serve', 'sim', 'selftest', 'state', 'call', 'tools', 'help'];
+const COMMANDS = [
+  'start',
+  'view',
+  'detect',
+  'exec',
+  'serve',
+  'sim',
+  'selftest',
+  'state',
+  'call',
+  'tools',
+  'help',
+];
 
 describe('the board a command works on', () => {
   it('is its own --device or --sim, else the one before the command, else $JUMPERLESS_MCP_DEVICE, else auto', () => {

@@ -4,6 +4,7 @@ import {
   normalizeCapabilities,
   parseCapabilityList,
 } from '../core/capabilities.js';
+import { CONFIRM_MODES, type ConfirmMode, DEFAULT_CONFIRM } from '../core/confirmation.js';
 import { type ListMode, parseListMode } from '../core/listModes.js';
 import { checkToolsetNames } from '../core/selection.js';
 import { withSimFirmware } from '../device/deviceUrl.js';
@@ -93,6 +94,14 @@ export interface Config {
   excludeTools: string[];
   /** Only tools that change nothing. Default false. Env `JUMPERLESS_MCP_READ_ONLY=1`, flag `--read-only`. */
   readOnly: boolean;
+  /**
+   * When the person at the client is asked before a hazard (core/confirmation.ts): `hazards` asks
+   * when the client can, `always` refuses a hazard to a client that cannot ask, `never` never asks.
+   * Default hazards. Env `JUMPERLESS_MCP_CONFIRM`, flag `--confirm`.
+   */
+  confirm: ConfirmMode;
+  /** A supply set above this many volts (either sign) asks first. Default 5. Env `JUMPERLESS_MCP_CONFIRM_ABOVE_VOLTS`, flag `--confirm-above-volts`. */
+  confirmAboveVolts: number;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -114,6 +123,8 @@ export const DEFAULT_CONFIG: Config = {
   tools: [],
   excludeTools: [],
   readOnly: false,
+  confirm: DEFAULT_CONFIRM.mode,
+  confirmAboveVolts: DEFAULT_CONFIRM.aboveVolts,
 };
 
 /** Flags as commander gives them (all optional). */
@@ -139,6 +150,8 @@ export interface Flags {
   tools?: string;
   excludeTools?: string;
   readOnly?: boolean;
+  confirm?: string;
+  confirmAboveVolts?: string;
 }
 
 /** `--firmware` picks the virtual board's release; a real board runs its own. */
@@ -210,6 +223,18 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
   if (flags.outputSchemas) config.outputSchemas = true;
   if (e('READ_ONLY')) config.readOnly = yes(e('READ_ONLY'));
   if (flags.readOnly) config.readOnly = true;
+  const confirm = flags.confirm ?? e('CONFIRM');
+  if (confirm !== undefined)
+    config.confirm = parseConfirm(
+      confirm,
+      flags.confirm === undefined ? 'JUMPERLESS_MCP_CONFIRM' : '--confirm',
+    );
+  const above = flags.confirmAboveVolts ?? e('CONFIRM_ABOVE_VOLTS');
+  if (above !== undefined) {
+    const what =
+      flags.confirmAboveVolts === undefined ? 'JUMPERLESS_MCP_CONFIRM_ABOVE_VOLTS' : '--confirm-above-volts';
+    config.confirmAboveVolts = Math.abs(parseVolts(above, what));
+  }
   const toolsets = flags.toolsets ?? e('TOOLSETS');
   if (toolsets !== undefined) {
     config.toolsets = checkToolsetNames(
@@ -249,6 +274,13 @@ function parseCaps(text: string, what: string): string[] {
   const parsed = parseCapabilityList(text);
   if (!parsed.ok) throw new Error(`${what}: ${parsed.message}`);
   return parsed.capabilities;
+}
+
+function parseConfirm(text: string, what: string): ConfirmMode {
+  const mode = text.trim().toLowerCase();
+  if (!(CONFIRM_MODES as readonly string[]).includes(mode))
+    throw new Error(`${what}: "${text}" is not one of ${CONFIRM_MODES.join(', ')}`);
+  return mode as ConfirmMode;
 }
 
 function parseVolts(text: string, what: string): number {

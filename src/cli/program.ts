@@ -53,6 +53,11 @@ const program = new Command()
   .option('--tools <list>', 'single tools on, besides the toolsets (comma list)')
   .option('--exclude-tools <list>', 'tools off, whatever else says (comma list)')
   .option('--read-only', 'offer only the tools that change nothing')
+  .option(
+    '--confirm <mode>',
+    'ask the person before a hazard: hazards (when the client can; default), always (refuse when it cannot), never',
+  )
+  .option('--confirm-above-volts <volts>', 'a supply set above this asks first (default 5)')
   .option('--tokens <store>', 'bearer token store for HTTP (default ~/.config/jumperless-mcp/tokens.json)')
   .option('--require-token', 'refuse HTTP requests without a bearer token (always on off loopback)')
   .option('--anonymous-caps <caps>', 'what HTTP callers without a token may do: a comma list, * or none')
@@ -99,6 +104,34 @@ program
     process.stdout.write(
       `jumperless-mcp is serving ${board} at\n\n  ${http.url}\n\n${clientConfigs(http.url)}\n\nCtrl-C stops it.\n`,
     );
+  });
+
+program
+  .command('view')
+  .description(
+    'show the board in a browser, live: the page of the jumperless-mcp serving HTTP on the port, or of one started as start does',
+  )
+  .option('--port <port>', `TCP port (default ${DEFAULT_HTTP_PORT})`)
+  .option('--no-open', 'only print the address of the page')
+  .action(async (options: { port?: string; open: boolean }) => {
+    const { parsePort, resolveConfig } = await import('./config.js');
+    const { findViewServer, openInBrowser } = await import('./viewCommand.js');
+    const port = options.port === undefined ? DEFAULT_HTTP_PORT : parsePort(options.port, '--port');
+    let base = await findViewServer(port);
+    if (!base) {
+      const { runHttp } = await import('./serve.js');
+      const { boardOrSim } = await import('./board.js');
+      const config = resolveConfig({}, process.env);
+      const device = process.env.JUMPERLESS_MCP_DEVICE ? config.device : await boardOrSim();
+      const { http } = await runHttp(
+        { ...config, device, http: { host: '127.0.0.1', port } },
+        { anyPortIfBusy: options.port === undefined },
+      );
+      base = http.url.replace(/\/mcp$/, '');
+      process.stderr.write(`jumperless-mcp: serving ${http.url}; Ctrl-C stops it\n`);
+    }
+    process.stdout.write(`${base}/\n`);
+    if (options.open) openInBrowser(`${base}/`);
   });
 
 program

@@ -10,6 +10,7 @@ export type AuditOutcome =
   | 'rate_limited'
   | 'timeout'
   | 'canceled'
+  | 'declined'
   | 'internal';
 
 export interface AuditEvent {

@@ -7,6 +7,7 @@
  */
 import { underscoreFormat, type WireNameTranslator } from '../federation/wireNames.js';
 import type { AuditSink } from './audit.js';
+import { type ConfirmPolicy, DEFAULT_CONFIRM } from './confirmation.js';
 import { buildRegistry, type Registry } from './registry.js';
 import type { LogLevel, Prompt, Resource, ResourceTemplate } from './resources.js';
 import { createSelection, type Selection, type SelectionOptions, toolsetTool } from './selection.js';
@@ -39,15 +40,21 @@ export interface DispatcherOptions {
   outputSchemas?: boolean;
   /** Which tools are on (toolsets, single tools, read-only); default all. */
   selection?: SelectionOptions;
+  /** When a person is asked before a hazard (`--confirm`); default hazards above 5 V. */
+  confirm?: ConfirmPolicy;
 }
 
 export interface Dispatcher {
   readonly root: Subsystem;
   readonly registry: Registry;
+  /** Where runTool writes each call's audit event: the operator's file and the call listeners. */
   readonly audit: AuditSink | undefined;
+  /** Called with every tool call's audit event (the board view's log); returns the unsubscribe. */
+  onCall(listener: AuditSink): () => void;
   readonly defaultTimeoutMs: number;
   readonly outputSchemas: boolean;
   readonly selection: Selection;
+  readonly confirm: ConfirmPolicy;
   resources(): readonly Resource[];
   templates(): readonly ResourceTemplate[];
   /** Prompts by wire name (a bench's carry the device prefix in the wire format). */
@@ -82,15 +89,34 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const unwatch = root.watch((event) => {
     if (event.type === 'log') for (const listener of logs) listener(event.level, event.text);
   });
+  // The audit sink is undefined while nobody listens, so a call then spends nothing on it.
+  const callListeners = new Set<AuditSink>();
+  const fileSink = options.audit;
+  const fanOut: AuditSink = (event) => {
+    fileSink?.(event);
+    for (const listener of callListeners) listener(event);
+  };
+  let audit: AuditSink | undefined = fileSink;
   const wirePrompt = (prompt: Prompt): Prompt =>
     prompt.name.includes('.') ? { ...prompt, name: format.outbound(prompt.name) } : prompt;
   return {
     root,
     registry,
-    audit: options.audit,
+    get audit() {
+      return audit;
+    },
+    onCall(listener) {
+      callListeners.add(listener);
+      audit = fanOut;
+      return () => {
+        callListeners.delete(listener);
+        if (callListeners.size === 0) audit = fileSink;
+      };
+    },
     defaultTimeoutMs: options.defaultTimeoutMs ?? 10_000,
     outputSchemas: options.outputSchemas === true,
     selection,
+    confirm: options.confirm ?? DEFAULT_CONFIRM,
     resources: () => [...(root.resources?.() ?? []), ...(own.resources ?? [])],
     templates: () => [...(root.templates?.() ?? []), ...(own.templates ?? [])],
     prompts: () => [...(root.prompts?.() ?? []).map(wirePrompt), ...(own.prompts ?? [])],

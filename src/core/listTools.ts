@@ -53,7 +53,7 @@ export function listedDefinition(
     ...(outputSchemas && outputSchema ? { outputSchema } : {}),
     // No hint differs from MCP's defaults: no annotations says the same as an empty object.
     ...(Object.keys(hints).length > 0 ? { annotations: hints } : {}),
-    ...(strict ? { _meta: { [TOOL_CAPABILITY_META]: capability } } : {}),
+    ...(strict ? { _meta: { ...rest._meta, [TOOL_CAPABILITY_META]: capability } } : {}),
   };
 }
 

@@ -34,6 +34,8 @@ export interface ToolEntry {
   readonly maxConcurrent?: number;
   /** Checks the arguments before the gate (tools in this process): the value `run` gets. */
   readonly parse?: (args: unknown) => unknown;
+  /** The question to ask before running on these (parsed) arguments, when they are a hazard. */
+  readonly hazard?: ToolDescriptor['hazard'];
   run(args: unknown, context: CallContext): Promise<ToolResult>;
   /** Calls running now (for `maxConcurrent`). */
   running: number;
@@ -187,6 +189,7 @@ function entryFrom(descriptor: ToolDescriptor, wire: string, own: boolean, run: 
       inputSchema: descriptor.inputSchema,
       ...(descriptor.outputSchema ? { outputSchema: descriptor.outputSchema } : {}),
       annotations,
+      ...(descriptor._meta ? { _meta: descriptor._meta } : {}),
     },
     capability: descriptor.capability,
     kind: kindOf(annotations),
@@ -194,6 +197,7 @@ function entryFrom(descriptor: ToolDescriptor, wire: string, own: boolean, run: 
     hidden: descriptor.hidden,
     ...(descriptor.maxConcurrent === undefined ? {} : { maxConcurrent: descriptor.maxConcurrent }),
     ...(descriptor.parse ? { parse: descriptor.parse } : {}),
+    ...(descriptor.hazard ? { hazard: descriptor.hazard } : {}),
     run,
     running: 0,
   };

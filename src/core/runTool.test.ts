@@ -51,6 +51,7 @@ function board(functions: string[] = []): Board {
       throw new Error('unused');
     },
     onStale: () => () => {},
+    boardLease: async () => ({}),
   };
   return new Board(jobs);
 }
@@ -523,5 +524,94 @@ describe('runTool', () => {
       },
     );
     expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ code: 'not_found' });
+  });
+
+  describe('a hazard asks the person first (--confirm)', () => {
+    let ran = 0;
+    const risky = tool({
+      name: 'risky',
+      kind: 'physical',
+      input: z.object({ volts: z.number() }),
+      hazard: ({ volts }: { volts: number }, { aboveVolts }) =>
+        volts > aboveVolts ? `Set ${volts} V?` : undefined,
+      handle: async ({ volts }) => {
+        ran++;
+        return { volts };
+      },
+    });
+    const setup = (mode: 'always' | 'hazards' | 'never') => {
+      const events: AuditEvent[] = [];
+      const dispatcher = createDispatcher({
+        root: new ToolSubsystem({ name: 'local', tools: [risky] }),
+        confirm: { mode, aboveVolts: 5 },
+        audit: (event) => events.push(event),
+      });
+      return { dispatcher, events };
+    };
+    const failureOf = (result: { content: unknown[] }) =>
+      JSON.parse((result.content[0] as { text: string }).text) as { code: string };
+
+    it('asks only above the threshold; no runs nothing and is audited as declined', async () => {
+      ran = 0;
+      const { dispatcher, events } = setup('hazards');
+      const asked: string[] = [];
+      const confirm = async (question: string) => {
+        asked.push(question);
+        return 'decline' as const;
+      };
+      await runTool(dispatcher, { name: 'risky', arguments: { volts: 3 }, caller: everyone, confirm });
+      const no = await runTool(dispatcher, {
+        name: 'risky',
+        arguments: { volts: 7 },
+        caller: everyone,
+        confirm,
+      });
+      expect(asked).toEqual(['Set 7 V?']);
+      expect(failureOf(no)).toMatchObject({ code: 'declined' });
+      expect(ran).toBe(1);
+      expect(events.map((e) => e.outcome)).toEqual(['ok', 'declined']);
+    });
+
+    it('a cancel while the question waits ends the call at once, and the tool never runs', async () => {
+      ran = 0;
+      const { dispatcher } = setup('always');
+      const cancel = new AbortController();
+      const call = runTool(dispatcher, {
+        name: 'risky',
+        arguments: { volts: 7 },
+        caller: everyone,
+        signal: cancel.signal,
+        confirm: () => new Promise(() => {}),
+      });
+      cancel.abort();
+      expect(failureOf(await call)).toMatchObject({ code: 'canceled' });
+      expect(ran).toBe(0);
+    });
+
+    it('a client that cannot ask: runs under hazards, is refused under always, is never asked under never', async () => {
+      ran = 0;
+      const hazards = await runTool(setup('hazards').dispatcher, {
+        name: 'risky',
+        arguments: { volts: 7 },
+        caller: everyone,
+      });
+      expect(hazards.isError).toBeUndefined();
+      const always = await runTool(setup('always').dispatcher, {
+        name: 'risky',
+        arguments: { volts: 7 },
+        caller: everyone,
+      });
+      expect(failureOf(always)).toMatchObject({ code: 'confirmation_required' });
+      const never = await runTool(setup('never').dispatcher, {
+        name: 'risky',
+        arguments: { volts: 7 },
+        caller: everyone,
+        confirm: async () => {
+          throw new Error('never asks');
+        },
+      });
+      expect(never.isError).toBeUndefined();
+      expect(ran).toBe(2);
+    });
   });
 });

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeviceError } from '../device/errors.js';
 import type { AuditOutcome } from './audit.js';
 import { type Capability, denied } from './capabilities.js';
+import { CONFIRM_TIMEOUT_MS, type ConfirmPolicy } from './confirmation.js';
 import type { Dispatcher } from './dispatcher.js';
 import { DISPATCH, JSONRPC, RpcError, ToolError } from './errors.js';
 import { failureOf } from './failure.js';
@@ -86,6 +87,16 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
   if (!request.caller.granted.has(entry.capability)) {
     audit('denied');
     throw denied(name, entry.capability, request.caller.granted);
+  }
+
+  // Only a hazard waits here (for the person): every other call goes on in the same tick.
+  const question = dispatcher.confirm.mode === 'never' ? undefined : entry.hazard?.(args, dispatcher.confirm);
+  if (question !== undefined) {
+    const refused = await confirmHazard(dispatcher.confirm, name, question, request);
+    if (refused) {
+      audit(refused.code === 'canceled' ? 'canceled' : 'declined', refused.code);
+      return renderFailure(refused);
+    }
   }
 
   if (entry.maxConcurrent !== undefined && entry.running >= entry.maxConcurrent) {
@@ -182,6 +193,56 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     clearTimeout(lastWord);
     cancel?.removeEventListener('abort', onCancel);
     entry.running--;
+  }
+}
+
+/**
+ * Asks the person before a hazard, under the operator's policy, before the deadline starts and
+ * before the tool holds the board: undefined to go ahead, else why not. The question stops with
+ * the caller's cancel and, in 2026-07-28, as soon as it becomes the call's `input_required` result.
+ */
+async function confirmHazard(
+  policy: ConfirmPolicy,
+  name: string,
+  question: string,
+  request: CallRequest,
+): Promise<ToolFailure | undefined> {
+  if (!request.confirm) {
+    if (policy.mode === 'hazards') return undefined;
+    return {
+      code: 'confirmation_required',
+      message: `${name} needs a person's yes on this server (--confirm always), and this client cannot ask (no elicitation). Nothing was changed. The question: ${question}`,
+      retryable: false,
+    };
+  }
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<'stopped' | 'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), CONFIRM_TIMEOUT_MS);
+    onAbort = () => resolve('stopped');
+    if (request.signal?.aborted) onAbort();
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    void request.until?.then(onAbort);
+  });
+  try {
+    const answer = await Promise.race([request.confirm(question).catch(() => 'cancel' as const), stopped]);
+    if (answer === 'accept') return undefined;
+    if (answer === 'stopped') return { code: 'canceled', message: `${name} was canceled.`, retryable: false };
+    if (answer === 'timeout') {
+      return {
+        code: 'not_confirmed',
+        message: `Nobody answered within ${CONFIRM_TIMEOUT_MS / 60_000} minutes: ${name} did not run. Nothing was changed.`,
+        retryable: true,
+      };
+    }
+    return {
+      code: 'declined',
+      message: `The person at the client said no: ${name} did not run. Nothing was changed. The question: ${question}`,
+      retryable: false,
+    };
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) request.signal?.removeEventListener('abort', onAbort);
   }
 }
 

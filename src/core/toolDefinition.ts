@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Capability } from './capabilities.js';
+import type { HazardLimits } from './confirmation.js';
 import type { ContentBlock } from './render.js';
 
 /** A JSON Schema for an object, as MCP carries tool inputs and outputs. */
@@ -101,6 +102,8 @@ export interface ToolDefinition {
   /** Absent only for federated tools whose child declares none. */
   outputSchema?: JsonSchemaObject;
   annotations: ToolAnnotations;
+  /** MCP `_meta` of the listed tool: `ui.resourceUri`, the MCP App that shows its result. */
+  _meta?: Record<string, unknown>;
 }
 
 /** A tool as a subsystem offers it: what `tools/list` shows, plus what the gateway enforces. */
@@ -113,6 +116,8 @@ export interface ToolDescriptor {
   /** Absent when the tool declares none (its results then need no `structuredContent`). */
   outputSchema?: JsonSchemaObject;
   annotations: Partial<ToolAnnotations>;
+  /** MCP `_meta` of the listed tool (`ui.resourceUri`). */
+  _meta?: Record<string, unknown>;
   /** Left out of every list, yet callable by name (e.g. python_exec). */
   hidden: boolean;
   /** The tool group it belongs to (`power`), when the subsystem says. */
@@ -133,6 +138,8 @@ export interface ToolDescriptor {
    * it returns (throws a -32602 RpcError); a remote child's tools check them on the child.
    */
   parse?(args: unknown): unknown;
+  /** The tool's hazard question for arguments `parse` returned (tools in this process). */
+  hazard?(args: unknown, limits: HazardLimits): string | undefined;
 }
 
 /** Client features a call may use through MCP (logging, elicitation, sampling); absent elsewhere. */
@@ -192,6 +199,17 @@ export interface ToolShape<I extends z.ZodObject, O extends z.ZodObject> {
   hidden?: boolean;
   /** Concurrent calls allowed; board tools queue on the session anyway. Default unlimited. */
   maxConcurrent?: number;
+  /**
+   * The question to put to the person before this call, when these arguments are a hazard (a
+   * supply above the threshold, clearing the board, overwriting a slot or a file, running code);
+   * undefined when they are not. Asked under the operator's `--confirm` policy (core/confirmation.ts).
+   */
+  hazard?(args: z.infer<I>, limits: HazardLimits): string | undefined;
+  /**
+   * The MCP App (a `ui://` resource, SEP-1865) a host shows under this tool's result: set on the
+   * tools that change or read the board, so the person sees the board the call left.
+   */
+  app?: string;
 }
 
 /**

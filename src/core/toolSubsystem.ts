@@ -247,6 +247,7 @@ export function describeTool(tool: AnyTool): ToolDefinition {
       inputSchema: schemas.input,
       outputSchema: schemas.output,
       annotations: annotationsFor(tool),
+      ...(tool.app ? { _meta: { ui: { resourceUri: tool.app } } } : {}),
     };
     definitions.set(tool, definition);
   }
@@ -262,12 +263,14 @@ function descriptorOf(tool: AnyTool): ToolDescriptor {
     inputSchema: definition.inputSchema,
     ...(definition.outputSchema ? { outputSchema: definition.outputSchema } : {}),
     annotations: definition.annotations,
+    ...(definition._meta ? { _meta: definition._meta } : {}),
     hidden: tool.hidden === true,
     group: tool.group,
     capability: tool.capability,
     ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
     ...(tool.maxConcurrent === undefined ? {} : { maxConcurrent: tool.maxConcurrent }),
     parse: (args) => parseArguments(tool, args),
+    ...(tool.hazard ? { hazard: (args, limits) => tool.hazard?.(args, limits) } : {}),
   };
 }
 

@@ -5,6 +5,13 @@
  * way a call has the board: every job carries the call's signal and owner, and an atomic call
  * holds a lease from its first job to its end, so no other caller's job runs in between.
  */
+import {
+  type BoardLease,
+  type BoardLeaseAnswer,
+  type BoardLeaseRequest,
+  BoardLeases,
+  leaseRefusal,
+} from './boardLeases.js';
 import { DeviceError } from './errors.js';
 import type { SessionHealth } from './health.js';
 import type { DeviceSession, ExecResult, HelperModule, SessionLease } from './session.js';
@@ -25,7 +32,8 @@ export interface BoardSharing {
   clients: Array<{ client: string; pid: number; since: string; connections: number }>;
 }
 
-export type BoardHealth = SessionHealth & { sharing?: BoardSharing };
+/** `lease`: the caller's lease on the board in force now (boardLeases.ts), if any. */
+export type BoardHealth = SessionHealth & { sharing?: BoardSharing; lease?: BoardLease };
 
 /** `call`: one expression's JSON value; `script`: statements ending in `_jlh.out(value)`; `exec`: code as is. */
 export type JobKind = 'call' | 'script' | 'exec';
@@ -44,6 +52,8 @@ export interface JobTarget {
   health(): Promise<BoardHealth>;
   /** Tells when what tools saw of the board may be stale: a reset, a reconnect, another owner. */
   onStale(listener: () => void): () => void;
+  /** A caller's lease on the board (boardLeases.ts), kept where the port is held. */
+  boardLease(request: BoardLeaseRequest): Promise<BoardLeaseAnswer>;
 }
 
 /** The board held for one owner: jobs run through it have no other caller's job in between. */
@@ -66,6 +76,8 @@ export interface BoardClient {
   firmwareFunctions(options?: BoardCallOptions): Promise<ReadonlySet<string>>;
   readonly id: string;
   health(): Promise<BoardHealth>;
+  /** Takes, renews, releases or reads the board's lease (boardLeases.ts); `busy` when another holds it. */
+  boardLease(request: BoardLeaseRequest): Promise<BoardLeaseAnswer>;
   /**
    * What tools last saw of this board, shared by every caller and forgotten at any reset or
    * reconnect. Only a hint: a tool sends a checksum of what it expects and the board refuses the
@@ -84,6 +96,11 @@ export interface HoldOptions {
    * takes its own turn.
    */
   atomic: boolean;
+  /**
+   * The call may change the board: while another caller holds the board's lease, it is refused
+   * (`busy`, with who and until when) before its first job. Calls that only read are not.
+   */
+  mutates?: boolean;
 }
 
 export interface HeldBoard {
@@ -138,11 +155,24 @@ export class Board implements BoardClient {
     return this.jobs.health();
   }
 
+  boardLease(request: BoardLeaseRequest): Promise<BoardLeaseAnswer> {
+    return this.jobs.boardLease(request);
+  }
+
   hold(call: HoldOptions): HeldBoard {
     let leasing: Promise<JobLease> | undefined;
+    let allowed: Promise<void> | undefined;
     let ended = false;
     const run = async (kind: JobKind, code: string, options: BoardCallOptions = {}) => {
       const merged = { signal: call.signal, owner: call.owner, ...options };
+      if (call.mutates) {
+        // Asked once per call, before its first job: the lease in force where the port is held.
+        allowed ??= this.jobs.boardLease({ action: 'status' }).then(({ lease }) => {
+          const refusal = leaseRefusal(lease, call.owner);
+          if (refusal) throw refusal;
+        });
+        await allowed;
+      }
       if (call.atomic && !ended) {
         leasing ??= this.jobs.lease(call.owner, call.signal).catch((error: unknown) => {
           // Stopped before its turn came: say so, so that nobody reports a board interrupted for it.
@@ -168,6 +198,7 @@ export class Board implements BoardClient {
         this.functionsBy((expression) => run('call', expression, options) as Promise<string[]>),
       id: this.id,
       health: () => this.health(),
+      boardLease: (request) => this.boardLease(request),
       seen: this.seen,
     };
     return {
@@ -197,6 +228,7 @@ export const FIRMWARE_FUNCTIONS = '_jlh.fw()';
 /** A session's jobs and leases as a JobTarget; `helper` is primed on the board with `_jlh`. */
 export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobTarget {
   if (helper) session.addHelper(helper);
+  const leases = new BoardLeases();
   const run = (
     on: Pick<SessionLease, 'call' | 'callScript' | 'exec'>,
     kind: JobKind,
@@ -221,7 +253,11 @@ export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobT
         release: () => lease.release(),
       };
     },
-    health: async () => session.health(),
+    health: async () => {
+      const { lease } = leases.apply({ action: 'status' });
+      return { ...session.health(), ...(lease ? { lease } : {}) };
+    },
+    boardLease: async (request) => leases.apply(request),
     onStale: (listener) =>
       session.onEvent((event) => {
         if (event.type === 'reset' || event.type === 'state') listener();

@@ -26,7 +26,12 @@ export type DeviceErrorCode =
 export class DeviceError extends Error {
   readonly code: DeviceErrorCode;
   readonly details: Record<string, unknown>;
-  /** True when the same call may succeed if simply retried later. */
+  /**
+   * True when the same call may succeed if simply retried later. Never for a job the board may
+   * already have run (`details.mayHaveRun`: the link dropped or the reply was lost after the code
+   * went out): a blind retry could run it twice. The rule lives here so that it holds wherever the
+   * error is rebuilt (the share protocol carries code, message and details).
+   */
   readonly retryable: boolean;
 
   constructor(code: DeviceErrorCode, message: string, details: Record<string, unknown> = {}) {
@@ -34,7 +39,9 @@ export class DeviceError extends Error {
     this.name = 'DeviceError';
     this.code = code;
     this.details = details;
-    this.retryable = code === 'busy' || code === 'disconnected' || code === 'timeout' || code === 'not_found';
+    this.retryable =
+      details.mayHaveRun !== true &&
+      (code === 'busy' || code === 'disconnected' || code === 'timeout' || code === 'not_found');
   }
 
   toJSON(): Record<string, unknown> {

@@ -99,6 +99,9 @@ function recording(inner: DeviceLink): DeviceLink & { written: () => Buffer } {
     get isOpen() {
       return inner.isOpen;
     },
+    get roundTripMs() {
+      return inner.roundTripMs;
+    },
     open: () => inner.open(),
     close: () => inner.close(),
     onData: (listener) => inner.onData(listener),
@@ -199,12 +202,37 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)('a b
     }
   });
 
+  it('sizes its waits by the hop it measured: a 12 kB helper and a 12 kB job at 20 ms each way, where the bounds alone are 1 s', async () => {
+    await delay(100);
+    const hop = await startDelayProxy(rfcPort, 20);
+    const link = rfc2217Link('127.0.0.1', hop.port);
+    // A bound of 1 s would fail both without the hop's share: a 12 kB paste over a 40 ms round trip
+    // takes about 2 s (a round trip per window or two of 128 bytes).
+    const session = new DeviceSession(link, { connectTimeoutMs: 1000, ackTimeoutMs: 1000 });
+    const entries = Array.from(
+      { length: 400 },
+      (_, i) => `_jlbig[${i}] = ${pyLiteral(`entry ${i} `.padEnd(20, '.'))}`,
+    );
+    session.addHelper({ name: '_jlbig', source: `_jlbig = {}\n${entries.join('\n')}\n` });
+    try {
+      await session.connect();
+      expect(link.roundTripMs).toBeGreaterThanOrEqual(40);
+      expect(await session.call('len(_jlbig)')).toBe(400);
+      const script = `text = ${pyLiteral('jumperless '.repeat(1100))}\n_jlh.out(len(text))`;
+      expect(script.length).toBeGreaterThan(12_000);
+      expect(await session.callScript(script, { timeoutMs: 1000 })).toBe(12_100);
+    } finally {
+      await session.close();
+      await hop.close();
+    }
+  });
+
   it.each([
     ['rfc2217', 'killed'],
     ['rfc2217', 'restarted'],
     ['socket', 'killed'],
   ] as const)(
-    'over %s, ser2net %s in the middle of a call: the call fails retryably, runs once, and the next call reconnects',
+    'over %s, ser2net %s in the middle of a call: the call says it may have run (not retryable), runs once, and the next call reconnects',
     async (scheme, how) => {
       await delay(100); // ser2net frees the pty a few milliseconds after the last client left
       const link = recording(
@@ -222,8 +250,14 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)('a b
         await ser2net.kill();
         if (how === 'restarted') await ser2net.start();
         const error = await running;
-        expect(error).toMatchObject({ code: 'disconnected', retryable: true });
+        // The board had the code: a blind retry would run it twice.
+        expect(error).toMatchObject({
+          code: 'disconnected',
+          retryable: false,
+          details: { mayHaveRun: true },
+        });
         expect(error.message).toContain(`${link.id} disconnected`);
+        expect(error.message).toContain('may have run');
         if (how === 'killed') {
           // While the exporter is away, calls fail fast and say how to wait.
           expect(await failure(session.call('1'))).toMatchObject({

@@ -84,6 +84,13 @@ export class ReplDriver {
   private ackWaiters: Array<() => void> = [];
   /** The device acknowledged the current exec with `OK` (or a raw-paste acceptance). */
   started = false;
+  /**
+   * The current exec's closing 0x04 went out: from then on the board may run the code, whether or
+   * not an answer ever comes back (a dropped link says nothing about what the board did).
+   */
+  codeSent = false;
+  /** The raw-paste window the device granted on this connection; undefined until a paste was accepted. */
+  pasteWindow: number | undefined;
   private syncCounter = 0;
 
   constructor(
@@ -140,6 +147,7 @@ export class ReplDriver {
   /** The port was (re)opened: forget what we learned about the device, which may be another one. */
   opened(): void {
     this.pasteSupported = undefined;
+    this.pasteWindow = undefined;
     this.note({ type: 'opened' });
   }
 
@@ -208,6 +216,7 @@ export class ReplDriver {
     } catch (error) {
       return Promise.reject(error);
     }
+    this.codeSent = true;
     // A result event carries every ExecOutcome field.
     return this.next(RESULT) as Promise<ReplEvent & ExecOutcome>;
   }
@@ -306,6 +315,7 @@ export class ReplDriver {
     this.pasteSupported = true;
     this.started = true;
     const window = Math.max(1, reply.window);
+    this.pasteWindow = window;
     let room = window;
     let sent = 0;
     for (;;) {
@@ -327,6 +337,7 @@ export class ReplDriver {
       // polled from mphalport.c:148).
       this.decoder.expect('pasteEnd');
       this.send(['pasteData', 'pasteEnd'], Buffer.concat([code.subarray(sent), EOT]));
+      this.codeSent = true;
       break;
     }
     await this.next(['pasteDone', 'pasteAbort']);
@@ -405,6 +416,7 @@ export class ReplDriver {
     this.failure = undefined;
     this.events.length = 0;
     this.started = false;
+    this.codeSent = false;
     if (!this.link.isOpen) this.failure = new DeviceError('disconnected', `${this.link.id} is not open`);
   }
 

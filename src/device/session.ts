@@ -7,7 +7,7 @@
  * sent can hide a Ctrl-C from the board (the driver refuses it).
  */
 import { firmwareOf, type ResetEvent } from './banner.js';
-import { DeadlineClock, raceDeadline } from './deadline.js';
+import { DeadlineClock, type Race, raceDeadline } from './deadline.js';
 import { asDeviceError, DeviceError } from './errors.js';
 import { type RecoveryStep, type SessionHealth, type SessionState, SessionStats } from './health.js';
 import {
@@ -464,7 +464,12 @@ export class DeviceSession {
         throw new DeviceError(
           'protocol',
           `the board soft-reset while job "${summary(job)}" ran, so its result is lost; the helpers were ${softReset.helpersReprimed ? '' : 'not '}re-primed`,
-          { reset: 'soft', interrupted: summary(job), helpersReprimed: softReset.helpersReprimed },
+          {
+            reset: 'soft',
+            interrupted: summary(job),
+            helpersReprimed: softReset.helpersReprimed,
+            mayHaveRun: true,
+          },
         );
       }
       if (
@@ -478,7 +483,7 @@ export class DeviceSession {
         throw new DeviceError(
           'protocol',
           `the reply to job "${summary(job)}" came with bytes out of step; the link is resynced, and the job may or may not have run`,
-          { interrupted: summary(job), garbled: true },
+          { interrupted: summary(job), garbled: true, mayHaveRun: true },
         );
       }
       if (outcome.stderr) throw pythonError(outcome, softReset);
@@ -506,7 +511,7 @@ export class DeviceSession {
       for (;;) {
         const step = nextStep(driver.line, driver.strayBytes, this.helpers.length);
         if (step === 'run') return;
-        if (step === 'enterRaw') await driver.enterRaw(this.options.connectTimeoutMs);
+        if (step === 'enterRaw') await driver.enterRaw(this.options.connectTimeoutMs + this.hopMs());
         else if (step === 'sync') await this.syncOrThrow();
         else if (step === 'restoreGlobals') {
           await this.setupStep(RESTORE_FIRMWARE_GLOBALS, true);
@@ -547,13 +552,11 @@ export class DeviceSession {
   private async setupStep(code: string, mustSucceed = false): Promise<ExecOutcome> {
     const exec = this.driver.exec(encodeExec(code));
     exec.catch(() => {});
-    const race = await raceDeadline(this.clock, exec, this.options.connectTimeoutMs, undefined);
+    const boundMs = this.options.connectTimeoutMs + this.hopMs(code.length);
+    const race = await raceDeadline(this.clock, exec, boundMs, undefined);
     if (race.kind !== 'done') {
       this.driver.abandon(new DeviceError('timeout', 'setup step timed out'));
-      throw new DeviceError(
-        'protocol',
-        `${this.link.id} did not answer a setup step within ${this.options.connectTimeoutMs} ms`,
-      );
+      throw new DeviceError('protocol', `${this.link.id} did not answer a setup step within ${boundMs} ms`);
     }
     if (mustSucceed && race.outcome.stderr) throw pythonError(race.outcome);
     return race.outcome;
@@ -561,7 +564,7 @@ export class DeviceSession {
 
   /** Proves the line clean with a sync, or throws `protocol`. */
   private async syncOrThrow(): Promise<void> {
-    if (!(await this.driver.sync(Math.max(1000, this.options.interruptGraceMs * 2)))) {
+    if (!(await this.driver.sync(Math.max(1000, this.options.interruptGraceMs * 2) + this.hopMs()))) {
       throw new DeviceError('protocol', `${this.link.id} gave no clean reply to a sync`);
     }
   }
@@ -587,11 +590,19 @@ export class DeviceSession {
     this.softResetInJob = false;
     const exec = driver.exec(job.request);
     exec.catch(() => {}); // abandoned during recovery: the rejection is expected
+    // The deadline is the board's run time: a network hop's transfer comes on top.
+    const hop = this.hopMs(job.request.length);
+    const deadlineMs = job.timeoutMs + hop;
     // A raw REPL says OK as soon as it has the code; silence means it is not in raw mode at all.
-    const ackMs = Math.min(options.ackTimeoutMs, job.timeoutMs);
-    let race = await raceDeadline(clock, exec, ackMs, job.signal);
-    if (race.kind === 'timeout' && driver.started && ackMs < job.timeoutMs) {
-      race = await raceDeadline(clock, exec, job.timeoutMs - (performance.now() - started), job.signal);
+    const ackMs = Math.min(options.ackTimeoutMs + hop, deadlineMs);
+    let race: Race;
+    try {
+      race = await raceDeadline(clock, exec, ackMs, job.signal);
+      if (race.kind === 'timeout' && driver.started && ackMs < deadlineMs) {
+        race = await raceDeadline(clock, exec, deadlineMs - (performance.now() - started), job.signal);
+      }
+    } catch (error) {
+      throw this.cutOff(job, error);
     }
     if (race.kind === 'done') return race.outcome;
     const acknowledged = driver.started;
@@ -654,6 +665,35 @@ export class DeviceSession {
     );
   }
 
+  /**
+   * What a network hop adds to one exchange that moves `bytes` to the board: a round trip for the
+   * request and one for the reply, and one per raw-paste window, as the board grants the next
+   * window only once it has read the last. 0 for a local port. Every wait on the board's answer
+   * adds it, so a slow hop stretches the bounds instead of failing them (connecting primes the
+   * tools' 16 kB helper in one step: about 130 windows).
+   */
+  private hopMs(bytes = 0): number {
+    const roundTrip = this.link.roundTripMs ?? 0;
+    if (roundTrip <= 0) return 0;
+    const windows = Math.ceil(bytes / (this.driver.pasteWindow ?? ASSUMED_PASTE_WINDOW));
+    return Math.ceil(roundTrip * (2 + windows));
+  }
+
+  /**
+   * A job's exec failed on a dropped link or a board reset. Once its code went out, the board may
+   * have run it (over a network hop it did in every drop measured): say so, and do not call it
+   * retryable, or a client would run it twice. A job that never went out is plainly retryable.
+   */
+  private cutOff(job: Job, error: unknown): unknown {
+    if (!(error instanceof DeviceError) || error.code !== 'disconnected' || !this.driver.codeSent)
+      return error;
+    return new DeviceError(
+      'disconnected',
+      `job "${summary(job)}" was cut off (${error.message}) after it was sent: the board may have run it. Read back what it changes before sending it again`,
+      { ...error.details, interrupted: summary(job), mayHaveRun: true },
+    );
+  }
+
   // ---- the recovery ladder -----------------------------------------------------------------
 
   /**
@@ -687,7 +727,7 @@ export class DeviceSession {
         for (const step of ['ctrl-c', 'ctrl-c-again'] as const) {
           if (!driver.mayInterrupt) break;
           driver.interrupt();
-          const settled = await settleWithin(exec, options.interruptGraceMs);
+          const settled = await settleWithin(exec, options.interruptGraceMs + this.hopMs());
           if (settled.kind === 'done') return finish(step, settled.value);
           if (settled.kind === 'failed' && !this.resetDuringRecovery) throw settled.error;
           if (this.resetDuringRecovery) break;
@@ -697,13 +737,13 @@ export class DeviceSession {
       }
       if (this.resetDuringRecovery) {
         // The board rebooted (its watchdog, or a crash): it is in friendly mode with fresh globals.
-        await driver.enterRaw(options.connectTimeoutMs);
+        await driver.enterRaw(options.connectTimeoutMs + this.hopMs());
         await this.syncOrThrow();
         return finish('board-reset');
       }
       let step: RecoveryStep = 'reenter-raw';
       try {
-        await driver.enterRaw(options.connectTimeoutMs);
+        await driver.enterRaw(options.connectTimeoutMs + this.hopMs());
         await this.syncOrThrow();
       } catch {
         await this.reopen();
@@ -729,7 +769,7 @@ export class DeviceSession {
     await link.close();
     await link.open();
     driver.opened();
-    await driver.enterRaw(options.connectTimeoutMs);
+    await driver.enterRaw(options.connectTimeoutMs + this.hopMs());
     await this.syncOrThrow();
   }
 
@@ -765,7 +805,7 @@ export class DeviceSession {
     driver.opened();
     this.stats.info = {};
     // Via friendly mode, so the board prints its banner: firmware and MicroPython versions.
-    await driver.enterRaw(options.connectTimeoutMs, { banner: true });
+    await driver.enterRaw(options.connectTimeoutMs + this.hopMs(), { banner: true });
     // Old replies (a script the last host left running) may still be on the line: the prompt
     // leaves the line unsynced, and prepare syncs it.
     await this.prepare();
@@ -882,6 +922,12 @@ export class DeviceSession {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * The raw-paste window assumed before the board names its own: the virtual board's, which derives
+ * it from MicroPython's stdin buffer as upstream does. Too small only stretches a bound.
+ */
+const ASSUMED_PASTE_WINDOW = 128;
 
 function helperWasLost(stderr: string): boolean {
   return isMissingHelper(parsePythonError(stderr).type);

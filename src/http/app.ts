@@ -19,6 +19,7 @@ import type { Dispatcher } from '../core/dispatcher.js';
 import type { Era } from '../core/era.js';
 import { JSONRPC } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
+import { type BoardView, createBoardView } from '../core/view.js';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
 import { authenticate, type BearerGateOptions } from './bearer.js';
@@ -31,6 +32,7 @@ import { checkOrigin } from './origin.js';
 import { type Rejection, reject, sendRejection } from './rejection.js';
 import { SessionStore } from './sessions.js';
 import { watchStream } from './streamAuth.js';
+import { serveEvents, servePage, VIEW_PATHS } from './view.js';
 
 export interface HttpAuthOptions extends BearerGateOptions {
   /** Longest time between two checks of the bearer of an open SSE stream. Default 60 s. */
@@ -99,6 +101,8 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
     ...(options.idleMs ? { idleMs: options.idleMs } : {}),
   });
   const path = options.path ?? '/mcp';
+  // The board in view: made when the first page watches, for a server with a dispatcher.
+  let view: BoardView | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Rejection | undefined> => {
     const gate =
@@ -106,8 +110,33 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       checkHostPresent(req.headers) ??
       (options.loopbackHostOnly === false ? undefined : checkLoopbackHost(req.headers));
     if (gate) return gate;
-    if ((req.url ?? '/').split('?')[0] !== path)
-      return reject(404, -32601, `Not Found: the MCP endpoint is ${path}`);
+    const requested = (req.url ?? '/').split('?')[0] ?? '/';
+    if (options.dispatcher && VIEW_PATHS.has(requested) && requested !== path) {
+      if (req.method !== 'GET') return reject(405, -32000, 'Method Not Allowed', { allow: 'GET' });
+      if (requested === '/') {
+        servePage(res);
+        return undefined;
+      }
+      const who = await authenticate(req.headers, auth);
+      if (!who.ok) return who.rejection;
+      view ??= createBoardView(options.dispatcher);
+      const refused = serveEvents(req, res, who.caller, view);
+      if (refused) return refused;
+      const { bearer } = who.caller;
+      if (bearer !== undefined && auth.broker) {
+        const stop = watchStream(res, {
+          broker: auth.broker,
+          token: bearer,
+          ...(who.caller.expiresAt ? { expiresAt: who.caller.expiresAt } : {}),
+          ...(auth.recheckMs ? { recheckMs: auth.recheckMs } : {}),
+          end: () => res.end(),
+          log,
+        });
+        res.once('close', stop);
+      }
+      return undefined;
+    }
+    if (requested !== path) return reject(404, -32601, `Not Found: the MCP endpoint is ${path}`);
     const method = req.method ?? 'GET';
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
       return reject(405, -32000, 'Method Not Allowed', { allow: 'GET, POST, DELETE' });
@@ -226,6 +255,7 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
   return Object.assign(handler, {
     sessions,
     close: async () => {
+      view?.close();
       await modern.close();
       await sessions.closeAll();
     },

@@ -446,6 +446,7 @@ export const nodesClear = defineDeviceTool({
     probe_power_restored: z.boolean(),
     remaining: z.array(bridgeOut),
   }),
+  hazard: () => 'Remove every bridge on the board?',
   handle: async ({ keep_probe_power }, { board }) => {
     const before = await readBridges(board);
     const [rawAfter, restored] = z

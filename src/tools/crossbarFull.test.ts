@@ -1,7 +1,8 @@
 /**
  * A full crossbar through every wiring tool: the board keeps a bridge it has no lanes for in its
  * net but closes nothing (NetsToChipConnections.cpp:4478-4547), and each tool must say so rather
- * than report the wiring done. Also the crossbar resource and the picture of such a board.
+ * than report the wiring done. A measurement's temporary bridge is wiring too: it must say it measured
+ * nothing and leave the board as it was. Also the crossbar resource and the picture of such a board.
  */
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,8 +10,9 @@ import { fillCrossbarPython } from '../../test/support/crossbarFill.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { NO_LANES_COLOR } from './boardPicture.js';
 import { connect } from './connections.js';
+import { voltageMeasure } from './measure.js';
 import { boardResources, renderBoardPng } from './resources.js';
-import { readSnapshot } from './snapshot.js';
+import { readBridges, readSnapshot } from './snapshot.js';
 import { stateSet } from './stateSet.js';
 import { wokwiImport } from './wokwi.js';
 
@@ -90,6 +92,29 @@ describe('a full crossbar', () => {
     });
     expect(result.applied).toBe(false);
     expect(result.differences.some((d) => /no free lanes/.test(d))).toBe(true);
+  });
+
+  it('voltage_measure says its ADC found no lanes, measures nothing and leaves the bridges as they were', async () => {
+    // A row the first free ADC (ADC0) cannot reach on this full board, found the way the tool routes.
+    const { stdout } = await h.session.exec(
+      [
+        'for r in range(1, 61):',
+        '    connect(ADC0, r)',
+        '    p = get_path_between(ADC0, r)',
+        '    disconnect(ADC0, r)',
+        '    if p is not None and not _jlt.path_routed(p):',
+        '        print(r)',
+        '        break',
+      ].join('\n'),
+    );
+    const row = Number(stdout.trim());
+    expect(row).toBeGreaterThan(0);
+    const before = await readBridges(h.client);
+    await expect(h.run(voltageMeasure, { node: row })).rejects.toMatchObject({
+      code: 'unrouted',
+      message: expect.stringMatching(/could not route ADC0 to .*nothing was measured/),
+    });
+    expect(await readBridges(h.client)).toEqual(before);
   });
 
   it('the crossbar resource lists the unrouted bridge with why, and the lanes in use', async () => {

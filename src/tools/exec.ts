@@ -62,6 +62,9 @@ export const pythonExec = defineDeviceTool({
     /** What the caller should know about the board's state after this call, if anything. */
     note: z.string().nullable(),
   }),
+  // The person sees the code itself (cut, if long): it can do anything a tool can.
+  hazard: ({ code }) =>
+    `Run this MicroPython on the board?\n\n${code.length > 600 ? `${code.slice(0, 600)}\n… (${code.length} characters)` : code}`,
   handle: async ({ code, timeout_seconds }, { board }) => {
     const started = Date.now();
     try {

@@ -255,6 +255,8 @@ export const fileWrite = defineDeviceTool({
     size_bytes: z.number(),
     replaced: z.boolean(),
   }),
+  hazard: ({ path, overwrite, append }) =>
+    overwrite && !append ? `Write ${path} on the board, replacing the file if it exists?` : undefined,
   handle: async ({ path, content, encoding, overwrite, append }, { board, progress, signal }) => {
     const file = checkFilePath(path);
     let bytes: Buffer;
@@ -291,6 +293,7 @@ export const fileDelete = defineDeviceTool({
   capability: 'jumperless.files',
   input: z.object({ path: pathField }),
   output: z.object({ path: z.string(), deleted: z.boolean() }),
+  hazard: ({ path }) => `Delete ${path} on the board for good?`,
   handle: async ({ path }, { board }) => {
     const file = checkPath(path);
     const found = await fileStat(board, file);

@@ -392,6 +392,9 @@ describe('every tool at its largest inputs on a full board', () => {
     await runAtMax('core_pause', {});
     await runAtMax('core_pause', { resume: true });
     await runAtMax('arduino_reset', {});
+    // Sends no board job: the lease is kept by the process that holds the port.
+    await runAtMax('board_lease', { minutes: 1440 });
+    await runAtMax('board_lease', { minutes: 0 });
     await runAtMax('wavegen_configure', { output: 'DAC1', waveform: 'square', frequency_hz: 10_000 }, false);
     await runAtMax('wavegen_configure', { running: true }, false);
     await runAtMax('wavegen_configure', { running: false }, false);

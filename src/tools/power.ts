@@ -7,6 +7,7 @@ import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { voltsArg } from './shapes.js';
 import { defineDeviceTool } from './tool.js';
+import { BOARD_APP_URI } from './viewPage.js';
 
 export const SUPPLIES = Object.keys(DAC_CHANNELS) as [
   keyof typeof DAC_CHANNELS,
@@ -62,6 +63,7 @@ export const dacSet = defineDeviceTool({
   group: 'power',
   kind: 'physical',
   capability: 'jumperless.power',
+  app: BOARD_APP_URI,
   requires: ['dac_set', 'dac_get', 'wavegen_is_running', 'wavegen_get_output'],
   input: z.object({
     channel: z.enum(SUPPLIES),
@@ -72,6 +74,10 @@ export const dacSet = defineDeviceTool({
     volts: z.number().describe('The stored setpoint after the call (the request, read back)'),
     previous_volts: z.number(),
   }),
+  hazard: ({ channel, volts }, { aboveVolts }) =>
+    Math.abs(volts) > aboveVolts
+      ? `Set ${channel} to ${volts} V? Everything wired to it gets ${volts} V (above ${aboveVolts} V).`
+      : undefined,
   handle: async ({ channel, volts }, { board, safety }) => {
     checkVolts(safety, volts, channel);
     const before = setpoints.parse(await board.call('_jlt.power_get()'));

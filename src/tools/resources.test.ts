@@ -55,10 +55,11 @@ const resource = (name: string) => {
 };
 
 describe('resources', () => {
-  it('every resource has a unique jumperless:// URI, a MIME type and reads on the sim', async () => {
+  it('every resource has a unique jumperless:// URI (the MCP App a ui:// one), a MIME type and reads on the sim', async () => {
     expect(new Set(boardResources.map((r) => r.uri)).size).toBe(boardResources.length);
     for (const r of boardResources) {
-      expect(r.uri).toMatch(/^jumperless:\/\/[a-z]+\/[a-z]+$/);
+      if (r.mimeType === 'text/html;profile=mcp-app') expect(r.uri).toBe('ui://jumperless/board');
+      else expect(r.uri).toMatch(/^jumperless:\/\/[a-z]+\/[a-z]+$/);
       const content = await r.read(h.client);
       if (r.mimeType === 'image/png') expect('blob' in content).toBe(true);
       else expect(typeof (content as { text: string }).text).toBe('string');

@@ -15,6 +15,7 @@ import { renderBoardPicture } from './boardPicture.js';
 import { withOverlaySummaries } from './boardState.js';
 import type { PythonPart } from './pythonParts.js';
 import { type BoardSnapshot, bridgeViews, readSnapshot } from './snapshot.js';
+import { APP_MIME_TYPE, BOARD_APP_URI, viewDocument } from './viewPage.js';
 
 /** The state as the firmware reports it, plus every bridge with whether it is routed. */
 export function renderStateJson(snapshot: BoardSnapshot): string {
@@ -121,7 +122,7 @@ export interface BoardResource {
   name: string;
   title: string;
   description: string;
-  mimeType: 'application/json' | 'text/markdown' | 'image/png';
+  mimeType: 'application/json' | 'text/markdown' | 'image/png' | typeof APP_MIME_TYPE;
   /** False for resources that never touch the board (node map, API reference). */
   needsBoard: boolean;
   /** True when the content follows the board's state (send resources/updated after changes). */
@@ -207,6 +208,17 @@ export const boardResources: readonly BoardResource[] = [
     changesWithBoard: true,
     read: async (board, options) => ({ blob: renderBoardPng(await readSnapshot(board, options)) }),
   },
+  {
+    uri: BOARD_APP_URI,
+    name: 'board_app',
+    title: 'The board, live',
+    description:
+      'MCP App: the breadboard with its bridges, nets, supplies and GPIO, refreshed after each tool call.',
+    mimeType: APP_MIME_TYPE,
+    needsBoard: false,
+    changesWithBoard: false,
+    read: async () => ({ text: viewDocument('app') }),
+  },
 ];
 
 /**
@@ -254,5 +266,6 @@ const NO_BOARD: BoardClient = {
   firmwareFunctions: () => Promise.reject(new Error('this resource reads no board')),
   id: 'none',
   health: () => Promise.reject(new Error('this resource reads no board')),
+  boardLease: () => Promise.reject(new Error('this resource reads no board')),
   seen: new Map(),
 };

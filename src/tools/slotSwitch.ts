@@ -157,6 +157,7 @@ export const slotDiscard = defineDeviceTool({
     differences: z.array(z.string()),
     not_restored: z.array(z.string()),
   }),
+  hazard: () => "Drop the board's unsaved changes and reload the active slot?",
   handle: async (_args, { board, safety }) => {
     const look = await readSlotLook(board);
     const slot = look.ram.slot;

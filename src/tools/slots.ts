@@ -83,6 +83,8 @@ export const slotSave = defineDeviceTool({
     file: z.string(),
     note: z.string().nullable(),
   }),
+  hazard: ({ slot }) =>
+    `Overwrite ${slot === undefined ? 'the active slot' : `slot ${slot}`} with the board's present setup?`,
   handle: async ({ slot }, { board }) => {
     const before = await readRam(board);
     const target = slot ?? before.slot;

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
-import { arduinoReset, contextGet, contextToggle, corePause, deviceInfo, firmwareUndo } from './system.js';
+import { dacSet, powerGet } from './power.js';
+import {
+  arduinoReset,
+  boardLease,
+  contextGet,
+  contextToggle,
+  corePause,
+  deviceInfo,
+  firmwareUndo,
+} from './system.js';
 
 let h: ToolHarness;
 beforeAll(async () => {
@@ -92,5 +101,50 @@ describe('system tools', () => {
   it('refuses every hostile string as a context by validation', () => {
     for (const s of hostileStrings())
       expect(contextToggle.input.safeParse({ context: s }).success).toBe(false);
+  });
+});
+
+describe('board_lease', () => {
+  it("holds the board for one caller: others' changes are refused with who and until when, their reads work, until it is released", async () => {
+    const alice = { caller: 'http:tok_alice' };
+    const bob = { caller: 'http:tok_bob' };
+    const taken = await h.run(boardLease, { minutes: 5 }, alice);
+    expect(taken.result.holder).toBe('http:tok_alice');
+    const until = taken.result.until as string;
+    expect(Date.parse(until) - Date.now()).toBeGreaterThan(4 * 60_000);
+    const before = await h.python<number>('__import__("jumperless").get_dac(1)');
+    const refused = await h
+      .run(dacSet, { channel: 'DAC1', volts: 2.5 }, bob)
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: 'busy',
+      message: expect.stringContaining('leased to http:tok_alice until'),
+      options: { details: expect.objectContaining({ leasedTo: 'http:tok_alice', until }), retryable: true },
+    });
+    expect((refused as Error).message).toContain('reads still work');
+    expect((refused as Error).message).toContain('board_lease');
+    // Nothing of the refused call reached the board.
+    expect(await h.python<number>('__import__("jumperless").get_dac(1)')).toBe(before);
+    expect((await h.run(powerGet, {}, bob)).result).toHaveProperty('dac1_volts');
+    // Who holds it, for anyone: board health (the board_health resource, device_info).
+    expect((await h.client.health()).lease).toMatchObject({ holder: 'http:tok_alice', until });
+    expect(await h.run(boardLease, { minutes: 1 }, bob).catch((error: unknown) => error)).toMatchObject({
+      code: 'busy',
+    });
+    expect(await h.run(boardLease, { minutes: 0 }, bob).catch((error: unknown) => error)).toMatchObject({
+      code: 'busy',
+    });
+    // Taking it again renews it from now; the holder works as usual; once released, anyone does.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const renewed = await h.run(boardLease, { minutes: 5 }, alice);
+    expect(Date.parse(renewed.result.until as string)).toBeGreaterThan(Date.parse(until));
+    await h.run(dacSet, { channel: 'DAC1', volts: 1.5 }, alice);
+    expect((await h.run(boardLease, { minutes: 0 }, alice)).result).toEqual({});
+    expect((await h.run(dacSet, { channel: 'DAC1', volts: 0.5 }, bob)).result).toMatchObject({ volts: 0.5 });
+  });
+
+  it('refuses a lease of negative time or over a day by validation', () => {
+    for (const minutes of [-1, 1441, Number.NaN, '5', undefined])
+      expect(boardLease.input.safeParse({ minutes }).success, String(minutes)).toBe(false);
   });
 });

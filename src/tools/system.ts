@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { leaseHolder } from '../device/boardLeases.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool } from './tool.js';
@@ -276,4 +277,27 @@ export const firmwareUndo = defineDeviceTool({
   handle: async ({ redo }, { board }) => moveHistory(board, redo ? 1 : -1),
 });
 
-export default [deviceInfo, contextGet, contextToggle, corePause, arduinoReset, firmwareUndo];
+export const boardLease = defineDeviceTool({
+  name: 'board_lease',
+  title: 'Lease',
+  description:
+    "Hold the board for minutes (again: renew, 0: release); others' changes are refused meanwhile.",
+  group: 'system',
+  kind: 'write',
+  capability: 'jumperless.wire',
+  // Answers a caller refused by another's lease with who holds it and until when.
+  mutates: false,
+  input: z.object({ minutes: z.number().min(0).max(1440) }),
+  // Who holds it now (absent: nobody); a take that returns is this caller's. Read-only callers see
+  // the lease in board health and in every refusal.
+  output: z.object({ holder: z.string().optional(), until: z.string().optional() }),
+  handle: async ({ minutes }, { board, caller }) => {
+    const holder = leaseHolder(caller);
+    const { lease } = await board.boardLease(
+      minutes === 0 ? { action: 'release', holder } : { action: 'take', holder, ttlMs: minutes * 60_000 },
+    );
+    return lease ? { holder: lease.holder, until: lease.until } : {};
+  },
+});
+
+export default [deviceInfo, contextGet, contextToggle, corePause, arduinoReset, firmwareUndo, boardLease];

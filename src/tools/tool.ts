@@ -43,6 +43,12 @@ export interface DeviceToolSpec<I extends z.ZodObject, O extends z.ZodObject> ex
    * that another call could touch.
    */
   atomic?: boolean;
+  /**
+   * Whether the call may change the board, so that another caller's board lease refuses it.
+   * Default: every kind but `read`. False only for a tool that must answer a refused caller (the
+   * lease tool itself).
+   */
+  mutates?: boolean;
   /** `jumperless` module functions the tool needs; when the firmware lacks one, it says so. */
   requires?: readonly string[];
   /**
@@ -62,17 +68,19 @@ export interface DeviceToolSpec<I extends z.ZodObject, O extends z.ZodObject> ex
 export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
   spec: DeviceToolSpec<I, O>,
 ): Tool<I, O, ToolEnv> {
-  const { handle, atomic, ...shape } = spec;
+  const { handle, atomic, mutates, ...shape } = spec;
   return {
     ...shape,
     async handle(args, context, env) {
       if (!env.board) {
         throw new DeviceError('not_found', 'this server was started without a board');
       }
+      const changes = mutates ?? spec.kind !== 'read';
       const held = env.board.hold({
         signal: context.signal,
         owner: context.caller,
         atomic: atomic !== false,
+        mutates: changes,
       });
       try {
         await checkFirmware(spec.name, spec.requiresFor ? spec.requiresFor(args) : spec.requires, held.board);
@@ -83,11 +91,27 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
           attachImage: (image) =>
             context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
         });
+      } catch (error) {
+        throw changes ? error : harmlessRerun(error);
       } finally {
         held.release();
       }
     },
   };
+}
+
+/**
+ * A call that only reads and was cut off after its code went out (`mayHaveRun`): running it again
+ * changes nothing, so it is plainly retryable.
+ */
+function harmlessRerun(error: unknown): unknown {
+  if (!(error instanceof DeviceError) || error.details.mayHaveRun !== true) return error;
+  const { mayHaveRun: _ran, ...details } = error.details;
+  return new DeviceError(
+    error.code,
+    `${error.message.replace(/\. Read back what it changes before sending it again$/, '')}; the call only reads the board, so retrying it is safe`,
+    details,
+  );
 }
 
 async function checkFirmware(tool: string, requires: readonly string[] | undefined, board: BoardClient) {

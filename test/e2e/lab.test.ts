@@ -15,6 +15,11 @@ import { SimBoard } from '../../src/sim/index.js';
 import { PTY_MISSING } from '../support/ptyAvailable.js';
 import { freePort, SER2NET_MISSING, type Ser2net, startSer2netConfig } from '../support/ser2net.js';
 
+function text(result: { content?: unknown }): string {
+  const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>;
+  return first?.text ?? '';
+}
+
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const DOC = readFileSync(join(ROOT, 'docs', 'lab.md'), 'utf8');
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
@@ -105,7 +110,7 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)(
           stderr: 'pipe',
         }),
       );
-    });
+    }, 60_000);
 
     afterAll(async () => {
       await client?.close();
@@ -128,6 +133,36 @@ describe.skipIf(SER2NET_MISSING !== undefined || PTY_MISSING !== undefined)(
       await expect(intruder.open()).rejects.toMatchObject({ code: 'busy' });
       const again = await client.callTool({ name: 'power_get', arguments: {} });
       expect(again.structuredContent).toMatchObject({ dac1_volts: 1.25 });
+    });
+
+    it('ser2net killed in the middle of a tool call: the call may have run (not retryable, read back first); while it is away, calls point at ser2net; then the board is back', async () => {
+      const running = client.callTool({
+        name: 'python_exec',
+        arguments: { code: 'import time\nruns = globals().get("runs", 0) + 1\ntime.sleep(3)' },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await ser2net.kill();
+      const cut = await running;
+      expect(cut.isError).toBe(true);
+      expect(JSON.parse(text(cut))).toMatchObject({
+        code: 'disconnected',
+        retryable: false,
+        mayHaveRun: true,
+      });
+      expect(text(cut)).toContain('may have run');
+      expect(text(cut)).toContain('read back what it changes');
+      const away = await client.callTool({ name: 'power_get', arguments: {} });
+      expect(JSON.parse(text(away))).toMatchObject({ code: 'disconnected', retryable: true });
+      expect(text(away)).toContain('check that ser2net runs on that host');
+      await ser2net.start();
+      // The server reconnects by itself with backoff; calls meanwhile still fail fast.
+      let back = await client.callTool({ name: 'python_exec', arguments: { code: 'print(runs)' } });
+      for (let tries = 0; back.isError && tries < 60; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        back = await client.callTool({ name: 'python_exec', arguments: { code: 'print(runs)' } });
+      }
+      // A retry is the client's to decide: the board ran the cut call once, and nothing ran it again.
+      expect(back.structuredContent).toMatchObject({ ok: true, stdout: '1\n' });
     });
   },
 );

@@ -49,6 +49,7 @@ export function interceptBoard(board: Board, hooks: BoardHooks): Board {
       },
       health: () => jobs.health(),
       onStale: (listener) => jobs.onStale(listener),
+      boardLease: (request) => jobs.boardLease(request),
     },
     { sameAs: board },
   );

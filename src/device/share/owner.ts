@@ -211,6 +211,8 @@ function serveChannel(socket: Socket, board: JobTarget, hooks: ChannelHooks): vo
         return { type: 'released' };
       case 'health':
         return { type: 'health', health: await hooks.health() };
+      case 'board_lease':
+        return { type: 'board_lease', ...(await board.boardLease(request.request)) };
     }
   }
 }

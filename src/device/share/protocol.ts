@@ -13,9 +13,10 @@ import { z } from 'zod';
 /**
  * Bumped when a message changes meaning; an owner refuses a client of another version. 2: the
  * firmware function list is an ordinary job (`functions` is gone). 3: a connection holding a lease
- * says `alive` (the welcome's `alive_ms`), or the owner ends its lease.
+ * says `alive` (the welcome's `alive_ms`), or the owner ends its lease. 4: `board_lease`, a caller's
+ * lease on the board kept by the owner (every call that changes the board asks it).
  */
-export const SHARE_PROTOCOL = 3;
+export const SHARE_PROTOCOL = 4;
 
 const owner = z.string().min(1).max(300);
 
@@ -36,6 +37,20 @@ export const shareRequest = z.discriminatedUnion('type', [
   z.object({ type: z.literal('lease'), owner }),
   z.object({ type: z.literal('release') }),
   z.object({ type: z.literal('health') }),
+  // A caller's lease on the board (boardLeases.ts), kept by the owner for every process.
+  z.object({
+    type: z.literal('board_lease'),
+    request: z.discriminatedUnion('action', [
+      z.object({
+        action: z.literal('take'),
+        holder: owner,
+        ttlMs: z.number().positive(),
+        note: z.string().max(200).optional(),
+      }),
+      z.object({ action: z.literal('release'), holder: owner }),
+      z.object({ action: z.literal('status') }),
+    ]),
+  }),
 ]);
 export type ShareRequest = z.output<typeof shareRequest>;
 
@@ -63,5 +78,11 @@ export const shareResponse = z.discriminatedUnion('type', [
   z.object({ type: z.literal('leased') }),
   z.object({ type: z.literal('released') }),
   z.object({ type: z.literal('health'), health: z.record(z.string(), z.unknown()) }),
+  z.object({
+    type: z.literal('board_lease'),
+    lease: z
+      .object({ holder: z.string(), since: z.string(), until: z.string(), note: z.string().optional() })
+      .optional(),
+  }),
 ]);
 export type ShareResponse = z.output<typeof shareResponse>;

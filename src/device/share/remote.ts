@@ -5,6 +5,7 @@
  * "stop it". When the owner goes away, calls fail with `disconnected` and `onLost` is told.
  */
 import type { BoardCallOptions, BoardHealth, JobKind, JobLease, JobTarget } from '../board.js';
+import type { BoardLeaseAnswer, BoardLeaseRequest } from '../boardLeases.js';
 import { DeviceError, type DeviceErrorCode } from '../errors.js';
 import { FrameClient } from '../frameClient.js';
 import { aliveNotice, SHARE_PROTOCOL, type ShareResponse, shareResponse } from './protocol.js';
@@ -61,6 +62,14 @@ export class RemoteBoard implements JobTarget {
 
   run(kind: JobKind, code: string, options: BoardCallOptions): Promise<unknown> {
     return this.job(kind, code, options);
+  }
+
+  async boardLease(request: BoardLeaseRequest): Promise<BoardLeaseAnswer> {
+    const answer = (await this.request({ type: 'board_lease', request })) as Extract<
+      ShareResponse,
+      { type: 'board_lease' }
+    >;
+    return answer.lease ? { lease: answer.lease } : {};
   }
 
   async health(): Promise<BoardHealth> {
@@ -172,7 +181,12 @@ export class RemoteBoard implements JobTarget {
       raw = await channel.request(message);
     } catch {
       if (signal?.aborted) throw canceled();
-      throw this.ownerGone('the connection to the owner closed while a job ran (it may or may not have run)');
+      const gone = this.ownerGone(
+        'the connection to the owner closed while a job ran (it may or may not have run)',
+      );
+      // The owner may have run the job before it went: never a plain retry.
+      if ((message as { type?: unknown }).type !== 'job') throw gone;
+      throw new DeviceError(gone.code, gone.message, { ...gone.details, mayHaveRun: true });
     }
     const parsed = shareResponse.safeParse(raw);
     if (!parsed.success) throw new DeviceError('protocol', 'the board owner answered out of protocol');

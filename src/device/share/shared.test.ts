@@ -104,6 +104,34 @@ describe.skipIf(PTY_MISSING)('one owner per board', () => {
     expect(await owner.board.call('log')).toEqual(['r1', 'r2', 'o1']);
   });
 
+  it("keeps a caller's board lease at the owner: taken through one process, in force for all after that process is gone", async () => {
+    const owner = shared('first');
+    await owner.ready();
+    const replica = shared('replica');
+    expect(await replica.board.call('1')).toBe(1);
+    expect(replica.role).toBe('client');
+    const { lease } = await replica.board.boardLease({ action: 'take', holder: 'http:tok_a', ttlMs: 60_000 });
+    expect(lease?.holder).toBe('http:tok_a');
+    await replica.close(); // a gateway replica dies: the lease lives on with the owner
+    const other = shared('other');
+    const call = (owner: string, mutates: boolean) =>
+      other.board.hold({ signal: new AbortController().signal, owner, atomic: true, mutates });
+    const refused = call('http:tok_b', true);
+    await expect(refused.board.exec('lease_test = 1')).rejects.toMatchObject({
+      code: 'busy',
+      details: { leasedTo: 'http:tok_a', until: lease?.until },
+    });
+    refused.release();
+    const reader = call('http:tok_b', false);
+    expect(await reader.board.call('"lease_test" in globals()')).toBe(false);
+    reader.release();
+    const holder = call('http:tok_a', true);
+    await holder.board.exec('lease_test = 1');
+    holder.release();
+    expect((await other.board.health()).lease).toMatchObject({ holder: 'http:tok_a', until: lease?.until });
+    expect(await owner.board.boardLease({ action: 'release', holder: 'http:tok_a' })).toEqual({});
+  });
+
   it('stops a job when its caller cancels through the socket, and the board is free again', async () => {
     const owner = shared('first');
     await owner.ready();

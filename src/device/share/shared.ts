@@ -7,6 +7,7 @@
  * for the port; the winner serves it, the others connect to the winner.
  */
 import type { BoardCallOptions, BoardHealth, JobKind, JobLease, JobTarget } from '../board.js';
+import type { BoardLeaseAnswer, BoardLeaseRequest } from '../boardLeases.js';
 import { DeviceError, isDeviceError } from '../errors.js';
 import type { DeviceSession, SessionEvent } from '../session.js';
 import { SocketPathError } from '../socketPath.js';
@@ -89,6 +90,10 @@ export class SharedBoard implements JobTarget {
 
   lease(owner: string, signal?: AbortSignal): Promise<JobLease> {
     return this.through((jobs) => jobs.lease(owner, signal));
+  }
+
+  boardLease(request: BoardLeaseRequest): Promise<BoardLeaseAnswer> {
+    return this.through((jobs) => jobs.boardLease(request));
   }
 
   /** A new owner (this process or another), and while this process holds the port, its session's resets. */

@@ -1,0 +1,141 @@
+/**
+ * The board in view (issue 25): what every open page and app is shown, kept once per process.
+ * While someone watches, a change of the board (a tool that may change it succeeded) is read
+ * once, through the same resources a client reads (the state document and the picture, so the
+ * page, the app and `board_picture` show the same drawing), and handed to every watcher; reads
+ * never overlap, and changes that arrive during a read are folded into one more read. Nobody
+ * watching: nothing is read. Tool calls are told as their audit events.
+ */
+import { viewDocument } from '../tools/viewPage.js';
+import type { AuditEvent } from './audit.js';
+import { CAPABILITIES } from './capabilities.js';
+import type { Dispatcher } from './dispatcher.js';
+import { readResource } from './offers.js';
+import type { Caller } from './runTool.js';
+
+/** One look at the board. */
+export interface BoardLook {
+  /** Counts looks since the process started. */
+  seq: number;
+  /** ISO time the read ended. */
+  time: string;
+  /** The tool whose change this look shows (undefined: the first look). */
+  after: string | undefined;
+  /** The state document with every bridge (`jumperless://board/state`). */
+  state: unknown;
+  /** PNG, base64 (`jumperless://board/picture`). */
+  picture: string | undefined;
+  /** Why the board could not be read, when it could not. */
+  error?: string;
+}
+
+export interface ViewWatcher {
+  look(look: BoardLook): void;
+  call(event: AuditEvent): void;
+}
+
+export interface BoardView {
+  /** The last look, if any; a new watcher gets it at once and a fresh one after the next change. */
+  readonly last: BoardLook | undefined;
+  watch(watcher: ViewWatcher): () => void;
+  /** Reads the board now (the first watcher, a page asking again). */
+  refresh(after?: string): Promise<void>;
+  close(): void;
+}
+
+/** The view reads as a caller of its own, with reading only: a person watching changes nothing. */
+const VIEWER: Caller = { id: 'view', granted: new Set(CAPABILITIES.filter((c) => c === 'jumperless.read')) };
+
+export function createBoardView(dispatcher: Dispatcher): BoardView {
+  const watchers = new Set<ViewWatcher>();
+  let last: BoardLook | undefined;
+  let seq = 0;
+  let reading: Promise<void> | undefined;
+  let again: string | undefined | null = null;
+
+  const find = (suffix: string) => dispatcher.resources().find((r) => r.uri.endsWith(suffix))?.uri;
+
+  const readOnce = async (after: string | undefined): Promise<void> => {
+    const stateUri = find('/board/state');
+    const pictureUri = find('/board/picture');
+    const signal = AbortSignal.timeout(30_000);
+    let look: BoardLook;
+    try {
+      const [state, picture] = await Promise.all([
+        stateUri ? readResource(dispatcher, VIEWER, stateUri, signal) : undefined,
+        pictureUri ? readResource(dispatcher, VIEWER, pictureUri, signal) : undefined,
+      ]);
+      const text = state?.[0] && 'text' in state[0] ? state[0].text : undefined;
+      const blob = picture?.[0] && 'blob' in picture[0] ? picture[0].blob : undefined;
+      look = {
+        seq: ++seq,
+        time: new Date().toISOString(),
+        after,
+        state: text === undefined ? null : JSON.parse(text),
+        picture: blob,
+      };
+    } catch (error) {
+      look = {
+        seq: ++seq,
+        time: new Date().toISOString(),
+        after,
+        state: last?.state ?? null,
+        picture: last?.picture,
+        error: error instanceof Error ? error.message : String(error),
+      };
+    }
+    last = look;
+    for (const watcher of watchers) watcher.look(look);
+  };
+
+  const refresh = (after?: string): Promise<void> => {
+    if (reading) {
+      again = after;
+      return reading;
+    }
+    reading = (async () => {
+      let next: string | undefined | null = after;
+      while (next !== null) {
+        again = null;
+        await readOnce(next);
+        next = again;
+      }
+    })().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+
+  const unfollowBoard = dispatcher.onBoardChange((tool) => {
+    if (watchers.size > 0) void refresh(tool);
+  });
+  const unfollowCalls = dispatcher.onCall((event) => {
+    if (event.caller === VIEWER.id) return;
+    for (const watcher of watchers) watcher.call(event);
+  });
+
+  return {
+    get last() {
+      return last;
+    },
+    watch(watcher) {
+      watchers.add(watcher);
+      if (last) watcher.look(last);
+      else void refresh();
+      return () => watchers.delete(watcher);
+    },
+    refresh,
+    close() {
+      unfollowBoard();
+      unfollowCalls();
+      watchers.clear();
+    },
+  };
+}
+
+/** The browser page (tools/viewPage.ts), made once. */
+let page: string | undefined;
+export function viewPageDocument(): string {
+  page ??= viewDocument('page');
+  return page;
+}
