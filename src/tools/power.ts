@@ -7,7 +7,6 @@ import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { voltsArg } from './shapes.js';
 import { defineDeviceTool } from './tool.js';
-import { BOARD_APP_URI } from './viewPage.js';
 
 export const SUPPLIES = Object.keys(DAC_CHANNELS) as [
   keyof typeof DAC_CHANNELS,
@@ -63,7 +62,6 @@ export const dacSet = defineDeviceTool({
   group: 'power',
   kind: 'physical',
   capability: 'jumperless.power',
-  app: BOARD_APP_URI,
   requires: ['dac_set', 'dac_get', 'wavegen_is_running', 'wavegen_get_output'],
   input: z.object({
     channel: z.enum(SUPPLIES),

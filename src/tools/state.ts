@@ -17,7 +17,6 @@ import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { stateSnapshot, stateUndo } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
-import { BOARD_APP_URI } from './viewPage.js';
 import { wokwiImport } from './wokwi.js';
 
 /** The board-side parts the state tools call: the RAM state, the board image, set_state and the bridges' routes. */
@@ -31,7 +30,6 @@ export const stateGet = defineDeviceTool({
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
-  app: BOARD_APP_URI,
   requires: ['get_state'],
   input: z.object({}),
   output: stateDocumentSchema.extend({ overlays: z.array(overlaySummarySchema) }),
@@ -46,7 +44,6 @@ export const boardPicture = defineDeviceTool({
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
-  app: BOARD_APP_URI,
   requires: SNAPSHOT_REQUIRES,
   input: z.object({}),
   output: z.object({ bytes: z.number().describe('Size of the PNG') }),
