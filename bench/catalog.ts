@@ -46,7 +46,7 @@ const modes: Record<string, Figure> = {
 const largest = list('full')
   .tools.map((tool) => ({ name: tool.name, tools: 1, ...measure(tool) }))
   .sort((a, b) => b.bytes - a.bytes)
-  .slice(0, 5);
+  .slice(0, Number(process.env.CATALOG_LARGEST ?? 5));
 
 if (process.argv.includes('--json')) {
   process.stdout.write(`${JSON.stringify({ modes, largest }, null, 2)}\n`);

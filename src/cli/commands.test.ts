@@ -120,7 +120,7 @@ describe('a refused command', () => {
 describe('call with progress', () => {
   it("shows a sweep's progress on stderr as lines (not a terminal), and its result on stdout", async () => {
     const sweep = io();
-    const args = '{"supply":"DAC1","start_volts":0,"stop_volts":1,"points":5}';
+    const args = '{"supply":"DAC1","start_volts":0,"stop_volts":1,"points":5,"node":10}';
     expect(await runCall('voltage_sweep', { device, args }, sweep)).toBe(0);
     expect(JSON.parse(sweep.out()).points).toHaveLength(5);
     const lines = sweep.err().trimEnd().split('\n');

@@ -263,7 +263,7 @@ describe('doctor against the virtual board', () => {
     const firmware = byCheck(findings, 'firmware');
     expect(firmware.map((f) => f.severity)).toEqual(expect.arrayContaining(['warn']));
     expect(firmware.find((f) => f.message.includes('state tools'))).toMatchObject({
-      message: expect.stringMatching(/too old for 6 of the 6 state tools .*it lacks get_state/),
+      message: expect.stringMatching(/too old for 5 of the 5 state tools .*it lacks get_state/),
       fix: expect.stringMatching(/unsupported_firmware/),
     });
   }, 60_000);

@@ -24,6 +24,31 @@ export interface ListToolsOptions {
   clientExperimental?: unknown;
   /** Output schemas in the list (`--output-schemas`); default the dispatcher's choice (off). */
   outputSchemas?: boolean;
+  /** The client's capabilities' `extensions`: a host that renders MCP Apps gets `_meta.ui`. */
+  clientExtensions?: unknown;
+}
+
+/** The MCP Apps extension (SEP-1865) as a client declares it in `capabilities.extensions`. */
+export const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
+
+/**
+ * Does the client render MCP Apps? Only then do tools carry `_meta.ui` (an extension is off unless
+ * both sides declare it), so a client that cannot show the board pays no bytes for it.
+ */
+export function rendersApps(extensions: unknown): boolean {
+  if (typeof extensions !== 'object' || extensions === null) return false;
+  const ui = (extensions as Record<string, unknown>)[APPS_EXTENSION];
+  if (typeof ui !== 'object' || ui === null) return false;
+  const types = (ui as { mimeTypes?: unknown }).mimeTypes;
+  return Array.isArray(types) && types.includes('text/html;profile=mcp-app');
+}
+
+/** A definition without `_meta.ui`, for a client that renders no apps. */
+function withoutApp(definition: ToolDefinition): ToolDefinition {
+  if (!definition._meta || !('ui' in definition._meta)) return definition;
+  const { ui: _ui, ...meta } = definition._meta;
+  const { _meta: _all, ...rest } = definition;
+  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
 }
 
 /** A tool as a list shows it: `names` mode leaves out all but the name, one line and an empty schema. */
@@ -86,13 +111,14 @@ export function listTools(dispatcher: Dispatcher, options: ListToolsOptions): To
   const mode = listModeFor(options.mode, options.clientExperimental);
   const outputs = options.outputSchemas ?? dispatcher.outputSchemas;
   const callable = callableTools(dispatcher, granted);
+  const shown = rendersApps(options.clientExtensions) ? (d: ToolDefinition) => d : withoutApp;
   if (mode === 'full') {
     const hidden = hiddenTools(dispatcher, granted).map((entry) => ({
-      ...listedDefinition(entry.definition, outputs),
+      ...listedDefinition(shown(entry.definition), outputs),
       capability: entry.capability,
     }));
     return {
-      tools: callable.map((entry) => listedDefinition(entry.definition, outputs, entry.capability)),
+      tools: callable.map((entry) => listedDefinition(shown(entry.definition), outputs, entry.capability)),
       ...(hidden.length > 0 ? { _meta: { [HIDDEN_TOOLS_META]: hidden } } : {}),
     };
   }

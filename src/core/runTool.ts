@@ -21,6 +21,8 @@ export interface Caller {
   /** For the audit log and board turns, e.g. `stdio` or `http:<session>`. */
   id: string;
   granted: ReadonlySet<Capability>;
+  /** Who calls beyond this connection (a token's caller id); undefined: anonymous. */
+  principal?: string;
 }
 
 export interface CallRequest {

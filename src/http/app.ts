@@ -14,8 +14,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { type Capability, denied } from '../core/capabilities.js';
 import type { Dispatcher } from '../core/dispatcher.js';
 import type { Era } from '../core/era.js';
+import { JSONRPC } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
 import { type BoardView, createBoardView } from '../core/view.js';
 import { precheck } from '../mcp/precheck.js';
@@ -164,7 +166,9 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
       // A request the SDK would drop or answer with a schema dump gets its JSON-RPC error here.
       const early = precheck(body);
       if (early) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(early));
+        // What is no JSON-RPC request at all is a bad request, as a body that is not JSON is.
+        const status = early.error.code === JSONRPC.invalidRequest ? 400 : 200;
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(early));
         return undefined;
       }
     }
@@ -192,6 +196,25 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
     }
     if (method === 'POST' && claimsModernEra(body)) {
       const { bearer } = who.caller;
+      if (isListen(body) && !who.caller.capabilities.includes(READ)) {
+        // A listen stream tells every change of the board's resources: a caller who may not read
+        // them gets none (the SDK serves listen itself, so it is refused here, before it).
+        const refusal = denied(
+          'subscriptions/listen',
+          READ,
+          new Set(who.caller.capabilities as Capability[]),
+        );
+        const id =
+          isRecord(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            error: { code: refusal.code, message: refusal.message, data: refusal.data },
+          }),
+        );
+        return undefined;
+      }
       if (isListen(body) && bearer !== undefined && auth.broker) {
         // A 2026-07-28 listen stream lives as long as a 2025 GET stream: its token must stay valid too.
         const stop = watchStream(res, {
@@ -289,5 +312,7 @@ export async function startHttpServer(
     },
   };
 }
+
+const READ: Capability = 'jumperless.read';
 
 const isListen = (body: unknown): boolean => isRecord(body) && body.method === 'subscriptions/listen';

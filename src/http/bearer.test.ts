@@ -50,13 +50,23 @@ describe('authenticate', () => {
     const info = authInfoOf(limited.caller);
     expect(JSON.stringify(info)).not.toContain(token);
     expect(info.token).toBe('token:t1');
-    expect(httpCaller('s1', info)).toEqual({ id: 'http:token:t1', granted: new Set(['jumperless.read']) });
+    expect(httpCaller('s1', info)).toEqual({
+      id: 'http:token:t1',
+      granted: new Set(['jumperless.read']),
+      principal: 'token:t1',
+    });
   });
 
   it('names anonymous callers by session and grants nothing to a request that skipped the gate', async () => {
     const anonymous = await authenticate({}, {});
     if (!anonymous.ok) throw new Error('unreachable');
     expect(httpCaller('s9', authInfoOf(anonymous.caller)).id).toBe('http:s9');
+    // 2026-07-28 (no session): each connection is a caller of its own; a bearer stays one caller.
+    expect(httpCaller(undefined, authInfoOf(anonymous.caller, 'conn-7')).id).toBe('http:conn-7');
+    expect(httpCaller(undefined, authInfoOf(anonymous.caller, 'conn-8')).id).toBe('http:conn-8');
+    const named = await authenticate({ authorization: `Bearer ${token}` }, { broker });
+    if (!named.ok) throw new Error('unreachable');
+    expect(httpCaller(undefined, authInfoOf(named.caller, 'conn-7')).id).toBe('http:token:t1');
     expect(httpCaller('s9', undefined).granted.size).toBe(0);
   });
 

@@ -7,7 +7,7 @@
  * stops the run (its signal aborts, its clean-up runs) and becomes the result. Earlier answers
  * ride along in a signed `requestState`, since a retry carries only the latest round's answers.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   createRequestStateCodec,
   type InputRequest,
@@ -15,10 +15,38 @@ import {
   inputRequired,
   type RequestStateCodec,
 } from '@modelcontextprotocol/server';
+import { JSONRPC, RpcError } from '../core/errors.js';
 
 /** What a run remembers between rounds. */
 export interface RoundState {
   answers: Record<string, unknown>;
+  /** The call the answers belong to (roundBinding): a state is good for that call only. */
+  call?: string;
+}
+
+/**
+ * What a requestState is bound to: the tool, its arguments and who calls. Without it a state minted
+ * for one call (a confirmed `ask_user`, say) could be replayed on another tool, other arguments or
+ * by another caller, and its answers taken as theirs (issue 23 item 8). A hash: the state is signed,
+ * not secret, so the arguments are not put in it.
+ */
+export function roundBinding(tool: string, args: unknown, principal: string | undefined): string {
+  return createHash('sha256')
+    .update(JSON.stringify([tool, canonical(args ?? {}), principal ?? 'anonymous']))
+    .digest('base64url');
+}
+
+/** Objects with their keys sorted, so the same arguments hash the same whatever their order. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
 }
 
 export type StateCodec = RequestStateCodec<RoundState>;
@@ -60,7 +88,15 @@ export class InputRounds {
     private readonly codec: StateCodec,
     previous: RoundState | undefined,
     latest: Record<string, unknown> | undefined,
+    private readonly call: string,
   ) {
+    if (previous && previous.call !== call) {
+      throw new RpcError(
+        JSONRPC.invalidParams,
+        'requestState belongs to another call (another tool, other arguments or another caller): retry the call it was given for, or call again without requestState and inputResponses',
+        { reason: 'request_state_mismatch' },
+      );
+    }
     this.answers = { ...previous?.answers, ...latest };
   }
 
@@ -94,7 +130,7 @@ export class InputRounds {
     const { key, question } = this.pending as { key: string; question: InputRequest };
     return inputRequired({
       inputRequests: { [key]: question },
-      requestState: await this.codec.mint({ answers: this.answers }),
+      requestState: await this.codec.mint({ answers: this.answers, call: this.call }),
     });
   }
 }

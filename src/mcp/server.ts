@@ -129,6 +129,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
           caller: caller(extra),
           ...(options.listMode ? { mode: options.listMode } : {}),
           clientExperimental: clientOf(extra)?.experimental,
+          clientExtensions: clientOf(extra)?.extensions,
         }) as unknown as ListToolsResult,
     ),
   );

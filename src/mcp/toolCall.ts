@@ -18,7 +18,7 @@ import { JSONRPC, RpcError } from '../core/errors.js';
 import type { ToolResult } from '../core/render.js';
 import { type Caller, type CallRequest, runTool } from '../core/runTool.js';
 import type { ClientBridge } from '../core/toolDefinition.js';
-import { InputRounds, type RoundState, type StateCodec } from './inputRounds.js';
+import { InputRounds, type RoundState, roundBinding, type StateCodec } from './inputRounds.js';
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -55,7 +55,12 @@ export function callTool(
   const token = mcpReq._meta?.progressToken ?? request.params._meta?.progressToken;
   refuseOversizedToken(token);
   const rounds = scope.rounds
-    ? new InputRounds(scope.rounds, mcpReq.requestState<RoundState>(), mcpReq.inputResponses)
+    ? new InputRounds(
+        scope.rounds,
+        mcpReq.requestState<RoundState>(),
+        mcpReq.inputResponses,
+        roundBinding(request.params.name, request.params.arguments, scope.caller.principal),
+      )
     : undefined;
   const ask = async (
     method: 'elicitation/create' | 'sampling/createMessage',

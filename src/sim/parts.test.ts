@@ -126,6 +126,28 @@ describe('parsePartsFile', () => {
     expect(solution.voltage('n41')).toBeGreaterThan(4);
   });
 
+  it('reads a capacitor with its value, open at DC: an RC low-pass passes DC unchanged', () => {
+    const rc = parts(
+      JSON.stringify({
+        parts: [
+          { type: 'source', node: 1, volts: 5 },
+          { type: 'resistor', between: [1, 2], ohms: '1.5k' },
+          { type: 'capacitor', id: 'C1', between: [2, 'GND'], farads: '100n' },
+        ],
+      }),
+    );
+    expect(rc[2]).toMatchObject({ type: 'capacitor', id: 'C1', between: [2, 100] });
+    expect((rc[2] as { farads: number }).farads).toBeCloseTo(1e-7, 15);
+    expect(parseQuantity('4.7uF', 'farads')).toBeCloseTo(4.7e-6, 12);
+    expect(parseQuantity('4.7uV', 'farads')).toBeUndefined();
+    const solution = solveDc(partsToElements(rc, nodeName));
+    expect(solution.voltage('n2')).toBeCloseTo(5, 4);
+    const refused = parsePartsFile(
+      JSON.stringify({ parts: [{ type: 'capacitor', between: [3, 4], farads: 2 }] }),
+    );
+    expect(refused.ok).toBe(false);
+  });
+
   it('fills in source resistance, diode vf and LED colour, and makes up ids that do not clash', () => {
     const result = parts(
       file(
@@ -163,7 +185,7 @@ describe('parsePartsFile', () => {
       '      "between": [1, "DAC0"],',
       '      "ohm": 5',
       '    },',
-      '    {"type": "capacitor", "between": [1, 2]},',
+      '    {"type": "inductor", "between": [1, 2]},',
       '    {"type": "source", "node": 5, "volts": 5, "ohms": 0},',
       '    {"type": "led", "anode": 5, "cathode": 5, "color": "pink"},',
       '    {"type": "wire", "between": [1]},',
@@ -176,7 +198,7 @@ describe('parsePartsFile', () => {
       'line 5: parts[2] (a resistor) needs "ohms"',
       'line 7: parts[2].between[1] "DAC0" is not a place on the breadboard (use a row 1-60, a Nano pin such as "D13" or "A0", or a rail: "TOP_RAIL", "BOTTOM_RAIL", "GND")',
       'line 8: parts[2] has an unknown field "ohm" (a resistor takes type, id, comment, between, ohms)',
-      'line 10: parts[3].type "capacitor" is not a part type (one of resistor, wire, source, led, diode)',
+      'line 10: parts[3].type "inductor" is not a part type (one of resistor, wire, source, led, diode, capacitor)',
       'line 11: parts[4].ohms must be a resistance from 1e-6 to 1e12 ohms, a number or a string like "220", "4.7k", "4k7", "1M" (got 0)',
       'line 12: parts[5] has its anode and cathode on the same place',
       'line 12: parts[5].color "pink" is not one of red, orange, yellow, green, blue, white',

@@ -11,7 +11,8 @@
  *     { "type": "wire", "between": ["D13", "15"] },
  *     { "type": "source", "id": "BAT", "node": "30", "volts": 9, "ohms": 0.1 },
  *     { "type": "led", "anode": 12, "cathode": "GND", "color": "red" },
- *     { "type": "diode", "anode": 14, "cathode": 15, "vf": 0.7 }
+ *     { "type": "diode", "anode": 14, "cathode": 15, "vf": 0.7 },
+ *     { "type": "capacitor", "between": [16, "GND"], "farads": "100n" }
  *   ]
  * }
  * ```
@@ -24,6 +25,8 @@
  * - `led`: `anode`, `cathode`, `color` (default red; sets `vf`), optional `vf`, `rs` (default 0).
  * - `diode`: `anode`, `cathode`, optional `vf` (default 0.7), `rs` (default 0).
  *   `vf` is the forward voltage at 10 mA (see the solver's DIODE_VF_CURRENT).
+ * - `capacitor`: `between`, `farads`. The solver is DC, so a capacitor is what it is at DC: open
+ *   (its leakage, {@link CAPACITOR_LEAK_OHMS}); its value is there for tasks that reason with it.
  *
  * A place is a row (`10` or `"10"`), a Nano pin (`"D13"`, `"A0"`, `"NANO_5V"`...) or a rail
  * (`"TOP_RAIL"`, `"BOTTOM_RAIL"`, `"GND"`, `"TOP_RAIL_GND"`, `"BOTTOM_RAIL_GND"`), names as in
@@ -49,6 +52,8 @@ import type { Element } from './solver.js';
 
 /** Resistance of a `wire` part: a short jumper. */
 export const WIRE_OHMS = 0.01;
+/** A capacitor at DC: its insulation, as a resistance. */
+export const CAPACITOR_LEAK_OHMS = 1e12;
 export const DEFAULT_SOURCE_OHMS = 0.1;
 export const DEFAULT_DIODE_VF = 0.7;
 /** Forward voltage at 10 mA by LED colour (typical datasheet figures). */
@@ -105,6 +110,11 @@ export type Part =
       readonly cathode: number;
       readonly vf: number;
       readonly rs: number;
+    })
+  | (PartBase & {
+      readonly type: 'capacitor';
+      readonly between: readonly [number, number];
+      readonly farads: number;
     });
 
 export type PartType = Part['type'];
@@ -137,6 +147,7 @@ const FIELDS: Readonly<Record<PartType, readonly string[]>> = {
   source: ['node', 'volts', 'ohms'],
   led: ['anode', 'cathode', 'color', 'vf', 'rs'],
   diode: ['anode', 'cathode', 'vf', 'rs'],
+  capacitor: ['between', 'farads'],
 };
 const REQUIRED: Readonly<Record<PartType, readonly string[]>> = {
   resistor: ['between', 'ohms'],
@@ -144,6 +155,7 @@ const REQUIRED: Readonly<Record<PartType, readonly string[]>> = {
   source: ['node', 'volts'],
   led: ['anode', 'cathode'],
   diode: ['anode', 'cathode'],
+  capacitor: ['between', 'farads'],
 };
 const ID_PREFIX: Readonly<Record<PartType, string>> = {
   resistor: 'R',
@@ -151,6 +163,7 @@ const ID_PREFIX: Readonly<Record<PartType, string>> = {
   source: 'V',
   led: 'LED',
   diode: 'D',
+  capacitor: 'C',
 };
 const PART_TYPES = Object.keys(FIELDS) as PartType[];
 const ID_PATTERN = /^[A-Za-z0-9_.-]{1,32}$/;
@@ -172,6 +185,7 @@ const SI_PREFIX: Readonly<Record<string, number>> = {
 const NUMBER = '[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?';
 const OHMS_TEXT = new RegExp(`^(${NUMBER})\\s*([pnuµμmkKMG]?)\\s*(?:Ω|[oO][hH][mM][sS]?|R)?$`);
 const VOLTS_TEXT = new RegExp(`^(${NUMBER})\\s*([pnuµμmkKMG]?)\\s*V?$`);
+const FARADS_TEXT = new RegExp(`^(${NUMBER})\\s*([pnuµμmkKMG]?)\\s*F?$`);
 /** Resistor code with the prefix as the decimal point: 4k7 = 4700, 2R2 = 2.2, 1M5 = 1.5e6. */
 const RKM_TEXT = /^(\d+)([RkKMG])(\d+)$/;
 
@@ -179,13 +193,13 @@ const RKM_TEXT = /^(\d+)([RkKMG])(\d+)$/;
  * A value in `unit`: a finite number, or a string of a number with an optional SI prefix and unit
  * (`"4.7k"`, `"4k7"`, `"1 kΩ"`, `"500mV"`). Undefined for anything else.
  */
-export function parseQuantity(value: unknown, unit: 'ohms' | 'volts'): number | undefined {
+export function parseQuantity(value: unknown, unit: 'ohms' | 'volts' | 'farads'): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value !== 'string' || value.length > 40) return undefined;
   const text = value.trim();
   const rkm = unit === 'ohms' ? RKM_TEXT.exec(text) : null;
   if (rkm) return Number(`${rkm[1]}.${rkm[3]}`) * (rkm[2] === 'R' ? 1 : SI_PREFIX[rkm[2]!]!);
-  const match = (unit === 'ohms' ? OHMS_TEXT : VOLTS_TEXT).exec(text);
+  const match = (unit === 'ohms' ? OHMS_TEXT : unit === 'farads' ? FARADS_TEXT : VOLTS_TEXT).exec(text);
   if (!match) return undefined;
   const result = Number(match[1]) * SI_PREFIX[match[2]!]!;
   return Number.isFinite(result) ? result : undefined;
@@ -362,10 +376,12 @@ function checkPart(check: Checker, node: JsonNode, where: string, place: NodeRes
     checkValue(check, fields.get(key)?.value, `${where}.${key}`, kind);
   switch (type) {
     case 'resistor':
-    case 'wire': {
+    case 'wire':
+    case 'capacitor': {
       const between = fields.get('between')?.value;
       if (between !== undefined) draft.between = checkBetween(check, between, `${where}.between`, place);
       if (type === 'resistor') draft.ohms = value('ohms', RESISTANCE);
+      if (type === 'capacitor') draft.farads = value('farads', CAPACITANCE);
       break;
     }
     case 'source': {
@@ -440,7 +456,7 @@ function checkBetween(
 
 /** What a value field takes: its unit, the accepted range, and how to say both in a message. */
 interface Quantity {
-  readonly unit: 'ohms' | 'volts';
+  readonly unit: 'ohms' | 'volts' | 'farads';
   readonly accepts: (value: number) => boolean;
   readonly wanted: string;
 }
@@ -462,6 +478,11 @@ const VOLTAGE: Quantity = {
   unit: 'volts',
   accepts: (v) => Math.abs(v) <= MAX_ABS_VOLTS,
   wanted: `a voltage from -${MAX_ABS_VOLTS} to ${MAX_ABS_VOLTS} V, a number or a string like "3.3", "5V", "-500mV"`,
+};
+const CAPACITANCE: Quantity = {
+  unit: 'farads',
+  accepts: (v) => v > 0 && v <= 1,
+  wanted: 'a capacitance above 0 and up to 1 F, a number or a string like "100n", "4.7uF", "1e-6"',
 };
 const FORWARD_VOLTAGE: Quantity = {
   unit: 'volts',
@@ -514,6 +535,14 @@ function partElement(part: Part, nodeName: (node: number) => string): Element {
       };
     case 'source':
       return { kind: 'source', id, node: nodeName(part.node), volts: part.volts, ohms: part.ohms };
+    case 'capacitor':
+      return {
+        kind: 'resistor',
+        id,
+        a: nodeName(part.between[0]),
+        b: nodeName(part.between[1]),
+        ohms: CAPACITOR_LEAK_OHMS,
+      };
     case 'led':
     case 'diode':
       return {

@@ -86,8 +86,44 @@ precision. \`dir(jumperless)\` tells what a board's firmware has (see Releases).
   \`usb_audio_*\`. Its \`get_state()\` leaves out nets of fewer than two nodes and escapes net names.
 - 5.7.0.13 has \`la_*\` and none of the above; its nets 50-59 have no name.
 
+## Scripts
+- script_run with code checks and saves a script in /python_scripts (the board's menu runs them
+  too), then runs it with the jumperless functions already imported, \`__name__ == '__main__'\`, and
+  a time limit (Ctrl-C at the end of it: wrap cleanup in \`try/finally\`). What it prints comes back.
+- \`import time\`: \`time.sleep_ms(n)\`, \`time.ticks_ms()\`, \`time.ticks_diff(a, b)\`. Loops that wait should
+  sleep: a pure-Python busy loop is hard to stop.
+- Example, blink GPIO_1 five times:
+  \`gpio_set_dir(1, 'OUTPUT')\` then \`for i in range(5): gpio_set(1, 'HIGH'); time.sleep_ms(200); gpio_set(1, 'LOW'); time.sleep_ms(200)\`
+
 ## Hazards
 - The board cannot see wires or parts placed by hand: it can still be shorted externally.
 - A script that loops in pure Python can only be stopped with Ctrl-C; blocking probe and button
   waits need a timeout. \`sys.exit()\` soft-resets: Python globals are cleared, wiring stays.
 `;
+
+/** The reference's sections, by a short key a tool takes (`## Supplies and measurement` is `measure`). */
+const SECTION_HEADINGS = {
+  nodes: 'Nodes',
+  connections: 'Connections',
+  nets: 'Nets',
+  measure: 'Supplies and measurement',
+  gpio: 'GPIO and PWM',
+  slots: 'Slots and state',
+  leds: 'LEDs and OLED',
+  files: 'Files',
+  releases: 'Releases',
+  scripts: 'Scripts',
+  hazards: 'Hazards',
+} as const;
+
+export type ApiSection = keyof typeof SECTION_HEADINGS;
+export const API_SECTIONS = Object.keys(SECTION_HEADINGS) as [ApiSection, ...ApiSection[]];
+
+/** One section of the reference, its heading included. */
+export function apiSection(section: ApiSection): string {
+  const heading = `## ${SECTION_HEADINGS[section]}\n`;
+  const start = API_REFERENCE.indexOf(heading);
+  if (start < 0) return API_REFERENCE;
+  const end = API_REFERENCE.indexOf('\n## ', start + heading.length);
+  return API_REFERENCE.slice(start, end < 0 ? undefined : end + 1);
+}

@@ -176,16 +176,6 @@ export function supplySource(name: string): string | undefined {
   return key === 'TOP_GND' || key === 'BOT_GND' ? 'GND' : key;
 }
 
-/** Messages for groups of connected nodes that would tie two different sources together. */
-export function supplyShorts(groups: readonly (readonly string[])[]): string[] {
-  return groups.flatMap((group) => {
-    const sources = [...new Set(group.map(supplySource).filter((s): s is string => s !== undefined))];
-    return sources.length > 1
-      ? [`${sources.join(' and ')} would be joined (through ${group.join(', ')})`]
-      : [];
-  });
-}
-
 const canonicalKey = (n: string): string => canonicalNode(n) ?? n.toUpperCase();
 
 /** Merges groups of names that share a member, as routing them would (canonical node names by default). */
@@ -349,7 +339,8 @@ export const SLOT_FILE_MAX_BYTES = 64 * 1024;
 const fileSum = z.tuple([z.number(), z.number()]).nullable();
 type SlotFileSum = z.infer<typeof fileSum>;
 
-function blockSum(bytes: Uint8Array): number {
+/** `slot_sum`'s sum of a file's bytes (each SLOT_PART_BYTES block weighted by its number). */
+export function slotFileSum(bytes: Uint8Array): number {
   let total = 0;
   for (let at = 0, k = 1; at < bytes.length; at += SLOT_PART_BYTES, k++) {
     let part = 0;
@@ -388,7 +379,7 @@ async function readSlotFile(board: BoardClient, slot: number, sum: SlotFileSum):
     parts.push(Buffer.from(hex, 'hex'));
   }
   const bytes = Buffer.concat(parts);
-  if (bytes.length !== size || blockSum(bytes) !== expected) throw new SlotFileChanged();
+  if (bytes.length !== size || slotFileSum(bytes) !== expected) throw new SlotFileChanged();
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {

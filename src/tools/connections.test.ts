@@ -63,9 +63,52 @@ describe('connect', () => {
     await h.run(connect, { pairs: [[5, 'TOP_RAIL']] });
     // Behind the tool's back: row 6 goes to GND, so 5-6 now joins TOP_RAIL and GND.
     await setup('connect(6, GND)');
-    const { result } = await h.run(connect, { pairs: [[5, 6]] });
-    expect(result).toMatchObject({ added: 0, refused: 1 });
+    await expect(h.run(connect, { pairs: [[5, 6]] })).rejects.toMatchObject({ code: 'unsafe_short' });
     expect(await h.python('bool(is_connected(5, 6))')).toBe(false);
+  });
+
+  it('a call with a short in it applies nothing: an error names the pair, the supplies and volts, the physics and the safe way', async () => {
+    await setup('dac_set(TOP_RAIL, 5.0)');
+    const rec = recording(h.client);
+    const before = await bridgeList();
+    const error = await h
+      .run(
+        connect,
+        {
+          pairs: [
+            [50, 'TOP_RAIL'],
+            [50, 'GND'],
+          ],
+        },
+        { board: rec.board },
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolError);
+    const { code, message, options } = error as ToolError;
+    expect(code).toBe('unsafe_short');
+    expect(message).toMatch(/nothing was changed/);
+    expect(message).toMatch(/50-GND would join TOP_RAIL \(5 V\) and GND \(0 V\)/);
+    expect(message).toMatch(/short circuit/);
+    expect(message).toMatch(/crosspoints overheat/);
+    expect(message).toMatch(/bridge one row to TOP_RAIL and another to GND/);
+    expect(message).not.toMatch(/spec §8\.3|firmware forbids/);
+    expect(options.details).toEqual({
+      refused: [
+        {
+          request: '50-GND',
+          joins: [
+            { source: 'TOP_RAIL', volts: 5 },
+            { source: 'GND', volts: 0 },
+          ],
+        },
+      ],
+    });
+    // Not even the safe first pair went out.
+    expect(rec.sent.filter((x) => x.includes('conn_connect')).at(-1)).toMatch(/, \[\]\)$/);
+    expect(await bridgeList()).toEqual(before);
+    // The rendered result is a tool error a client sees as such.
+    const rendered = await h.run(connect, { pairs: [['TOP_RAIL', 'GND']] }).catch((e: unknown) => e);
+    expect((rendered as ToolError).code).toBe('unsafe_short');
   });
 
   it('adds pairs in order and reports the net each joined', async () => {
@@ -77,7 +120,6 @@ describe('connect', () => {
     });
     expect(result).toMatchObject({
       added: 2,
-      refused: 0,
       unrouted: 0,
       unverified: 0,
       results: [
@@ -98,9 +140,9 @@ describe('connect', () => {
   it('refuses a short between supplies in code and sends no connect', async () => {
     const rec = recording(h.client);
     const before = await bridgeList();
-    const { result } = await h.run(connect, { pairs: [['TOP_RAIL', 'GND']] }, { board: rec.board });
-    expect(result).toMatchObject({ added: 0, refused: 1, results: [{ status: 'refused' }] });
-    expect((result as { results: Array<{ reason: string }> }).results[0]?.reason).toMatch(/short/);
+    await expect(
+      h.run(connect, { pairs: [['TOP_RAIL', 'GND']] }, { board: rec.board }),
+    ).rejects.toMatchObject({ code: 'unsafe_short', message: expect.stringMatching(/short circuit/) });
     // Each connect job sent had no pairs in it.
     const jobs = rec.sent.filter((s) => s.includes('conn_connect'));
     expect(jobs.length).toBeGreaterThan(0);
@@ -108,29 +150,33 @@ describe('connect', () => {
     expect(await bridgeList()).toEqual(before);
   });
 
-  it('refuses a bridge that would merge two supply nets through rows, and applies the safe pairs', async () => {
-    await setup('connect(5, TOP_RAIL); connect(6, GND)');
+  it('names every refused pair of a call (supplies through rows, GPIO onto a rail) and applies none of the safe ones', async () => {
+    await setup('dac_set(TOP_RAIL, 0.0); connect(5, TOP_RAIL); connect(6, GND)');
+    const before = await bridgeList();
     const rec = recording(h.client);
-    const { result } = await h.run(
-      connect,
-      {
-        pairs: [
-          [5, 6],
-          [7, 8],
-          ['GPIO_1', 9],
-          [9, 5],
-        ],
-      },
-      { board: rec.board },
-    );
-    const results = (result as { results: Array<{ status: string; reason?: string }> }).results;
-    expect(results.map((r) => r.status)).toEqual(['refused', 'added', 'added', 'refused']);
-    expect(results[0]?.reason).toMatch(/TOP_RAIL and GND|Top Rail and GND/);
-    // GPIO_1 on row 9, then row 9 onto the top rail: the firmware forbids GPIO-rail pairs (§8.3).
-    expect(results[3]?.reason).toMatch(/RP_GPIO_1 and TOP_RAIL/);
-    expect(await h.python('bool(is_connected(5, 6))')).toBe(false);
-    const jobs = rec.sent.filter((s) => s.includes('conn_connect'));
-    expect(jobs.at(-1)).toMatch(/, \[\[7, 8\], \[131, 9\]\]\)$/);
+    const error = (await h
+      .run(
+        connect,
+        {
+          pairs: [
+            [5, 6],
+            [7, 8],
+            ['GPIO_1', 9],
+            [9, 5],
+          ],
+        },
+        { board: rec.board },
+      )
+      .catch((e: unknown) => e)) as ToolError;
+    expect(error.code).toBe('unsafe_short');
+    expect(error.message).toMatch(/5-6 would join TOP_RAIL \(0 V\) and GND \(0 V\)/);
+    expect(error.message).toMatch(/Equal setpoints do not make it safe/);
+    // GPIO_1 on row 9 (earlier in the call), then row 9 onto the top rail's net.
+    expect(error.message).toMatch(/9-5 would join GPIO_1 and TOP_RAIL/);
+    expect(error.message).toMatch(/burns its driver/);
+    expect(await bridgeList()).toEqual(before);
+    // A job planned on an older view may carry pairs (the board refuses it); the one that counts carries none.
+    expect(rec.sent.filter((s) => s.includes('conn_connect')).at(-1)).toMatch(/, \[\]\)$/);
   });
 
   it('reports a bridge the firmware stores but leaves unrouted (net over 40 nodes)', async () => {
@@ -163,28 +209,24 @@ describe('connect', () => {
     expect(await bridgeList()).toEqual([[1, 2, 2]]);
   });
 
-  it('reports a full bridge table (128) without applying anything', async () => {
+  it('refuses a call that would overfill the bridge table (128) without applying anything', async () => {
     await setup(
       'for r in range(1, 60): connect(r, r + 1)\nfor r in range(1, 59): connect(r, r + 2)\nfor r in range(1, 12): connect(r, r + 3)',
     );
     expect(await h.python('get_num_bridges()')).toBe(128);
     const rec = recording(h.client);
-    const { result } = await h.run(
-      connect,
-      {
-        pairs: [
-          [50, 55],
-          [1, 2],
-        ],
-      },
-      { board: rec.board },
-    );
-    expect(result).toMatchObject({
-      added: 0,
-      refused: 1,
-      results: [{ status: 'table_full' }, { status: 'already_connected' }],
-    });
-    // The job that applied had no pairs in it (an earlier one, planned on an older view, was refused by the board).
+    await expect(
+      h.run(
+        connect,
+        {
+          pairs: [
+            [50, 55],
+            [1, 2],
+          ],
+        },
+        { board: rec.board },
+      ),
+    ).rejects.toMatchObject({ code: 'table_full', message: expect.stringMatching(/Nothing was connected/) });
     expect(rec.sent.filter((s) => s.includes('conn_connect')).at(-1)).toMatch(/, \[\]\)$/);
     expect(await h.python('get_num_bridges()')).toBe(128);
   });

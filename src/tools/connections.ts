@@ -6,10 +6,21 @@
  */
 import { z } from 'zod';
 import { FIRMWARE_COLORS, firmwareParseColor } from '../board/colors.js';
-import { type Connections, isForbiddenPair, NET_NAME_MAX, SPECIAL_NET_NAMES } from '../board/connections.js';
+import { type Connections, isForbiddenPair, NET_NAME_MAX } from '../board/connections.js';
 import { MAX_BRIDGES } from '../board/limits.js';
 import { BUFFER_IN, DAC0, DAC1 } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
+import {
+  type Hazard,
+  hazard,
+  isHazard,
+  refuseHazards,
+  type Setpoints,
+  sourceOf,
+  sourcesIn,
+} from './hazards.js';
+import { type BridgeRow, namesOf, recordChange } from './journal.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
@@ -105,15 +116,7 @@ const toBridgeOut = (b: BridgeView): z.infer<typeof bridgeOut> => ({
   route: b.route,
 });
 
-const CONNECT_STATUS = [
-  'added',
-  'already_connected',
-  'refused',
-  'unrouted',
-  'crossbar_full',
-  'stored',
-  'table_full',
-] as const;
+const CONNECT_STATUS = ['added', 'already_connected', 'unrouted', 'crossbar_full', 'stored'] as const;
 type ConnectStatus = (typeof CONNECT_STATUS)[number];
 
 const pairResult = z.object({
@@ -132,38 +135,30 @@ const resolvePair = (pair: readonly NodeArg[]): [ResolvedNode, ResolvedNode] => 
   return [a, b];
 };
 
-const netLabel = (model: Connections, node: number): string => {
-  const index = model.netOf(node);
-  return index === undefined
-    ? nodeLabel(node)
-    : `${nodeLabel(node)} (net ${index} "${model.netName(index)}")`;
-};
-
 /**
- * Why bridging a and b would be unsafe, or undefined. Extends the firmware's pair check (§8.3) to
- * whole nets: no member of a's net may form a forbidden pair with a member of b's net, and two of
- * the five special nets (GND, rails, DACs) never merge, which the firmware would leave unrouted.
+ * The hazard of bridging a and b, or undefined: the sources (supplies, GND, GPIO pins) of both nets
+ * together, as the bridge would join them. Covers the firmware's pair check (§8.3) and goes past
+ * it: any two supplies, through any rows, and a GPIO onto a supply; a merge of two special nets the
+ * firmware would store unrouted is refused here too.
  */
-export function shortReason(model: Connections, a: number, b: number): string | undefined {
-  if (isForbiddenPair(a, b)) {
-    return `${nodeLabel(a)} and ${nodeLabel(b)} may not be bridged: it would short a supply (spec §8.3).`;
-  }
+export function bridgeHazard(
+  model: Connections,
+  a: number,
+  b: number,
+  power?: Setpoints,
+): Hazard | undefined {
   const netA = model.netOf(a);
   const netB = model.netOf(b);
   if (netA !== undefined && netA === netB) return undefined;
   const members = (net: number | undefined, node: number): readonly number[] =>
     net === undefined ? [node] : (model.net(net)?.nodes ?? [node]);
-  for (const x of members(netA, a)) {
-    for (const y of members(netB, b)) {
-      if (isForbiddenPair(x, y)) {
-        return `Bridging ${netLabel(model, a)} to ${netLabel(model, b)} would join ${nodeLabel(x)} and ${nodeLabel(y)}, a short the firmware forbids (spec §8.3).`;
-      }
-    }
-  }
-  if (netA !== undefined && netB !== undefined && netA <= 5 && netB <= 5) {
-    return `Bridging ${netLabel(model, a)} to ${netLabel(model, b)} would merge ${SPECIAL_NET_NAMES[netA - 1]} and ${SPECIAL_NET_NAMES[netB - 1]}: two supplies must never share a net (the firmware would store it and never route it).`;
-  }
-  return undefined;
+  const joined = [...members(netA, a), ...members(netB, b)];
+  const sources = sourcesIn(joined, power);
+  const forbidden = isForbiddenPair(a, b);
+  if (!isHazard(sources) && !forbidden) return undefined;
+  const request = `${nodeLabel(a)}-${nodeLabel(b)}`;
+  const through = [a, b].filter((n) => sourceOf(n) === undefined).map((n) => `row ${nodeLabel(n)}`);
+  return hazard(request, sources.length > 1 ? sources : sourcesIn([a, b], power), through[0]);
 }
 
 const sameEnds = (x: { node1: number; node2: number }, a: number, b: number): boolean =>
@@ -213,34 +208,35 @@ export const connect = defineDeviceTool({
   name: 'connect',
   title: 'Connect nodes',
   description:
-    'Bridge pairs of nodes. Shorts (supplies to GND or each other, GPIO onto a supply) are refused. crossbar_full or unrouted: stored, not connected.',
+    'Bridge pairs of nodes. Shorts (supplies or GND together, GPIO on a supply): nothing connected, and why. crossbar_full/unrouted: stored, not connected.',
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
-  requires: ['connect', ...SNAPSHOT_REQUIRES],
+  requires: ['connect', 'disconnect', 'dac_get', ...SNAPSHOT_REQUIRES],
   input: z.object({
     pairs: z.array(nodePair).min(1).max(MAX_BRIDGES).describe('Applied in order, e.g. [["TOP_RAIL",10]]'),
   }),
   output: z.object({
     results: z.array(pairResult),
     added: z.number().describe('Stored and routed'),
-    refused: z.number(),
     unrouted: z.number().describe('Stored but not connected (crossbar_full or unrouted)'),
     unverified: z.number().describe('Stored, routing not visible (fake GPIO)'),
   }),
   handle: async ({ pairs }, { board }) => {
     const resolved = pairs.map(resolvePair);
     // One board job: planned against the bridges last seen, which the board checks before it
-    // connects anything; when they changed, it sends them back and the plan is made again.
+    // connects anything; when they changed, it sends them back and the plan is made again. A plan
+    // with a hazard sends no pair: its job only confirms the bridges it was made on.
     let seen = board.seen.get(SEEN_BRIDGES) as RawBridges | undefined;
     for (let attempt = 1; ; attempt++) {
       // Without a view of the board yet, the first job only reads.
       const plan = seen === undefined ? undefined : planConnect(resolved, bridgeViews(seen));
+      const send = plan && plan.hazards.length === 0 && plan.full.length === 0 ? plan.toSend : [];
       const [beforeRaw, afterRaw] = z
         .tuple([z.unknown(), z.unknown()])
         .parse(
           await board.call(
-            py`_jlt.conn_connect(${seen === undefined ? null : bridgeSum(seen)}, ${plan?.toSend.map((p) => [p.a, p.b]) ?? []})`,
+            py`_jlt.conn_connect(${seen === undefined ? null : bridgeSum(seen)}, ${send.map((p) => [p.a, p.b])})`,
           ),
         );
       if (afterRaw === null || plan === undefined) {
@@ -257,24 +253,61 @@ export const connect = defineDeviceTool({
       }
       const afterRows = rawBridgeRows(afterRaw);
       board.seen.set(SEEN_BRIDGES, afterRows);
-      return connectOutcome(plan, bridgeViews(afterRows));
+      if (plan.hazards.length > 0) {
+        // The refusal names the volts the supplies are set to: planned again with them.
+        const power = await readSetpoints(board);
+        const again = planConnect(resolved, bridgeViews(afterRows), power);
+        throw refuseHazards('connect', again.hazards.length > 0 ? again.hazards : plan.hazards);
+      }
+      if (plan.full.length > 0) {
+        throw new ToolError(
+          'table_full',
+          `Nothing was connected: the bridge table holds ${MAX_BRIDGES} bridges, and ${plan.full.join(', ')} would not fit. Disconnect something first.`,
+          { details: { pairs: plan.full } },
+        );
+      }
+      const outcome = await connectOutcome(board, plan, bridgeViews(afterRows));
+      if (send.length > 0) {
+        recordChange(board, {
+          tool: 'connect',
+          label: `connect ${send.map((p) => `${nodeLabel(p.a)}-${nodeLabel(p.b)}`).join(', ')}`,
+          bridges: { before: bridgeRowsOf(beforeRaw), after: bridgeRowsOf(afterRows) },
+        });
+      }
+      return outcome;
     }
   },
 });
+
+/** node1, node2, duplicates of `snap_bridges` rows, as the journal keeps them. */
+const bridgeRowsOf = (raw: unknown): BridgeRow[] =>
+  bridgeViews(raw).map((b) => [b.node1, b.node2, b.duplicates]);
+
+/** The four programmable supplies' setpoints, for a refusal's wording. */
+async function readSetpoints(board: BoardClient): Promise<Setpoints> {
+  const [dac0, dac1, top, bottom] = z
+    .tuple([z.number(), z.number(), z.number(), z.number()])
+    .parse(await board.call('[dac_get(0), dac_get(1), dac_get(2), dac_get(3)]'));
+  return { dac0, dac1, top_rail: top, bottom_rail: bottom };
+}
 
 interface ConnectPlan {
   results: PairResult[];
   toSend: Array<{ at: number; a: number; b: number; predicted?: string }>;
   repeats: Array<{ at: number; a: number; b: number }>;
+  hazards: Hazard[];
+  /** Pairs that would not fit the bridge table. */
+  full: string[];
 }
 
-/** What each pair will be, decided in code against the bridges the board has (shorts refused here). */
+/** What each pair will be, decided in code against the bridges the board has (hazards found here). */
 function planConnect(
   resolved: ReadonlyArray<[ResolvedNode, ResolvedNode]>,
   before: BridgeView[],
+  power?: Setpoints,
 ): ConnectPlan {
   const model = modelOf(before);
-  const plan: ConnectPlan = { results: [], toSend: [], repeats: [] };
+  const plan: ConnectPlan = { results: [], toSend: [], repeats: [], hazards: [], full: [] };
   const { results, toSend, repeats } = plan;
   for (const [a, b] of resolved) {
     const nodes = [a.name, b.name];
@@ -290,18 +323,14 @@ function planConnect(
       results.push({ nodes, status: 'already_connected' });
       continue;
     }
-    const unsafe = shortReason(model, a.id, b.id);
+    const unsafe = bridgeHazard(model, a.id, b.id, power);
     if (unsafe) {
-      results.push({ nodes, status: 'refused', reason: unsafe });
+      plan.hazards.push(unsafe);
       continue;
     }
     const outcome = model.connect(a.id, b.id);
     if (outcome.status === 'refused') {
-      results.push({
-        nodes,
-        status: 'table_full',
-        reason: `The bridge table is full (${MAX_BRIDGES} bridges): disconnect something first.`,
-      });
+      plan.full.push(`${a.name}-${b.name}`);
       continue;
     }
     toSend.push({
@@ -315,16 +344,32 @@ function planConnect(
   return plan;
 }
 
-function connectOutcome({ results, toSend, repeats }: ConnectPlan, after: BridgeView[]) {
+/**
+ * What the board did with each pair. A pair the firmware dropped silently (it refuses without a
+ * word) makes the whole call fail, and the pairs this call added are taken off again.
+ */
+async function connectOutcome(
+  board: BoardClient,
+  { results, toSend, repeats }: ConnectPlan,
+  after: BridgeView[],
+) {
+  const dropped = toSend.filter((sent) => !findBridge(after, sent.a, sent.b));
+  if (dropped.length > 0) {
+    const added = toSend.filter((sent) => findBridge(after, sent.a, sent.b)).map((p) => [p.a, p.b]);
+    const [, rows] = z
+      .tuple([z.unknown(), z.unknown()])
+      .parse(await board.call(py`_jlt.conn_disconnect(${added}, ${[]})`));
+    board.seen.set(SEEN_BRIDGES, rawBridgeRows(rows));
+    const names = dropped.map((p) => `${nodeLabel(p.a)}-${nodeLabel(p.b)}`);
+    throw new ToolError(
+      'not_applied',
+      `The firmware did not store ${names.join(', ')} (it refuses silently: check the nodes); the pairs this call had added were removed again, so nothing changed.`,
+      { details: { pairs: names } },
+    );
+  }
   for (const sent of toSend) {
     const result = results[sent.at] as PairResult;
-    const bridge = findBridge(after, sent.a, sent.b);
-    if (!bridge) {
-      result.status = 'refused';
-      result.reason = 'The firmware did not store this bridge (it refuses silently); check the nodes.';
-    } else {
-      Object.assign(result, storedResult(bridge, sent.predicted));
-    }
+    Object.assign(result, storedResult(findBridge(after, sent.a, sent.b) as BridgeView, sent.predicted));
   }
   for (const repeat of repeats) {
     const net = findBridge(after, repeat.a, repeat.b)?.net;
@@ -334,7 +379,6 @@ function connectOutcome({ results, toSend, repeats }: ConnectPlan, after: Bridge
   return {
     results,
     added: count('added'),
-    refused: count('refused', 'table_full'),
     unrouted: count('unrouted', 'crossbar_full'),
     unverified: count('stored'),
   };
@@ -420,6 +464,13 @@ export const disconnect = defineDeviceTool({
       });
     }
     const removed = before.filter((b) => !findBridge(after, b.node1, b.node2));
+    if (removed.length > 0) {
+      recordChange(board, {
+        tool: 'disconnect',
+        label: `disconnect ${removed.map((b) => `${b.node1_name}-${b.node2_name}`).join(', ')}`,
+        bridges: { before: bridgeRowsOf(beforeRaw), after: bridgeRowsOf(afterRaw) },
+      });
+    }
     return {
       removed: removed.map(toBridgeOut),
       not_found: notFound,
@@ -448,12 +499,24 @@ export const nodesClear = defineDeviceTool({
   }),
   hazard: () => 'Remove every bridge on the board?',
   handle: async ({ keep_probe_power }, { board }) => {
-    const before = await readBridges(board);
+    const { bridges: before, state } = await readSnapshot(board);
     const [rawAfter, restored] = z
       .tuple([z.unknown(), z.array(z.unknown())])
       .parse(await board.call(py`_jlt.conn_clear(${keep_probe_power})`));
     const after = bridgeViews(rawAfter);
+    board.seen.set(SEEN_BRIDGES, rawAfter);
     const removed = before.filter((b) => !findBridge(after, b.node1, b.node2)).length;
+    if (removed > 0) {
+      recordChange(board, {
+        tool: 'nodes_clear',
+        label: `nodes_clear (${removed} bridge${removed === 1 ? '' : 's'})`,
+        bridges: {
+          before: before.map((b) => [b.node1, b.node2, b.duplicates]),
+          after: bridgeRowsOf(rawAfter),
+        },
+        names: namesOf(state),
+      });
+    }
     return {
       removed,
       probe_power_restored: restored.length > 0 && after.some(isProbePower),
@@ -514,7 +577,7 @@ export const netsList = defineDeviceTool({
   name: 'nets_list',
   title: 'List nets',
   description:
-    'Nets with names, colours, nodes, voltages, unrouted bridges. 1-5 are GND, TOP_RAIL, BOTTOM_RAIL, DAC0, DAC1; user nets (6 up) renumber.',
+    'Nets with names, colours, nodes, voltages, unrouted bridges; 1-5 are the supplies and GND, user nets (6 up) renumber.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -540,7 +603,7 @@ export const netCheck = defineDeviceTool({
   name: 'net_check',
   title: 'How two nodes are joined',
   description:
-    'Whether two nodes are bridged directly (and routed) and share a net. Wires outside the crossbar are invisible to the board.',
+    'Whether two nodes are bridged directly (and routed) and share a net (the board cannot see wires outside the crossbar).',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -663,7 +726,7 @@ export const netSet = defineDeviceTool({
   name: 'net_set',
   title: 'Name or colour a net',
   description:
-    'Name and/or colour the net of a node (or index: nets_list; they renumber). Empty name restores "Net N". color: #rrggbb, or a name (red, cyan...) dimmed.',
+    'Name and/or colour the net of a node (or index; nets renumber). Empty name restores "Net N". color: #rrggbb, or a name (red, cyan...) dimmed.',
   group: 'connections',
   kind: 'write',
   capability: 'jumperless.wire',

@@ -50,6 +50,16 @@ describe('gpio tools', () => {
     }
   });
 
+  it('gives the digital read of a pin only its pull holds, which the firmware calls FLOATING', async () => {
+    const up = await h.run(gpioConfig, { pin: 6, direction: 'INPUT', pull: 'PULLUP' });
+    expect(up.result).toMatchObject({ state: 'FLOATING', pull: 'PULLUP', digital: 'HIGH' });
+    const down = await h.run(gpioConfig, { pin: 6, pull: 'PULLDOWN' });
+    expect(down.result).toMatchObject({ state: 'FLOATING', digital: 'LOW' });
+    const none = await h.run(gpioConfig, { pin: 6, pull: 'NO_PULL' });
+    expect(none.result).toMatchObject({ state: 'FLOATING', digital: null });
+    await h.run(gpioConfig, { pin: 6, pull: 'PULLDOWN' });
+  });
+
   it('reads a pulled-up pin as HIGH once routed to a rail-free row', async () => {
     await h.run(gpioConfig, { pin: 5, pull: 'PULLUP' });
     await h.python('dac_set(TOP_RAIL, 3.3)');

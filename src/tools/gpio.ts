@@ -11,6 +11,7 @@ import {
 import { ToolError } from '../core/errors.js';
 import { isDeviceError } from '../device/errors.js';
 import { assertCanDrive, gpioPinNode, netOfNode, readState, type StateDocument } from './boardState.js';
+import { knownPwm, type PinState, recordChange } from './journal.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool, type ToolContext } from './tool.js';
@@ -98,7 +99,24 @@ const pinResult = z.object({
   /** Name of the net the pin is routed to, or null. */
   net: z.string().nullable(),
   warnings: z.array(z.string()),
+  /**
+   * What a digital read gives (Arduino's digitalRead): the state, or for a FLOATING pin the level
+   * its pull holds it at; null when nothing holds it.
+   */
+  digital: z.enum(LEVELS).nullable().optional(),
 });
+
+/**
+ * The level a plain digital read returns. The firmware's floating detection calls a pin FLOATING
+ * when it follows a pull either way, its own pull-up included (Peripherals.cpp:797-870): an open
+ * button on a pulled-up input reads FLOATING there, HIGH to everything else.
+ */
+export function digitalOf(read: Info): 'HIGH' | 'LOW' | null {
+  if (read.state === 'HIGH' || read.state === 'LOW') return read.state;
+  if (read.state === 'FLOATING' && read.pull === 'PULLUP') return 'HIGH';
+  if (read.state === 'FLOATING' && read.pull === 'PULLDOWN') return 'LOW';
+  return null;
+}
 
 async function pinInfo(call: Promise<unknown>): Promise<Info> {
   return info.parse(await call);
@@ -164,6 +182,32 @@ function refuseRunningPwm(state: StateDocument, pads: readonly string[], pin: nu
   );
 }
 
+const PULL_OF_STATE: Readonly<Record<string, PinState['pull']>> = {
+  up: 'PULLUP',
+  down: 'PULLDOWN',
+  none: 'NO_PULL',
+  keeper: 'BUS_KEEPER',
+};
+
+/** A pin as undo would put it back (journal.ts), from get_state and, when read, the pad directions. */
+function pinStateOf(
+  board: ToolContext['board'],
+  state: StateDocument,
+  pads: readonly string[] | undefined,
+  pin: number,
+): PinState {
+  const g = state.gpio.find((x) => x.pin === pin);
+  const running = pads ? runsPwm(state, pads, pin) : padFunction(state, pin) === 'PWM';
+  const pwm = running ? knownPwm(board, pin) : null;
+  return {
+    direction: (pads?.[pin - 1] ?? g?.direction) === 'OUTPUT' ? 'OUTPUT' : 'INPUT',
+    pull: PULL_OF_STATE[g?.pull ?? 'none'] ?? 'NO_PULL',
+    level: g?.reading === 'high' ? 'HIGH' : 'LOW',
+    pwm,
+    ...(running && !pwm ? { unknown_pwm: true } : {}),
+  };
+}
+
 const netName = (state: StateDocument, pin: number): string | null =>
   netOfNode(state, gpioPinNode(pin))?.name ?? null;
 
@@ -180,7 +224,14 @@ export const gpioGet = defineDeviceTool({
   handle: async ({ pin }, { board }) => {
     const read = await pinInfo(board.call(py`_jlt.gpio_info(${pin})`));
     const { state } = await readState(board);
-    return { pin, node: gpioPinNode(pin), ...read, net: netName(state, pin), warnings: [] };
+    return {
+      pin,
+      node: gpioPinNode(pin),
+      ...read,
+      net: netName(state, pin),
+      warnings: [],
+      digital: digitalOf(read),
+    };
   },
 });
 
@@ -242,8 +293,9 @@ export const gpioConfig = defineDeviceTool({
   handle: async ({ pin, direction, level, pull }, { board }) => {
     const target = direction ?? (level === undefined ? undefined : 'OUTPUT');
     const { state } = await readState(board);
+    let pads: string[] | undefined;
     if (target !== undefined) {
-      const pads = await padDirections(board);
+      pads = await padDirections(board);
       const action =
         target === 'OUTPUT'
           ? `drive ${gpioPinNode(pin)} ${level ?? 'LOW'}`
@@ -264,6 +316,24 @@ export const gpioConfig = defineDeviceTool({
       after = await pinInfo(board.call(py`_jlt.gpio_dir(${pin}, ${target}, ${drives})`));
       checkReadBack('direction', after.direction, target, pin);
     }
+    const done = after as Info;
+    const before = pinStateOf(board, state, pads, pin);
+    recordChange(board, {
+      tool: 'gpio_config',
+      label: `gpio_config GPIO ${pin} ${[target, target === 'OUTPUT' ? (level ?? 'LOW') : undefined, pull].filter(Boolean).join(' ')}`,
+      pins: [
+        {
+          pin,
+          before,
+          after: {
+            ...before,
+            direction: done.direction,
+            pull: done.pull,
+            ...(target === 'OUTPUT' ? { level: level ?? 'LOW' } : {}),
+          },
+        },
+      ],
+    });
     return {
       pin,
       node: gpioPinNode(pin),
@@ -271,6 +341,7 @@ export const gpioConfig = defineDeviceTool({
       ...(after as Info),
       net: netName(state, pin),
       warnings: [],
+      digital: digitalOf(after as Info),
     };
   },
 });
@@ -300,7 +371,8 @@ export const pwmStart = defineDeviceTool({
   }),
   handle: async ({ pin, frequency_hz, duty_cycle, share_slice }, { board }) => {
     const { state } = await readState(board);
-    assertCanDrive(drivingState(state, await padDirections(board)), pin, `start PWM on ${gpioPinNode(pin)}`);
+    const pads = await padDirections(board);
+    assertCanDrive(drivingState(state, pads), pin, `start PWM on ${gpioPinNode(pin)}`);
     const timer = frequency_hz < PWM_SLOW_BELOW_HZ;
     const partner = pwmSlicePartner(pin);
     const partnerBusy = !timer && padFunction(state, partner) === 'PWM';
@@ -328,6 +400,22 @@ export const pwmStart = defineDeviceTool({
         `${gpioPinNode(pin)} is not running PWM after starting it (pad function ${fn}, direction ${after.direction}).`,
       );
     }
+    recordChange(board, {
+      tool: 'pwm_start',
+      label: `pwm_start GPIO ${pin} ${frequency_hz} Hz, duty ${duty_cycle}`,
+      pins: [
+        {
+          pin,
+          before: pinStateOf(board, state, pads, pin),
+          after: {
+            direction: after.direction,
+            pull: after.pull,
+            level: 'LOW',
+            pwm: { frequency: frequency_hz, duty: duty_cycle },
+          },
+        },
+      ],
+    });
     const warnings = partnerBusy
       ? [
           `${gpioPinNode(partner)} shares the PWM slice: it now runs at ${frequency_hz} Hz and its duty cycle changed.`,
@@ -390,6 +478,23 @@ export const pwmStop = defineDeviceTool({
       );
     }
     const { state: now } = await readState(board);
+    const was = pinStateOf(board, state, undefined, pin);
+    recordChange(board, {
+      tool: 'pwm_stop',
+      label: `pwm_stop GPIO ${pin}`,
+      pins: [
+        {
+          pin,
+          before: {
+            ...was,
+            direction: before.direction,
+            pwm: knownPwm(board, pin),
+            ...(knownPwm(board, pin) ? {} : { unknown_pwm: true }),
+          },
+          after: { direction: after.direction, pull: after.pull, level: 'LOW', pwm: null },
+        },
+      ],
+    });
     return { pin, node: gpioPinNode(pin), ...after, net: netName(now, pin), warnings, stopped: true };
   },
 });

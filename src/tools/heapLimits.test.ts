@@ -29,6 +29,7 @@ import { CODE_MAX_CHARS } from './exec.js';
 import { READ_MAX_BYTES, WRITE_MAX_BYTES } from './files.js';
 import { catalog } from './index.js';
 import { OLED_TEXT_MAX } from './oled.js';
+import { SCRIPT_MAX_BYTES } from './scripts.js';
 import { WOKWI_MAX_CHARS } from './wokwi.js';
 
 let h: ToolHarness;
@@ -260,7 +261,7 @@ describe('every tool at its largest inputs on a full board', () => {
     await runAtMax('voltage_measure', { node: 'ADC0', samples: 64, settle_ms: 0 });
     // A free row needs a bridge the full table has no room for: refused, after the snapshot.
     await runAtMax('voltage_measure', { node: 59, samples: 64, settle_ms: 0 }, false);
-    await runAtMax('current_measure', { samples: 64 });
+    await runAtMax('current_measure', { window_ms: 1000 });
     await runAtMax('resistance_measure', { a: 59, b: 60, samples: 32 }, false);
     await runAtMax('voltage_sweep', {
       supply: 'TOP_RAIL',
@@ -293,7 +294,6 @@ describe('every tool at its largest inputs on a full board', () => {
   });
 
   it('saves, switches and restores full slots and states', async () => {
-    await runAtMax('state_snapshot', { label: 'z'.repeat(100) });
     // The fake-GPIO bridges do not read back from a slot file, so the check after saving fails
     // (not_saved); the files are written, full size.
     await runAtMax('slot_save', { slot: 1 }, false);
@@ -301,8 +301,10 @@ describe('every tool at its largest inputs on a full board', () => {
     expect(await h.python('_jlt.slot_sum(1)[0]')).toBeGreaterThan(30_000);
     await runAtMax('slot_switch', { slot: 1, discard_changes: true });
     await runAtMax('slot_discard', {}, false);
-    await runAtMax('state_undo', {});
-    expect(await h.python('[get_num_bridges(), overlay_count()]')).toEqual([MAX_BRIDGES, 8]);
+    // The slot switch ended this server's undo list: nothing to undo, nothing changes.
+    const loaded = await h.python<number[]>('[get_num_bridges(), overlay_count()]');
+    await expect(h.run(tool('undo'), {})).rejects.toMatchObject({ code: 'nothing_to_undo' });
+    expect(await h.python('[get_num_bridges(), overlay_count()]')).toEqual(loaded);
     // A slot file longer than any the board writes is refused before the board changes.
     await h.client.exec(
       "f = open('/slots/slot2.yaml', 'w')\nfor i in range(18):\n    f.write('#' * 4000 + '\\n')\nf.close()",
@@ -310,7 +312,14 @@ describe('every tool at its largest inputs on a full board', () => {
     await expect(h.run(tool('slot_switch'), { slot: 2, discard_changes: true })).rejects.toMatchObject({
       code: 'bad_slot_file',
     });
-    expect(await h.python('[get_num_bridges(), CURRENT_SLOT()]')).toEqual([MAX_BRIDGES, 1]);
+    expect(await h.python('[get_num_bridges(), CURRENT_SLOT()]')).toEqual([loaded[0], 1]);
+  });
+
+  it('undoes the largest change: a full board cleared, put back', async () => {
+    await buildFullBoard();
+    await runAtMax('nodes_clear', {});
+    await runAtMax('undo', {});
+    expect(await h.python('get_num_bridges()')).toBe(MAX_BRIDGES);
   });
 
   it('applies the largest state and Wokwi diagram', async () => {
@@ -384,6 +393,13 @@ describe('every tool at its largest inputs on a full board', () => {
       code: `y = 2\n${'#'.repeat(57)}\n`.repeat(CODE_MAX_CHARS / 64),
     });
     if (largest?.ok === false) expect(largest.error).toMatchObject({ type: 'MemoryError' });
+    // The largest script: checked, saved in parts, run; and the whole API reference.
+    const script = `n = 0\n${'# a comment line of a long script, kept to fill it up.....\n'.repeat(135)}print('done')\n`;
+    expect(Buffer.byteLength(script)).toBeLessThanOrEqual(SCRIPT_MAX_BYTES);
+    expect(Buffer.byteLength(script)).toBeGreaterThan(SCRIPT_MAX_BYTES - 400);
+    const ran = await runAtMax('script_run', { name: 'largest', code: script });
+    expect(ran).toMatchObject({ ok: true, output: 'done\n' });
+    await runAtMax('api_reference', {});
   });
 
   it('changes the Python context, core 2 and the Arduino', async () => {

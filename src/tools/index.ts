@@ -12,6 +12,7 @@ import * as oled from './oled.js';
 import * as power from './power.js';
 import { type PythonPart, toolsHelper } from './pythonParts.js';
 import { crossbarPython } from './resources.js';
+import * as scripts from './scripts.js';
 import * as slots from './slots.js';
 import { snapshotPython } from './snapshot.js';
 import * as state from './state.js';
@@ -37,6 +38,7 @@ export const groups: ReadonlyArray<{ default: readonly AnyTool[]; python?: reado
   files,
   system,
   exec,
+  scripts,
 ];
 
 export const catalog: readonly AnyTool[] = groups.flatMap((group) => group.default);

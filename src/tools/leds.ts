@@ -16,15 +16,17 @@ import { z } from 'zod';
 import { OVERLAY_COLS, OVERLAY_ROWS } from '../board/limits.js';
 import { type StateDocumentOverlay, stateOverlaySchema } from '../board/stateDocument.js';
 import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
+import { recordChange } from './journal.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { hexColor } from './shapes.js';
 import { defineDeviceTool } from './tool.js';
 
-export const python: readonly PythonPart[] = [
-  {
-    name: 'leds',
-    source: `
+/** Board-side helpers, inside `_jlt`: the overlay list and its changes (undo reads the list too). */
+export const ledsPython: PythonPart = {
+  name: 'leds',
+  source: `
 def led_list():
     s = overlay_serialize()
     if len(s.encode()) < 4095:
@@ -45,8 +47,9 @@ def led_pixels(px):
         overlay_set_pixel(px[i], px[i + 1], px[i + 2])
     return len(px) // 3
 `,
-  },
-];
+};
+
+export const python: readonly PythonPart[] = [ledsPython];
 
 const REQUIRES = ['overlay_serialize', 'get_state'] as const;
 
@@ -171,7 +174,7 @@ const toOut = (o: StateDocumentOverlay): z.infer<typeof overlayOut> => ({
 async function putOverlay(
   board: { call<T>(expression: string): Promise<T> },
   o: { name: string; x: number; y: number; width: number; height: number; colors: number[] },
-): Promise<{ index: number; verified: boolean }> {
+): Promise<{ index: number; verified: boolean; after: StateDocumentOverlay[] | undefined }> {
   // Argument order per the firmware source (spec §6.12): name, x_col, y_row, height, width, colors.
   const [index, text] = z
     .tuple([z.number(), z.string()])
@@ -185,7 +188,7 @@ async function putOverlay(
     );
   }
   const overlays = readOverlays(text);
-  if (!overlays) return { index, verified: false };
+  if (!overlays) return { index, verified: false, after: undefined };
   const stored = overlays.find((x) => x.name === o.name);
   const expected = o.colors.map((c) => c.toString(16).toUpperCase().padStart(6, '0'));
   if (
@@ -200,7 +203,25 @@ async function putOverlay(
       details: { stored: stored ? toOut(stored) : null },
     });
   }
-  return { index, verified: true };
+  return { index, verified: true, after: overlays };
+}
+
+/**
+ * Runs an overlay change and writes it into the journal for undo, with the list before (one more
+ * read) and the list after (the change's own read-back); unreadable lists are not journaled.
+ */
+async function journaled<T>(
+  board: BoardClient,
+  tool: string,
+  label: string,
+  run: () => Promise<{ result: T; after: StateDocumentOverlay[] | undefined }>,
+): Promise<T> {
+  const before = readOverlays(await board.call('_jlt.led_list()'));
+  const { result, after } = await run();
+  if (before && after && JSON.stringify(before) !== JSON.stringify(after)) {
+    recordChange(board, { tool, label, overlays: { before, after } });
+  }
+  return result;
 }
 
 const verifiedField = z
@@ -233,15 +254,18 @@ export const overlaySet = defineDeviceTool({
       );
     }
     const list = Array<string>(width * height).fill(color);
-    const { index, verified } = await putOverlay(board, {
-      name,
-      x: x_col,
-      y: y_row,
-      width,
-      height,
-      colors: list.map(toInt),
+    return journaled(board, 'overlay_set', `overlay_set "${name}"`, async () => {
+      const { index, verified, after } = await putOverlay(board, {
+        name,
+        x: x_col,
+        y: y_row,
+        width,
+        height,
+        colors: list.map(toInt),
+      });
+      const colors = list.map((c) => c.toLowerCase());
+      return { result: { index, verified, name, x_col, y_row, width, height, colors }, after };
     });
-    return { index, verified, name, x_col, y_row, width, height, colors: list.map((c) => c.toLowerCase()) };
   },
 });
 
@@ -255,7 +279,7 @@ export const overlayClear = defineDeviceTool({
   name: 'overlay_clear',
   title: 'Remove LED overlays',
   description:
-    'Remove the overlay of that name (_DIRECT_PIXELS_: the single LEDs), or every overlay without one; the LEDs show the nets again.',
+    'Remove the overlay of that name (_DIRECT_PIXELS_: single LEDs), or all without one; the LEDs show the nets again.',
   group: 'leds',
   kind: 'write',
   capability: 'jumperless.io',
@@ -263,21 +287,27 @@ export const overlayClear = defineDeviceTool({
   requiresFor: ({ name }) => [name === undefined ? 'overlay_clear_all' : 'overlay_clear', ...REQUIRES],
   input: z.object({ name: clearNameArg.optional() }),
   output: z.object({ cleared: z.boolean(), remaining: remainingField }),
-  handle: async ({ name }, { board }) => {
-    if (name === undefined) {
-      const left = parseOverlays(await board.call('_jlt.led_clear_all()'));
-      if (left.length > 0) throw new ToolError('not_applied', `${left.length} overlays are still there.`);
-      return { cleared: true, remaining: 0 };
-    }
-    const [removed, text] = z
-      .tuple([z.number(), z.unknown()])
-      .parse(await board.call(py`_jlt.led_clear(${name})`));
-    const left = readOverlays(text);
-    if (left?.some((o) => o.name === name)) {
-      throw new ToolError('not_applied', `Overlay "${name}" is still there.`);
-    }
-    return { cleared: removed === 1, remaining: left ? left.length : null };
-  },
+  handle: async ({ name }, { board }) =>
+    journaled(
+      board,
+      'overlay_clear',
+      name === undefined ? 'overlay_clear (all)' : `overlay_clear "${name}"`,
+      async () => {
+        if (name === undefined) {
+          const left = parseOverlays(await board.call('_jlt.led_clear_all()'));
+          if (left.length > 0) throw new ToolError('not_applied', `${left.length} overlays are still there.`);
+          return { result: { cleared: true, remaining: 0 }, after: left };
+        }
+        const [removed, text] = z
+          .tuple([z.number(), z.unknown()])
+          .parse(await board.call(py`_jlt.led_clear(${name})`));
+        const left = readOverlays(text);
+        if (left?.some((o) => o.name === name)) {
+          throw new ToolError('not_applied', `Overlay "${name}" is still there.`);
+        }
+        return { result: { cleared: removed === 1, remaining: left ? left.length : null }, after: left };
+      },
+    ),
 });
 
 export const overlayList = defineDeviceTool({
@@ -317,23 +347,35 @@ export const overlaySetPixels = defineDeviceTool({
       .nullable()
       .describe('Pixels under a later overlay; null when the board list could not be read back'),
   }),
-  handle: async ({ pixels }, { board }) => {
-    // Flat [x, y, colour, ...] (300 small lists would take 10 KB of the board's heap), and the
-    // list read back in a job of its own, so the board never holds both.
-    await board.call(py`_jlt.led_pixels(${pixels.flatMap((p) => [p.x_col, p.y_row, toInt(p.color)])})`);
-    const overlays = readOverlays(await board.call('_jlt.led_list()'));
-    if (!overlays) return { set: pixels.length, hidden: null };
-    const canvas = overlayCanvas(overlays);
-    // Later pixels win over earlier ones at the same spot, as on the board.
-    const last = new Map(pixels.map((p) => [`${p.x_col},${p.y_row}`, p]));
-    const hidden = [...last.values()]
-      .filter(
-        (p) => toInt(p.color) !== 0 && canvas[(p.y_row - 1) * OVERLAY_COLS + p.x_col - 1] !== toInt(p.color),
-      )
-      .map((p) => ({ x_col: p.x_col, y_row: p.y_row }));
-    return { set: pixels.length, hidden };
-  },
+  handle: async ({ pixels }, { board }) =>
+    journaled(board, 'overlay_set_pixels', `overlay_set_pixels (${pixels.length})`, async () => {
+      const result = await setPixels(board, pixels);
+      return { result: result.result, after: result.overlays };
+    }),
 });
+
+async function setPixels(
+  board: BoardClient,
+  pixels: ReadonlyArray<{ x_col: number; y_row: number; color: string }>,
+): Promise<{
+  result: { set: number; hidden: Array<{ x_col: number; y_row: number }> | null };
+  overlays: StateDocumentOverlay[] | undefined;
+}> {
+  // Flat [x, y, colour, ...] (300 small lists would take 10 KB of the board's heap), and the
+  // list read back in a job of its own, so the board never holds both.
+  await board.call(py`_jlt.led_pixels(${pixels.flatMap((p) => [p.x_col, p.y_row, toInt(p.color)])})`);
+  const overlays = readOverlays(await board.call('_jlt.led_list()'));
+  if (!overlays) return { result: { set: pixels.length, hidden: null }, overlays };
+  const canvas = overlayCanvas(overlays);
+  // Later pixels win over earlier ones at the same spot, as on the board.
+  const last = new Map(pixels.map((p) => [`${p.x_col},${p.y_row}`, p]));
+  const hidden = [...last.values()]
+    .filter(
+      (p) => toInt(p.color) !== 0 && canvas[(p.y_row - 1) * OVERLAY_COLS + p.x_col - 1] !== toInt(p.color),
+    )
+    .map((p) => ({ x_col: p.x_col, y_row: p.y_row }));
+  return { result: { set: pixels.length, hidden }, overlays };
+}
 
 export const rowsHighlight = defineDeviceTool({
   name: 'rows_highlight',
@@ -356,34 +398,47 @@ export const rowsHighlight = defineDeviceTool({
     index: z.number().nullable(),
     verified: verifiedField,
   }),
-  handle: async ({ rows, color, name }, { board }) => {
-    const set = new Set(rows);
-    const sorted = [...set].sort((a, b) => a - b);
-    if (sorted.length === 0) {
-      const [, text] = z
-        .tuple([z.unknown(), z.unknown()])
-        .parse(await board.call(py`_jlt.led_clear(${name})`));
-      const left = readOverlays(text);
-      if (left?.some((o) => o.name === name)) {
-        throw new ToolError('not_applied', `Highlight "${name}" is still there.`);
-      }
-      return { name, rows: [], color: color.toLowerCase(), index: null, verified: left !== undefined };
-    }
-    const cells = sorted.flatMap(rowCells);
-    const x0 = Math.min(...cells.map((c) => c.xCol));
-    const x1 = Math.max(...cells.map((c) => c.xCol));
-    const y0 = Math.min(...cells.map((c) => c.yRow));
-    const y1 = Math.max(...cells.map((c) => c.yRow));
-    const width = x1 - x0 + 1;
-    const height = y1 - y0 + 1;
-    const lit = new Set(cells.map((c) => `${c.xCol},${c.yRow}`));
-    const rgb = toInt(color);
-    const colors = Array.from({ length: width * height }, (_, i) =>
-      lit.has(`${x0 + (i % width)},${y0 + Math.floor(i / width)}`) ? rgb : 0,
-    );
-    const { index, verified } = await putOverlay(board, { name, x: x0, y: y0, width, height, colors });
-    return { name, rows: sorted, color: color.toLowerCase(), index, verified };
-  },
+  handle: async ({ rows, color, name }, { board }) =>
+    journaled(board, 'rows_highlight', `rows_highlight "${name}"`, () => highlight(board, rows, color, name)),
 });
+
+async function highlight(board: BoardClient, rows: readonly number[], color: string, name: string) {
+  const set = new Set(rows);
+  const sorted = [...set].sort((a, b) => a - b);
+  if (sorted.length === 0) {
+    const [, text] = z.tuple([z.unknown(), z.unknown()]).parse(await board.call(py`_jlt.led_clear(${name})`));
+    const left = readOverlays(text);
+    if (left?.some((o) => o.name === name)) {
+      throw new ToolError('not_applied', `Highlight "${name}" is still there.`);
+    }
+    return {
+      result: {
+        name,
+        rows: [] as number[],
+        color: color.toLowerCase(),
+        index: null as number | null,
+        verified: left !== undefined,
+      },
+      after: left,
+    };
+  }
+  const cells = sorted.flatMap(rowCells);
+  const x0 = Math.min(...cells.map((c) => c.xCol));
+  const x1 = Math.max(...cells.map((c) => c.xCol));
+  const y0 = Math.min(...cells.map((c) => c.yRow));
+  const y1 = Math.max(...cells.map((c) => c.yRow));
+  const width = x1 - x0 + 1;
+  const height = y1 - y0 + 1;
+  const lit = new Set(cells.map((c) => `${c.xCol},${c.yRow}`));
+  const rgb = toInt(color);
+  const colors = Array.from({ length: width * height }, (_, i) =>
+    lit.has(`${x0 + (i % width)},${y0 + Math.floor(i / width)}`) ? rgb : 0,
+  );
+  const { index, verified, after } = await putOverlay(board, { name, x: x0, y: y0, width, height, colors });
+  return {
+    result: { name, rows: sorted, color: color.toLowerCase(), index: index as number | null, verified },
+    after,
+  };
+}
 
 export default [overlaySet, overlayClear, overlayList, overlaySetPixels, rowsHighlight];

@@ -25,6 +25,7 @@ import type { PythonPart } from './pythonParts.js';
 import { resistanceMeasure, resistancePython } from './resistance.js';
 import { nodeLabel, readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { sweepPython, voltageSweep } from './sweep.js';
+import { historyPython } from './system.js';
 import { defineDeviceTool } from './tool.js';
 
 /** Board-side helpers, inside `_jlt`: a reading at a node (routing an ADC there for it), and INA0. */
@@ -34,6 +35,7 @@ const measurePython: PythonPart = {
 def meas_volts(ch, anode, node, settle, n):
     import time as _t
     added = anode is not None and not is_connected(anode, node)
+    h0 = _jlt.hist_now() if added else None
     if added:
         connect(anode, node)
     try:
@@ -46,21 +48,25 @@ def meas_volts(ch, anode, node, settle, n):
     finally:
         if added:
             disconnect(anode, node)
-def meas_ina(s, n):
-    c = 0.0
-    v = 0.0
-    w = 0.0
-    for i in range(n):
-        c += ina_get_current(s)
-        v += ina_get_bus_voltage(s)
-        w += ina_get_power(s)
-    return [c / n, v / n, w / n]
+            _jlt.hist_mark(h0)
+def meas_window(ms, every):
+    import time as _t
+    t0 = _t.ticks_ms()
+    out = []
+    while True:
+        t = _t.ticks_diff(_t.ticks_ms(), t0)
+        out.append([t, ina_get_current(0)])
+        if t >= ms:
+            break
+        _t.sleep_ms(every)
+    return [out, ina_get_bus_voltage(0)]
 `,
 };
 
 /** The board-side parts the measure tools call (the snapshot for the bridge lists and path checks). */
 export const python: readonly PythonPart[] = [
   snapshotPython,
+  historyPython,
   measureRoutingPython,
   measurePython,
   resistancePython,
@@ -76,7 +82,7 @@ export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
   description:
-    'Volts at a node (-8.9..+8.9 V) via an ADC routed for the read; an undriven node reads about 0 V. Refused while the wave runs, unless the node is on an ADC.',
+    'Volts at a node (-8.9..+8.9 V) via an ADC routed for the read; an undriven node reads about 0 V. Refused while the wave runs, unless on an ADC.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
@@ -137,42 +143,57 @@ export const voltageMeasure = defineDeviceTool({
   },
 });
 
+/** Time between current samples over a window: a 50 Hz blink is still seen edge by edge. */
+const WINDOW_EVERY_MS = 5;
+
 export const currentMeasure = defineDeviceTool({
   name: 'current_measure',
   title: 'Measure current through ISENSE',
   description:
-    'Amps through the 2 ohm shunt ISENSE_PLUS to ISENSE_MINUS (in series with the load; about +-0.16 A), with bus volts and power.',
+    "mA through the ISENSE shunt (in series with the load, +-160 mA) over a window: mean, min, max, a blink's frequency and duty.",
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['ina_get_current', 'ina_get_bus_voltage', 'ina_get_power', ...SNAPSHOT_REQUIRES],
+  requires: ['ina_get_current', 'ina_get_bus_voltage', ...SNAPSHOT_REQUIRES],
+  timeoutMs: 20_000,
   input: z.object({
-    samples: z.number().int().min(1).max(64).default(4),
+    window_ms: z.number().int().min(0).max(10_000).default(1000),
   }),
   output: z.object({
-    current_amps: z.number(),
-    current_milliamps: z.number(),
+    milliamps: z.number().describe('Mean over the window'),
+    min_milliamps: z.number(),
+    max_milliamps: z.number(),
+    changing: z.boolean().describe('The current moved by more than the noise within the window'),
+    frequency_hz: z.number().optional().describe('Of a current that switches on and off'),
+    duty: z.number().optional().describe('Fraction of the time at the high level'),
+    samples: z.number(),
+    window_ms: z.number(),
     bus_volts: z.number().describe('Voltage at ISENSE_MINUS (never below 0)'),
-    power_watts: z.number(),
-    shunt_ohms: z.number(),
     in_circuit: z.boolean().describe('ISENSE_PLUS and ISENSE_MINUS are both bridged to something'),
     saturated: z.boolean(),
     note: z.string().optional(),
   }),
-  handle: async ({ samples }, { board }) => {
+  handle: async ({ window_ms }, { board }) => {
     const snapshot = await readSnapshot(board);
-    const [amps, bus, watts] = z
-      .tuple([z.number(), z.number(), z.number()])
-      .parse(await board.call(py`_jlt.meas_ina(0, ${samples})`));
+    const [samples, bus] = z.tuple([z.array(z.tuple([z.number(), z.number()])).min(1), z.number()]).parse(
+      await board.call(py`_jlt.meas_window(${window_ms}, ${WINDOW_EVERY_MS})`, {
+        timeoutMs: window_ms + 10_000,
+      }),
+    );
     const inCircuit = touches(snapshot.bridges, ISENSE_PLUS) && touches(snapshot.bridges, ISENSE_MINUS);
+    const shape = currentShape(samples);
     return {
-      current_amps: amps,
-      current_milliamps: round(amps * 1000),
-      bus_volts: bus,
-      power_watts: watts,
-      shunt_ohms: ISENSE_SHUNT_OHMS,
+      milliamps: round(shape.mean * 1000),
+      min_milliamps: round(shape.min * 1000),
+      max_milliamps: round(shape.max * 1000),
+      changing: shape.changing,
+      ...(shape.frequency === undefined ? {} : { frequency_hz: round(shape.frequency, 3) }),
+      ...(shape.duty === undefined ? {} : { duty: round(shape.duty, 2) }),
+      samples: samples.length,
+      window_ms: samples.at(-1)?.[0] ?? 0,
+      bus_volts: round(bus),
       in_circuit: inCircuit,
-      saturated: Math.abs(amps) >= INA_MAX_AMPS * 0.97,
+      saturated: Math.max(Math.abs(shape.min), Math.abs(shape.max)) >= INA_MAX_AMPS * 0.97,
       ...(inCircuit
         ? {}
         : {
@@ -181,5 +202,49 @@ export const currentMeasure = defineDeviceTool({
     };
   },
 });
+
+/** INA219 current register step as firmware 5.7.0.13 configures it (1 A / 32768). */
+const INA_LSB_AMPS = 1 / 32768;
+/** A swing smaller than this is noise, not a change (a few sensor steps). */
+const CHANGE_AMPS = 4 * INA_LSB_AMPS;
+
+/**
+ * What a current does over a window of [ms, amps] samples: its mean, extremes, whether it moves,
+ * and when it switches between two levels (a blinking LED, PWM slow enough to follow), how often
+ * and for what part of the time it is high. Edges are counted with hysteresis about the middle.
+ */
+export function currentShape(samples: ReadonlyArray<readonly [number, number]>): {
+  mean: number;
+  min: number;
+  max: number;
+  changing: boolean;
+  frequency?: number;
+  duty?: number;
+} {
+  const amps = samples.map(([, a]) => a);
+  const mean = amps.reduce((s, a) => s + a, 0) / amps.length;
+  const min = Math.min(...amps);
+  const max = Math.max(...amps);
+  const changing = max - min > CHANGE_AMPS;
+  if (!changing) return { mean, min, max, changing };
+  const high = min + 0.6 * (max - min);
+  const low = min + 0.4 * (max - min);
+  let state: boolean | undefined;
+  const rises: number[] = [];
+  let above = 0;
+  for (const [t, a] of samples) {
+    if (a >= (low + high) / 2) above++;
+    const next = a >= high ? true : a <= low ? false : state;
+    if (state === false && next === true) rises.push(t);
+    state = next;
+  }
+  const duty = above / samples.length;
+  const [first] = rises;
+  const last = rises.at(-1);
+  if (rises.length < 2 || first === undefined || last === undefined || last === first) {
+    return { mean, min, max, changing, duty };
+  }
+  return { mean, min, max, changing, frequency: ((rises.length - 1) * 1000) / (last - first), duty };
+}
 
 export default [voltageMeasure, currentMeasure, resistanceMeasure, voltageSweep];

@@ -28,6 +28,7 @@ export const measureRoutingPython: PythonPart = {
   name: 'measureRouting',
   source: `
 def meas_route(pairs):
+    h0 = _jlt.hist_now()
     for p in pairs:
         connect(p[0], p[1])
     ok = True
@@ -35,10 +36,11 @@ def meas_route(pairs):
         q = get_path_between(p[0], p[1])
         if q is None or not _jlt.path_routed(q):
             ok = False
-    return ok
-def meas_unroute(pairs):
+    return [ok, h0]
+def meas_unroute(pairs, h0):
     for p in pairs:
         disconnect(p[0], p[1])
+    _jlt.hist_mark(h0)
 def meas_dac_back(ch, v):
     dac_set(ch, v, False)
     return dac_get(ch)
@@ -128,7 +130,7 @@ export async function restoreBridges(
     now.some((x) => (x.node1 === a && x.node2 === b) || (x.node1 === b && x.node2 === a)),
   );
   if (leftover.length > 0) {
-    await board.call(py`_jlt.meas_unroute(${leftover.map(([a, b]) => [a, b])})`, noSignal);
+    await board.call(py`_jlt.meas_unroute(${leftover.map(([a, b]) => [a, b])}, ${null})`, noSignal);
     now = await readBridges(board, noSignal);
   }
   if (!sameBridges(before, now)) {

@@ -32,11 +32,44 @@ function readPng(png: Buffer): { width: number; height: number; rows: Buffer } {
 }
 
 describe('oled tools', () => {
-  it('says no_display on a board whose display is not on (the virtual board boots that way)', async () => {
-    await expect(h.run(oledPrint, { text: 'hi' })).rejects.toEqual(refusal('no_display'));
-    await expect(h.run(oledClear)).rejects.toEqual(refusal('no_display'));
-    await expect(h.run(oledShow)).rejects.toEqual(refusal('no_display'));
-    await h.python('oled_connect()');
+  it('starts the display itself when it is off (the virtual board boots that way), saying with which bridges', async () => {
+    await expect(h.run(oledShow)).rejects.toMatchObject({
+      code: 'no_display',
+      message: expect.stringMatching(/oled_print or oled_clear starts one/),
+    });
+    const { result } = await h.run(oledPrint, { text: 'hi' });
+    expect(result).toMatchObject({
+      characters: 2,
+      started_display: ['RP_GPIO_7-NANO_D2', 'RP_GPIO_8-NANO_D3'],
+    });
+    expect(await h.python('bool(is_connected(GPIO_7, D2))')).toBe(true);
+    // On now: no start the second time.
+    expect((await h.run(oledPrint, { text: 'hi' })).result).not.toHaveProperty('started_display');
+  });
+
+  it('does not start a display on pins that carry wiring, nor leave bridges when none answers', async () => {
+    await h.python('oled_disconnect()');
+    await h.python('connect(GPIO_8, 40)');
+    try {
+      await expect(h.run(oledClear)).rejects.toMatchObject({
+        code: 'pins_in_use',
+        message: expect.stringMatching(/GPIO_8-40|RP_GPIO_8-40/),
+      });
+      expect(await h.python('bool(is_connected(GPIO_7, D2))')).toBe(false);
+    } finally {
+      await h.python('disconnect(GPIO_8, 40)');
+    }
+    await h.python("__import__('_fw').call('_sim_oled_fitted', '[false]')");
+    try {
+      await expect(h.run(oledPrint, { text: 'hi' })).rejects.toMatchObject({
+        code: 'no_display',
+        message: expect.stringMatching(/No OLED display answered/),
+      });
+      expect(await h.python('bool(is_connected(GPIO_7, D2))')).toBe(false);
+    } finally {
+      await h.python("__import__('_fw').call('_sim_oled_fitted', '[true]')");
+    }
+    expect((await h.run(oledClear)).result).toMatchObject({ lit_pixels: 0 });
   });
 
   it('prints text, picking the large size when it fits', async () => {
@@ -75,10 +108,9 @@ describe('oled tools', () => {
     expect(await h.python('sum(oled_get_framebuffer())')).toBe(0);
   });
 
-  it('reports a missing display instead of silently doing nothing', async () => {
+  it('reports a display that is off instead of showing nothing', async () => {
     await h.python('oled_disconnect()');
     try {
-      await expect(h.run(oledPrint, { text: 'hi' })).rejects.toEqual(refusal('no_display'));
       await expect(h.run(oledShow)).rejects.toEqual(refusal('no_display'));
     } finally {
       await h.python('oled_connect()');

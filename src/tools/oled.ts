@@ -1,13 +1,20 @@
 /**
  * The optional OLED (spec §6.11; 128x32 by default, 128x64 when configured): print, clear, and the
  * framebuffer as a picture. Without a display started, `oled_get_framebuffer()` is None and every
- * OLED call does nothing (JumperlessMicroPythonAPI.cpp:1692-1879): the tools say `no_display`.
+ * OLED call does nothing (JumperlessMicroPythonAPI.cpp:1692-1879). oled_print and oled_clear start
+ * it themselves: `oled_connect()` (oled.cpp:503-663) bridges the display's I2C pins first, on a V5
+ * GPIO_7 to NANO_D2 and GPIO_8 to NANO_D3 (oled.cpp:4145-4181, config.h:185-191), then asks the
+ * display; so they refuse while those nodes carry the user's wiring, and take the bridges off again
+ * when no display answers. oled_show only reads, and says how to start one.
  */
 import { z } from 'zod';
+import { GPIO_7, GPIO_8, nanoD } from '../board/nodes.js';
 import { encodePng, rowBytes } from '../board/png.js';
 import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
+import { type BridgeView, bridgeViews, readBridges, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { defineDeviceTool } from './tool.js';
 
 /**
@@ -31,9 +38,18 @@ def oled_text(t, s):
 def oled_blank():
     oled_clear(True)
     return _jlt.oled_fb()
+def oled_start():
+    oled_connect()
+    on = oled_get_framebuffer() is not None
+    if not on:
+        oled_disconnect()
+    return [on, _jlt.snap_bridges()]
 `,
   },
+  snapshotPython,
 ];
+
+const START_REQUIRES = ['oled_connect', 'oled_disconnect', ...SNAPSHOT_REQUIRES] as const;
 
 /** Longer text cannot show on a 128x32 screen (4 lines of 21 characters at most). */
 export const OLED_TEXT_MAX = 1024;
@@ -112,56 +128,125 @@ export function framebufferPng(fb: Framebuffer, scale = 4): Uint8Array {
 const noDisplay = (): ToolError =>
   new ToolError(
     'no_display',
-    "No OLED display is on: the firmware ignores OLED calls until one is started (at boot with the config's [top_oled] connect_on_boot, or by oled_connect() in python_exec, which on a V5 also bridges GPIO_7/GPIO_8 to Nano D2/D3; oled_disconnect() removes those bridges).",
+    'No OLED display is on: oled_print or oled_clear starts one (it takes GPIO_7-D2 and GPIO_8-D3 for its I2C).',
   );
+
+/** The V5's OLED wiring (config.h:185-191): the I2C pins and the Nano pins they are bridged to. */
+const OLED_PINS: ReadonlyArray<readonly [number, number]> = [
+  [GPIO_7, nanoD(2)],
+  [GPIO_8, nanoD(3)],
+];
+
+/**
+ * Starts the display as oled_connect() does, when its pins are free: refused while GPIO_7, GPIO_8,
+ * D2 or D3 carry other wiring (the bridges would join the display's bus to it). Returns the
+ * bridges it made; throws `no_display` (bridges taken off) when no display answers.
+ */
+async function startDisplay(board: BoardClient): Promise<string[]> {
+  const before = await readBridges(board);
+  const oledBridge = (b: BridgeView) =>
+    OLED_PINS.some(([x, y]) => (b.node1 === x && b.node2 === y) || (b.node1 === y && b.node2 === x));
+  const busy = before.filter(
+    (b) => !oledBridge(b) && OLED_PINS.flat().some((n) => b.node1 === n || b.node2 === n),
+  );
+  if (busy.length > 0) {
+    throw new ToolError(
+      'pins_in_use',
+      `No OLED display is on, and starting one would bridge GPIO_7 to D2 and GPIO_8 to D3, which carry your wiring (${busy.map((b) => `${b.node1_name}-${b.node2_name}`).join(', ')}). Free them (disconnect) to use the display.`,
+    );
+  }
+  const [started, rows] = z.tuple([z.boolean(), z.unknown()]).parse(await board.call('_jlt.oled_start()'));
+  board.seen.delete('connections.bridges');
+  if (!started) {
+    throw new ToolError(
+      'no_display',
+      'No OLED display answered on its I2C pins (GPIO_7/D2, GPIO_8/D3): is one plugged in?',
+    );
+  }
+  const after = bridgeViews(rows);
+  return after
+    .filter((b) => !before.some((x) => x.node1 === b.node1 && x.node2 === b.node2))
+    .map((b) => `${b.node1_name}-${b.node2_name}`);
+}
+
+/** Runs an OLED call, starting the display first when none is on. */
+async function withDisplay<T>(
+  board: BoardClient,
+  run: () => Promise<T | undefined>,
+): Promise<{ value: T; started: string[] | undefined }> {
+  const first = await run();
+  if (first !== undefined) return { value: first, started: undefined };
+  const started = await startDisplay(board);
+  const second = await run();
+  if (second === undefined) throw noDisplay();
+  return { value: second, started };
+}
+
+const startedField = z
+  .array(z.string())
+  .optional()
+  .describe('The display was off: started, with these bridges for its I2C');
 
 export const oledPrint = defineDeviceTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
   description:
-    'Show text on the OLED (\\n breaks lines). size 2 fits 2 lines of 10 characters, 1 four of 21; 0 scrolls; default picks. Fails with no_display when none is on.',
+    'Show text on the OLED (\\n breaks lines), starting it if off. size 2: 2 lines of 10 characters, 1: four of 21; 0 scrolls.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',
-  requires: ['oled_print', 'oled_get_framebuffer', 'oled_get_framebuffer_size'],
+  requires: ['oled_print', 'oled_get_framebuffer', 'oled_get_framebuffer_size', ...START_REQUIRES],
   input: z.object({
     text: z.string().max(OLED_TEXT_MAX),
     size: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
   }),
-  output: z.object({ characters: z.number(), size: z.number(), lit_pixels: z.number() }),
+  output: z.object({
+    characters: z.number(),
+    size: z.number(),
+    lit_pixels: z.number(),
+    started_display: startedField,
+  }),
   handle: async ({ text, size }, { board }) => {
     checkText(text, 'text');
     const chosen = size ?? autoTextSize(text);
-    const reply = z
-      .tuple([z.number(), z.unknown()])
-      .parse(await board.call(py`_jlt.oled_text(${text}, ${chosen})`));
-    const fb = decodeFramebuffer(reply[1]);
-    if (!fb) throw noDisplay();
+    const { value, started } = await withDisplay(board, async () => {
+      const reply = z
+        .tuple([z.number(), z.unknown()])
+        .parse(await board.call(py`_jlt.oled_text(${text}, ${chosen})`));
+      const fb = decodeFramebuffer(reply[1]);
+      return fb ? { received: reply[0], fb } : undefined;
+    });
     const characters = [...text].length;
-    if (reply[0] !== characters) {
-      throw new ToolError('not_applied', `The board received ${reply[0]} characters of ${characters}.`);
+    if (value.received !== characters) {
+      throw new ToolError('not_applied', `The board received ${value.received} characters of ${characters}.`);
     }
-    return { characters, size: chosen, lit_pixels: countLit(fb.bytes) };
+    return {
+      characters,
+      size: chosen,
+      lit_pixels: countLit(value.fb.bytes),
+      ...(started ? { started_display: started } : {}),
+    };
   },
 });
 
 export const oledClear = defineDeviceTool({
   name: 'oled_clear',
   title: 'Clear the OLED',
-  description: 'Blank the OLED.',
+  description: 'Blank the OLED, starting it if off.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',
-  requires: ['oled_clear', 'oled_get_framebuffer', 'oled_get_framebuffer_size'],
+  requires: ['oled_clear', 'oled_get_framebuffer', 'oled_get_framebuffer_size', ...START_REQUIRES],
   input: z.object({}),
-  output: z.object({ lit_pixels: z.number() }),
+  output: z.object({ lit_pixels: z.number(), started_display: startedField }),
   handle: async (_args, { board }) => {
-    const fb = decodeFramebuffer(await board.call('_jlt.oled_blank()'));
-    if (!fb) throw noDisplay();
+    const { value: fb, started } = await withDisplay(board, async () =>
+      decodeFramebuffer(await board.call('_jlt.oled_blank()')),
+    );
     const litPixels = countLit(fb.bytes);
     if (litPixels !== 0)
       throw new ToolError('not_applied', `${litPixels} pixels are still lit after clearing.`);
-    return { lit_pixels: 0 };
+    return { lit_pixels: 0, ...(started ? { started_display: started } : {}) };
   },
 });
 

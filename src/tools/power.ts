@@ -2,12 +2,12 @@
 import { z } from 'zod';
 import { DAC_CHANNELS } from '../board/limits.js';
 import { ToolError } from '../core/errors.js';
+import { recordChange } from './journal.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { voltsArg } from './shapes.js';
 import { defineDeviceTool } from './tool.js';
-import { BOARD_APP_URI } from './viewPage.js';
 
 export const SUPPLIES = Object.keys(DAC_CHANNELS) as [
   keyof typeof DAC_CHANNELS,
@@ -59,11 +59,10 @@ export const dacSet = defineDeviceTool({
   name: 'dac_set',
   title: 'Set a supply voltage',
   description:
-    'Set a supply; everything on its net gets it. Reads back the setpoint, not the output. DAC0 also powers the probe, which misbehaves outside about 2.8-3.9 V.',
+    'Set a supply; everything on its net gets it. Reads back the setpoint. DAC0 also powers the probe, which misbehaves outside about 2.8-3.9 V.',
   group: 'power',
   kind: 'physical',
   capability: 'jumperless.power',
-  app: BOARD_APP_URI,
   requires: ['dac_set', 'dac_get', 'wavegen_is_running', 'wavegen_get_output'],
   input: z.object({
     channel: z.enum(SUPPLIES),
@@ -97,6 +96,13 @@ export const dacSet = defineDeviceTool({
       });
     }
     const key = `${channel.toLowerCase()}_volts` as keyof typeof before;
+    if (Math.abs(before[key] - after) > 0.001) {
+      recordChange(board, {
+        tool: 'dac_set',
+        label: `dac_set ${channel} ${before[key]} V -> ${after} V`,
+        power: [{ channel: DAC_CHANNELS[channel], before: before[key], after }],
+      });
+    }
     return { channel, volts: after, previous_volts: before[key] };
   },
 });

@@ -24,8 +24,8 @@ const measureResistor: Prompt = {
       userText(
         `A resistor is plugged into the breadboard between row ${row_a} and row ${row_b}.\n` +
           `1. Read the board state first: if either row is already on a net with a supply, say so and stop, because a powered part cannot be measured for resistance.\n` +
-          `2. Use the resistance measurement tool between row ${row_a} and row ${row_b}. Report the value in ohms with the method, range and error the tool gives.\n` +
-          `3. Name the nearest E12/E24 standard value and its colour bands.\n` +
+          `2. Use the resistance measurement tool between row ${row_a} and row ${row_b}. Report the value in ohms with the bound the tool gives (it picks its own range).\n` +
+          `3. Name the nearest E12/E24 standard value the tool gives, and its colour bands.\n` +
           `4. Put the board back as it was (the measurement tool restores its own routing; check the state).`,
       ),
     ],
@@ -55,7 +55,7 @@ const voltageDivider: Prompt = {
       messages: [
         userText(
           `Build a voltage divider: R1 from row ${args.top_row} to row ${args.middle_row}, R2 from row ${args.middle_row} to row ${args.bottom_row}. ${known}\n` +
-            `1. Snapshot the board state so it can be undone.\n` +
+            `1. Read the board state (each change after it can be taken back with undo).\n` +
             `2. Ask me to place the resistors (light the rows and write on the OLED first), and wait for my confirmation.\n` +
             `3. Connect row ${args.top_row} to TOP_RAIL and row ${args.bottom_row} to GND, then check both connections took effect.\n` +
             `4. Set the top rail to ${args.supply_volts} V, measure the voltage at row ${args.middle_row}, and compare it with the expected value; explain any difference larger than 5 % (crossbar path resistance, ADC loading, tolerance).\n` +

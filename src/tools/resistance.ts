@@ -1,12 +1,24 @@
 /**
- * resistance_measure (spec §8.5-§8.6): a part between two free nodes, driven from DAC1 through the
- * ISENSE shunt and read with two ADCs, as two estimates (shunt and divider) with error bounds.
+ * resistance_measure (spec §8.5-§8.6): what a two-legged part between two free nodes is, by its
+ * current against its voltage. DAC1 drives end a; end b returns through the ISENSE shunt to GND
+ * (the shunt on the low side, as the firmware's own part measurement does it, so no ADC current
+ * passes the shunt); two ADCs read both ends, so the crossbar paths do not count (Kelvin).
+ *
+ * It picks range and method itself:
+ * 1. a survey at +-0.5..2 V (+-5 V if nothing conducts) tells a resistor (the same conductance
+ *    both ways), a diode or LED (one way only), something non-ohmic, or an open;
+ * 2. a resistor is then measured at nine drives across the range that keeps it under 10 mA
+ *    (+-8 V at most), and its resistance is the slope of a straight line through them: offsets of
+ *    the ADCs and the current sensor drop out, and the scatter of the points about the line gives
+ *    the uncertainty honestly (a 95 % bound, plus the gain tolerance of the instruments);
+ * 3. a diode is stepped forward to 10 mA, where its forward voltage is read (LED datasheets quote
+ *    it there), never driven backwards beyond 5 V (an LED's reverse rating).
  */
 import { z } from 'zod';
 import { ADC0, DAC1, GND, ISENSE_MINUS, ISENSE_PLUS, nodeInfo } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
+import type { BoardClient } from '../device/board.js';
 import {
-  ADC_SPAN,
   assertNoWave,
   freeAdcs,
   noSignal,
@@ -20,150 +32,175 @@ import {
 import { type NodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
-import { checkVolts } from './safety.js';
+import type { SafetyPolicy } from './safety.js';
 import { nodeValue } from './shapes.js';
 import { nodeLabel, readSnapshot } from './snapshot.js';
 import { defineDeviceTool } from './tool.js';
 
-/** Board-side helper, inside `_jlt`: both stages of the measurement in one job, restored in `finally`. */
+/** Board-side helper, inside `_jlt`: drive DAC1 at each voltage, average both ADCs and INA0. */
 export const resistancePython: PythonPart = {
   name: 'resistance',
   source: `
-def meas_res(pairs, ground, ca, cb, v, settle, n):
+def meas_ramp(ca, cb, vs, settle, n, lim):
     import time as _t
-    prev = dac_get(1)
-    added = []
-    out = {'routed': True, 'shunt': [], 'divider': []}
-    try:
-        for p in pairs:
-            connect(p[0], p[1])
-            added.append(p)
-        for p in pairs:
-            q = get_path_between(p[0], p[1])
-            if q is None or not _jlt.path_routed(q):
-                out['routed'] = False
-                return out
-        for stage in ('shunt', 'divider'):
-            if stage == 'divider':
-                disconnect(ground[0], ground[1])
-            for volts in (0.0, v):
-                dac_set(1, volts, False)
-                _t.sleep_ms(settle)
-                va = 0.0
-                vb = 0.0
-                i = 0.0
-                for k in range(n):
-                    va += adc_get(ca)
-                    vb += adc_get(cb)
-                    i += ina_get_current(0)
-                out[stage].append([va / n, vb / n, i / n])
-        return out
-    finally:
-        dac_set(1, prev, False)
-        for p in added:
-            disconnect(p[0], p[1])
+    out = []
+    for v in vs:
+        dac_set(1, v, False)
+        _t.sleep_ms(settle)
+        sa = 0.0
+        sb = 0.0
+        si = 0.0
+        qi = 0.0
+        for k in range(n):
+            sa += adc_get(ca)
+            sb += adc_get(cb)
+            x = ina_get_current(0)
+            si += x
+            qi += x * x
+        out.append([v, sa / n, sb / n, si / n, qi / n])
+        if abs(si / n) > lim:
+            break
+    return out
 `,
 };
 
-/** One ADC step (12 bits over the ±8.9 V span). */
-const ADC_LSB_VOLTS = (ADC_SPAN.max - ADC_SPAN.min) / 4095;
-/** INA219 current register step as the firmware configures it (1 A / 32768). */
+/** INA219 current register step as firmware 5.7.0.13 configures it (1 A / 32768). */
 const INA_LSB_AMPS = 1 / 32768;
-/** ADC input impedance, "about 1 Mohm" (spec §8.5); the divider method depends on it. */
-const ADC_INPUT_OHMS = 1e6;
-const ADC_INPUT_TOLERANCE = 0.1;
-/** Gain error assumed for the ADCs and the INA together. */
-const GAIN_TOLERANCE = 0.02;
+/** Gain error of the ADCs and the current sensor together, after the firmware's calibration. */
+const GAIN_TOLERANCE = 0.01;
+/** The most current the measurement drives through a part. */
+const MAX_AMPS = 0.01;
+/** DAC1's series path to a, b's path and the shunt back to GND: about, for choosing the drive. */
+const LOOP_OHMS = 150;
+/** The highest reverse voltage a part sees (an LED's rating). */
+const REVERSE_MAX_VOLTS = 5;
+const SURVEY_VOLTS = [0.5, 1, 2];
+const WIDE_VOLTS = [3, 4, 5];
+const SURVEY_SAMPLES = 16;
+/** Points and samples for the line: more where the current is a few sensor steps only. */
+const PRECISION = { points: 9, samples: 32 } as const;
+const PRECISION_SMALL_CURRENT = { points: 13, samples: 64, belowAmps: 50 * (1 / 32768) } as const;
+const DIODE_STEP_VOLTS = 0.1;
+const DIODE_SAMPLES = 8;
+const DIODE_AMPS = 0.01;
 
-/** One resistance estimate, or why the method cannot tell. */
-interface Estimate {
-  method: 'shunt' | 'divider';
-  /** The method had enough signal for a figure. */
-  valid: boolean;
-  ohms: number;
-  /** Bound on the error of `ohms`. */
-  errorOhms: number;
-  /** When the divider sees no current at all: the resistance is at least this. */
-  openAbove?: number;
+interface Point {
+  drive: number;
+  /** Volts across the part (Kelvin: ADC at a minus ADC at b). */
+  volts: number;
+  amps: number;
+  /** Standard error of `amps`. */
+  ampsError: number;
 }
 
-type Reading = readonly [number, number, number];
-const invalid = (method: Estimate['method'], openAbove?: number): Estimate => ({
-  method,
-  valid: false,
-  ohms: Number.NaN,
-  errorOhms: Number.POSITIVE_INFINITY,
-  ...(openAbove === undefined ? {} : { openAbove }),
+const pointSchema = z.array(z.tuple([z.number(), z.number(), z.number(), z.number(), z.number()]));
+
+async function ramp(
+  board: BoardClient,
+  adcs: readonly [number, number],
+  drives: readonly number[],
+  samples: number,
+  limit: number,
+): Promise<Point[]> {
+  if (drives.length === 0) return [];
+  const rows = pointSchema.parse(
+    await board.call(
+      py`_jlt.meas_ramp(${adcs[0] - ADC0}, ${adcs[1] - ADC0}, ${[...drives]}, ${SETTLE_MS}, ${samples}, ${limit})`,
+      { timeoutMs: 15_000 },
+    ),
+  );
+  return rows.map(([drive, va, vb, amps, square]) => ({
+    drive,
+    volts: va - vb,
+    amps,
+    ampsError: Math.sqrt(Math.max(0, square - amps * amps) / samples),
+  }));
+}
+
+/** The current a point must exceed to count as flowing, over its noise and the sensor's step. */
+const flowThreshold = (p: Point): number => Math.max(5 * p.ampsError, INA_LSB_AMPS / 2);
+
+/** Least squares of amps on volts: conductance, offset, the conductance's standard error. */
+export function fitLine(points: readonly Point[]): { g: number; c: number; se: number; residual: number } {
+  const n = points.length;
+  const mx = points.reduce((s, p) => s + p.volts, 0) / n;
+  const my = points.reduce((s, p) => s + p.amps, 0) / n;
+  const sxx = points.reduce((s, p) => s + (p.volts - mx) ** 2, 0);
+  const sxy = points.reduce((s, p) => s + (p.volts - mx) * (p.amps - my), 0);
+  const g = sxx > 0 ? sxy / sxx : 0;
+  const c = my - g * mx;
+  const ss = points.reduce((s, p) => s + (p.amps - (g * p.volts + c)) ** 2, 0);
+  // A scatter below a tenth of a sensor step is not believed: rounding alone makes that much.
+  const residual = Math.max(Math.sqrt(ss / Math.max(1, n - 2)), INA_LSB_AMPS / 10);
+  return { g, c, se: sxx > 0 ? residual / Math.sqrt(sxx) : Number.POSITIVE_INFINITY, residual };
+}
+
+/** Student's t at 95 % (two-sided) for a few degrees of freedom. */
+const T95 = [12.7, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.2];
+const t95 = (dof: number): number => T95[Math.min(T95.length, Math.max(1, dof)) - 1] ?? 2;
+
+const E12 = [1.0, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8, 8.2];
+const E24 = [
+  1.0, 1.1, 1.2, 1.3, 1.5, 1.6, 1.8, 2.0, 2.2, 2.4, 2.7, 3.0, 3.3, 3.6, 3.9, 4.3, 4.7, 5.1, 5.6, 6.2, 6.8,
+  7.5, 8.2, 9.1,
+];
+
+/** The standard value of a series nearest to `ohms` (in ratio), written as on a parts list: 4.7k, 220, 1M. */
+export function nearestStandard(ohms: number, series: readonly number[]): string {
+  const decade = 10 ** Math.floor(Math.log10(ohms));
+  const candidates = [...series.map((m) => m * decade), 10 * decade, (series.at(-1) ?? 1) * (decade / 10)];
+  const best = candidates.reduce((x, y) =>
+    Math.abs(Math.log(y / ohms)) < Math.abs(Math.log(x / ohms)) ? y : x,
+  );
+  return ohmsText(best);
+}
+
+function ohmsText(ohms: number): string {
+  const [div, suffix] = ohms >= 1e6 ? [1e6, 'M'] : ohms >= 1e3 ? [1e3, 'k'] : [1, ''];
+  return `${Number((ohms / div).toPrecision(2))}${suffix}`;
+}
+
+/** What a forward voltage says a diode probably is. */
+function diodeKind(vf: number): string {
+  if (vf < 0.45) return 'Schottky diode';
+  if (vf < 1.0) return 'silicon diode';
+  if (vf < 2.05) return 'LED (red, orange or yellow)';
+  if (vf < 2.6) return 'LED (green)';
+  return 'LED (blue or white)';
+}
+
+const resultSchema = z.object({
+  a: z.string(),
+  b: z.string(),
+  kind: z.enum(['resistor', 'diode', 'open', 'non_ohmic']),
+  ohms: z.number().optional(),
+  error_percent: z.number().optional().describe('95 % bound, gain tolerance included'),
+  e12: z.string().optional().describe('Nearest E12 value'),
+  e24: z.string().optional().describe('Nearest E24 value'),
+  anode: z.string().optional(),
+  cathode: z.string().optional(),
+  forward_volts: z.number().optional().describe('At forward_milliamps'),
+  forward_milliamps: z.number().optional(),
+  looks_like: z.string().optional(),
+  min_ohms: z.number().optional().describe('When open: at least this'),
+  max_drive_volts: z.number().describe('The largest voltage the measurement applied'),
+  max_milliamps: z.number(),
 });
-
-/**
- * Shunt method: DAC1 -> ISENSE shunt -> a, b -> GND. R = drop / current, with the drop measured by
- * ADCs right at a and b (so the crossbar paths do not count) and the current by INA0; two drive
- * levels (0 V and the test voltage) cancel the offsets of all three. The ADC at a draws its own
- * current through the shunt; it is taken out.
- */
-export function shuntEstimate(zero: Reading, driven: Reading): Estimate {
-  const dVa = driven[0] - zero[0];
-  const dVb = driven[1] - zero[1];
-  const amps = driven[2] - zero[2] - dVa / ADC_INPUT_OHMS;
-  const dV = 2 * ADC_LSB_VOLTS;
-  const dI = 2 * INA_LSB_AMPS;
-  if (Math.abs(amps) <= dI) return invalid('shunt');
-  const ohms = Math.max(0, (dVa - dVb) / amps);
-  const errorOhms = ohms * (GAIN_TOLERANCE + dI / Math.abs(amps)) + dV / Math.abs(amps);
-  return { method: 'shunt', valid: true, ohms, errorOhms };
-}
-
-/**
- * Divider method: the same drive into a, b left floating on its ADC, whose ~1 Mohm input is the
- * lower leg. R = Rin * (Va / Vb - 1). Good for high resistances; its error is dominated by the
- * ADC input impedance tolerance.
- */
-export function dividerEstimate(zero: Reading, driven: Reading): Estimate {
-  const dVa = driven[0] - zero[0];
-  const dVb = driven[1] - zero[1];
-  const dV = 2 * ADC_LSB_VOLTS;
-  if (Math.abs(dVb) <= dV) return invalid('divider', ADC_INPUT_OHMS * Math.max(0, Math.abs(dVa) / dV - 1));
-  const drop = dVa - dVb;
-  if (Math.abs(drop) <= dV) return invalid('divider');
-  const ohms = Math.max(0, (ADC_INPUT_OHMS * drop) / dVb);
-  const rel = ADC_INPUT_TOLERANCE + GAIN_TOLERANCE + dV / Math.abs(drop) + dV / Math.abs(dVb);
-  return { method: 'divider', valid: true, ohms, errorOhms: ohms * rel };
-}
-
-const RESISTANCE_METHODS = ['auto', 'shunt', 'divider'] as const;
+type Result = z.infer<typeof resultSchema>;
 
 export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
-  title: 'Measure resistance between two nodes',
+  title: 'Measure a part between two nodes',
   description:
-    'Ohms between two otherwise unbridged nodes. Drives DAC1 (40 mA max); refused while a wave runs.',
+    'What a part between two unbridged rows is: ohms (95 % bound, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max).',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
-  timeoutMs: 20_000,
+  timeoutMs: 30_000,
   requires: SUPPLY_MEASURE_REQUIRES,
-  input: z.object({
-    a: nodeValue,
-    b: nodeValue,
-    test_volts: z.number().min(0.2).max(5).default(3.3),
-    method: z.enum(RESISTANCE_METHODS).default('auto'),
-    samples: z.number().int().min(1).max(32).default(4),
-  }),
-  output: z.object({
-    a: z.string(),
-    b: z.string(),
-    ohms: z.number().nullable().describe('null when the method sees an open circuit'),
-    error_ohms: z.number().nullable().describe('Bound on the error of ohms'),
-    error_percent: z.number().nullable(),
-    open: z.boolean(),
-    min_ohms: z.number().optional().describe('When open: the resistance is at least this'),
-    method: z.enum(['shunt', 'divider']),
-    test_volts: z.number(),
-    current_amps: z.number().describe('Current through the part in the shunt stage'),
-  }),
-  handle: async ({ a: argA, b: argB, test_volts, method, samples }, { board, safety }) => {
-    checkVolts(safety, test_volts, 'DAC1');
+  input: z.object({ a: nodeValue, b: nodeValue }),
+  output: resultSchema,
+  handle: async ({ a: argA, b: argB }, { board, safety }) => {
     const a = partEnd(argA);
     const b = partEnd(argB);
     if (a.id === b.id) throw new ToolError('invalid_node', 'The two ends must be different nodes.');
@@ -192,75 +229,198 @@ export const resistanceMeasure = defineDeviceTool({
         'The measurement needs two free ADCs (of ADC0-ADC3): disconnect some.',
       );
     }
-    const ground: [number, number] = [b.id, GND];
     const pairs: Array<[number, number]> = [
-      [DAC1, ISENSE_PLUS],
-      [ISENSE_MINUS, a.id],
+      [DAC1, a.id],
+      [b.id, ISENSE_PLUS],
+      [ISENSE_MINUS, GND],
       [adcA, a.id],
       [adcB, b.id],
-      ground,
     ];
     const dacBefore = snapshot.state.power.dac1;
-    const raw = await restoring(
-      () =>
-        board.call(
-          py`_jlt.meas_res(${pairs}, ${ground}, ${adcA - ADC0}, ${adcB - ADC0}, ${test_volts}, ${SETTLE_MS}, ${samples})`,
-        ),
+    let history: [number, number] | null = null;
+    return restoring(
+      async () => {
+        const [routed, h0] = z
+          .tuple([z.boolean(), z.tuple([z.number(), z.number()]).nullable()])
+          .parse(await board.call(py`_jlt.meas_route(${pairs})`));
+        history = h0;
+        if (!routed) {
+          throw new ToolError(
+            'unrouted',
+            'The board could not route the measurement paths; nothing was measured.',
+          );
+        }
+        return measurePart(board, safety, [adcA, adcB], a, b);
+      },
       async () => {
         await board.call(py`_jlt.meas_dac_back(1, ${dacBefore})`, noSignal);
+        await board.call(py`_jlt.meas_unroute(${pairs}, ${history})`, noSignal);
         await restoreBridges(board, snapshot.bridges, pairs);
       },
-    );
-    const reading = z.tuple([z.number(), z.number(), z.number()]);
-    const out = z
-      .object({ routed: z.boolean(), shunt: z.array(reading), divider: z.array(reading) })
-      .parse(raw);
-    const [s0, s1] = out.shunt;
-    const [d0, d1] = out.divider;
-    if (!out.routed || !s0 || !s1 || !d0 || !d1) {
-      throw new ToolError(
-        'unrouted',
-        'The board could not route the measurement paths; nothing was measured.',
-      );
-    }
-    const shunt = shuntEstimate(s0, s1);
-    const divider = dividerEstimate(d0, d1);
-    const allowed = [shunt, divider].filter((c) => c.valid && (method === 'auto' || c.method === method));
-    const current = s1[2] - s0[2];
-    const base = { a: a.name, b: b.name, test_volts, current_amps: round(current) };
-    const best = allowed.reduce<Estimate | undefined>(
-      (x, y) => (!x || y.errorOhms < x.errorOhms ? y : x),
-      undefined,
-    );
-    if (best) {
-      return {
-        ...base,
-        ohms: round(best.ohms),
-        error_ohms: round(best.errorOhms, 2),
-        error_percent: best.ohms > 0 ? round((best.errorOhms / best.ohms) * 100, 2) : null,
-        open: false,
-        method: best.method,
-      };
-    }
-    if (!shunt.valid && divider.openAbove !== undefined) {
-      return {
-        ...base,
-        ohms: null,
-        error_ohms: null,
-        error_percent: null,
-        open: true,
-        min_ohms: round(divider.openAbove, 2),
-        method: 'divider' as const,
-      };
-    }
-    throw new ToolError(
-      'out_of_range',
-      `The ${method} method cannot resolve this resistance: use method "auto" or a higher test_volts.`,
     );
   },
 });
 
-/** A resistance end: a row or Nano pin (the supplies and internal nodes are the instrument). */
+/** The three stages: survey, then the resistor's line or the diode's forward step. */
+async function measurePart(
+  board: BoardClient,
+  safety: SafetyPolicy,
+  adcs: readonly [number, number],
+  a: ResolvedNode,
+  b: ResolvedNode,
+): Promise<Result> {
+  const up = (volts: readonly number[]) => volts.filter((v) => v <= safety.maxVolts);
+  const down = (volts: readonly number[]) =>
+    volts.map((v) => -v).filter((v) => v >= Math.max(safety.minVolts, -REVERSE_MAX_VOLTS));
+  const all: Point[] = [];
+  const survey = async (volts: readonly number[]) => {
+    all.push(...(await ramp(board, adcs, [0, ...up(volts)], SURVEY_SAMPLES, MAX_AMPS)));
+    all.push(...(await ramp(board, adcs, down(volts), SURVEY_SAMPLES, MAX_AMPS)));
+  };
+  await survey(SURVEY_VOLTS);
+  let shape = classify(all);
+  if (shape === 'open') {
+    await survey(WIDE_VOLTS);
+    shape = classify(all);
+  }
+  const base = { a: a.name, b: b.name };
+  if (shape === 'open') {
+    const widest = all.reduce((x, p) => (Math.abs(p.volts) > Math.abs(x.volts) ? p : x));
+    return {
+      ...base,
+      kind: 'open',
+      min_ohms: round(Math.abs(widest.volts) / flowThreshold(widest), 2),
+      ...extent(all),
+    };
+  }
+  if (shape === 'resistor') return { ...base, ...(await preciseResistor(board, safety, adcs, all)) };
+  if (shape === 'non_ohmic') {
+    const { g } = fitLine(all);
+    return { ...base, kind: 'non_ohmic', ...(g > 0 ? { ohms: round(1 / g, 3) } : {}), ...extent(all) };
+  }
+  return {
+    ...base,
+    ...(await diodeForward(
+      board,
+      safety,
+      adcs,
+      all,
+      shape === 'diode_forward' ? a : b,
+      shape === 'diode_forward' ? b : a,
+      shape === 'diode_forward' ? 1 : -1,
+    )),
+  };
+}
+
+type Shape = 'open' | 'resistor' | 'diode_forward' | 'diode_reverse' | 'non_ohmic';
+
+/** What the survey shows: which way current flows, and whether in proportion to the voltage. */
+export function classify(points: readonly Point[]): Shape {
+  const zero = points.find((p) => p.drive === 0);
+  const base = zero?.amps ?? 0;
+  const flows = (p: Point) => Math.abs(p.amps - base) > flowThreshold(p);
+  const forward = points.some((p) => p.drive > 0 && flows(p));
+  const backward = points.some((p) => p.drive < 0 && flows(p));
+  if (!forward && !backward) return 'open';
+  if (forward !== backward) return forward ? 'diode_forward' : 'diode_reverse';
+  const { g, c } = fitLine(points);
+  const ohmic = points.every(
+    (p) => Math.abs(p.amps - (g * p.volts + c)) <= 4 * p.ampsError + INA_LSB_AMPS + 0.03 * Math.abs(p.amps),
+  );
+  return ohmic && g > 0 ? 'resistor' : 'non_ohmic';
+}
+
+/** Nine drives across the range that keeps the part under MAX_AMPS, and the line through them. */
+async function preciseResistor(
+  board: BoardClient,
+  safety: SafetyPolicy,
+  adcs: readonly [number, number],
+  survey: readonly Point[],
+): Promise<Omit<Result, 'a' | 'b'>> {
+  const estimate = 1 / Math.max(fitLine(survey).g, 1e-9);
+  const reach = Math.min(8, MAX_AMPS * (estimate + LOOP_OHMS));
+  const top = Math.min(reach, safety.maxVolts);
+  const bottom = Math.max(-reach, safety.minVolts);
+  const plan =
+    top / (estimate + LOOP_OHMS) < PRECISION_SMALL_CURRENT.belowAmps ? PRECISION_SMALL_CURRENT : PRECISION;
+  const drives = Array.from({ length: plan.points }, (_, i) =>
+    round(bottom + ((top - bottom) * i) / (plan.points - 1), 4),
+  );
+  const points = await ramp(board, adcs, drives, plan.samples, 1.5 * MAX_AMPS);
+  const { g, se } = fitLine(points);
+  if (!(g > 0)) {
+    throw new ToolError(
+      'unstable',
+      'The readings did not settle on a resistance; check the part is seated and try again.',
+    );
+  }
+  const ohms = 1 / g;
+  const relative = (t95(points.length - 2) * se) / g + GAIN_TOLERANCE;
+  return {
+    kind: 'resistor',
+    ohms: round(ohms, 4),
+    error_percent: round(relative * 100, 2),
+    e12: nearestStandard(ohms, E12),
+    e24: nearestStandard(ohms, E24),
+    ...extent(points),
+  };
+}
+
+/** Steps a diode forward to DIODE_AMPS (or the drive's end) and reads its forward voltage there. */
+async function diodeForward(
+  board: BoardClient,
+  safety: SafetyPolicy,
+  adcs: readonly [number, number],
+  survey: readonly Point[],
+  anode: ResolvedNode,
+  cathode: ResolvedNode,
+  sign: 1 | -1,
+): Promise<Omit<Result, 'a' | 'b'>> {
+  const forward = survey.filter((p) => Math.sign(p.drive) === sign);
+  const start = forward.reduce((x, p) => Math.max(x, Math.abs(p.drive)), 0);
+  const limit = sign > 0 ? Math.min(8, safety.maxVolts) : Math.min(8, -safety.minVolts);
+  const drives: number[] = [];
+  for (let v = start + DIODE_STEP_VOLTS; v <= limit + 1e-9; v += DIODE_STEP_VOLTS)
+    drives.push(round(sign * v, 4));
+  const stepped = await ramp(board, adcs, drives, DIODE_SAMPLES, DIODE_AMPS);
+  const points = [...forward, ...stepped]
+    .map((p) => ({ ...p, volts: sign * p.volts, amps: sign * p.amps }))
+    .sort((x, y) => x.amps - y.amps);
+  const above = points.find((p) => p.amps >= DIODE_AMPS);
+  const below = [...points].reverse().find((p) => p.amps < DIODE_AMPS);
+  let volts: number;
+  let amps: number;
+  if (above && below && above.amps > below.amps) {
+    const f = (DIODE_AMPS - below.amps) / (above.amps - below.amps);
+    volts = below.volts + f * (above.volts - below.volts);
+    amps = DIODE_AMPS;
+  } else {
+    const last = points.at(-1) as Point;
+    volts = last.volts;
+    amps = last.amps;
+  }
+  return {
+    kind: 'diode',
+    anode: anode.name,
+    cathode: cathode.name,
+    forward_volts: round(volts, 3),
+    forward_milliamps: round(amps * 1000, 3),
+    looks_like: diodeKind(volts),
+    ...extent([...survey, ...stepped]),
+  };
+}
+
+function extent(points: readonly Point[]): { max_drive_volts: number; max_milliamps: number } {
+  return {
+    max_drive_volts: round(
+      points.reduce((x, p) => Math.max(x, Math.abs(p.drive)), 0),
+      3,
+    ),
+    max_milliamps: round(points.reduce((x, p) => Math.max(x, Math.abs(p.amps)), 0) * 1000, 3),
+  };
+}
+
+/** A part end: a row or Nano pin (the supplies and internal nodes are the instrument). */
 function partEnd(arg: NodeArg): ResolvedNode {
   const node = routableNode(arg);
   const kind = nodeInfo(node.id)?.kind;

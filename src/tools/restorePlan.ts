@@ -1,8 +1,8 @@
 /**
- * The plan to restore a whole board state, as the slot and state tools restore it and compare with
- * it: a target (what a slot file holds, or a host-side snapshot), how it differs from the board,
- * and the jobs that put it there. The firmware has no call that loads a slot (switch_slot only
- * renumbers, JumperlessMicroPythonAPI.cpp:1559-1585) and its set_state drops duplicates, names and
+ * The plan to restore a whole board state, as the slot tools restore it and compare with it: a
+ * target (what a slot file holds), how it differs from the board, and the jobs that put it there.
+ * The firmware 5.7.0.13 has no call that loads a slot (switch_slot only renumbers,
+ * JumperlessMicroPythonAPI.cpp:1559-1585) and its set_state drops duplicates, names and
  * colours (JsonState.cpp:473-567), so a target is put on the board call by call: one job clears,
  * makes every bridge with its duplicates, the supplies, names and colours, sets GPIO through
  * set_state's gpio section (which it reads as meant) and removes the overlays; then one job per
@@ -15,7 +15,6 @@ import { Connections, pairKey } from '../board/connections.js';
 import { shortName } from '../board/nodes.js';
 import type { SlotData, SlotPower } from '../board/slots.js';
 import type { GpioPullName, OverlayInput } from '../board/state.js';
-import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import {
   customNetName,
@@ -23,9 +22,8 @@ import {
   RAM_REQUIRES,
   type RamState,
   type StateDocument,
-  supplyShorts,
-  supplySource,
 } from './boardState.js';
+import { netHazards, refuseHazards } from './hazards.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
@@ -33,6 +31,9 @@ import { checkVolts, type SafetyPolicy } from './safety.js';
 /** Firmware functions `putTarget` (and its read-back) use. */
 export const RESTORE_REQUIRES = [
   'nodes_clear',
+  'pwm',
+  'pwm_stop',
+  'gpio_get_dir',
   'connect',
   'dac_set',
   'set_net_name',
@@ -48,9 +49,12 @@ export const RESTORE_REQUIRES = [
 export const restorePlanPython: PythonPart = {
   name: 'restorePlan',
   source: `
-def image_put(s, br, pw, nm, co, st):
+def image_put(s, br, pw, nm, co, st, keep):
     if s is not None:
         switch_slot(s)
+    for p in range(1, 9):
+        if p not in keep:
+            pwm_stop(p)
     nodes_clear()
     for i in range(60):
         set_net_name(i, None)
@@ -64,6 +68,15 @@ def image_put(s, br, pw, nm, co, st):
         set_net_color(i, c)
     overlay_clear_all()
     return set_state(st, False)
+def image_pwm(ps):
+    out = []
+    for p, f, d in ps:
+        try:
+            pwm(p, f, d)
+            out.append(str(gpio_get_dir(p)) == 'OUTPUT' or f >= 10)
+        except Exception:
+            out.append(False)
+    return out
 def net_looks(nm, co):
     for i, t in nm:
         set_net_name(i, t)
@@ -76,6 +89,12 @@ def net_looks(nm, co):
 // ---- what a slot file or a snapshot puts on the board, and how the board differs from it ----
 
 type Bridge = readonly [number, number, number];
+
+export interface PwmSetting {
+  readonly pin: number;
+  readonly frequency: number;
+  readonly duty: number;
+}
 
 export interface PinSetting {
   readonly pin: number;
@@ -96,10 +115,19 @@ export interface Target {
   readonly gpio: readonly PinSetting[];
   /** Pins whose PWM the file has enabled (their pads are not compared). */
   readonly pwmPins: ReadonlySet<number>;
+  /** The PWM a slot file has running, to start again. */
+  readonly pwm: readonly PwmSetting[];
   readonly overlays: readonly OverlayInput[];
   /** A slot file names only nets of two or more nodes; a snapshot knows every net's name. */
   readonly namesOfAllNets: boolean;
 }
+
+/** Every PWM pin, as the PWM a restore keeps running when it leaves PWM alone. */
+const _ALL_PWM_PINS: readonly PwmSetting[] = Array.from({ length: 8 }, (_, i) => ({
+  pin: i + 1,
+  frequency: 1,
+  duty: 0.5,
+}));
 
 const PULL_OF_CODE: readonly GpioPullName[] = ['down', 'up', 'none', 'keeper'];
 
@@ -118,38 +146,11 @@ export function targetOfSlot(slot: SlotData): Target {
       floating: (g.readFloating[i] ?? 0) === 0 ? 0 : 1,
     })),
     pwmPins: new Set(g.pwmEnabled.flatMap((on, i) => (on && i < 8 ? [i + 1] : []))),
+    pwm: g.pwmEnabled.flatMap((on, i) =>
+      on && i < 8 ? [{ pin: i + 1, frequency: g.pwmFrequency[i] ?? 1, duty: g.pwmDutyCycle[i] ?? 0.5 }] : [],
+    ),
     overlays: slot.overlays,
     namesOfAllNets: false,
-  };
-}
-
-export function targetOfRam(ram: RamState): Target {
-  const s = ram.state;
-  return {
-    bridges: ram.bridges,
-    power: {
-      topRail: s.power.top_rail,
-      bottomRail: s.power.bottom_rail,
-      dac0: s.power.dac0,
-      dac1: s.power.dac1,
-    },
-    names: new Map(s.nets.flatMap((n) => (customNetName(n) ? [[n.index, n.name] as const] : []))),
-    colors: new Map(
-      s.nets.flatMap((n) =>
-        ram.colors[n.index] === undefined ? [] : [[n.index, ram.colors[n.index] as number] as const],
-      ),
-    ),
-    gpio: s.gpio
-      .filter((p) => typeof p.pin === 'number')
-      .map((p) => ({
-        pin: p.pin as number,
-        direction: p.direction === 'OUTPUT' ? 'OUTPUT' : 'INPUT',
-        pull: (['up', 'down', 'none', 'keeper'].includes(p.pull) ? p.pull : 'none') as GpioPullName,
-        floating: p.floating_read === 0 ? 0 : 1,
-      })),
-    pwmPins: new Set(),
-    overlays: s.overlays.map((o) => ({ ...o, colors: o.colors.map((c) => Number.parseInt(c, 16) >>> 0) })),
-    namesOfAllNets: true,
   };
 }
 
@@ -234,6 +235,8 @@ export interface Plan {
   readonly target: Target;
   /** GPIO settings actually sent (outputs that would fight a driven net stay inputs). */
   readonly gpio: readonly PinSetting[];
+  /** PWM started after the wiring (a pin on a driven net is left stopped). */
+  readonly pwm: readonly PwmSetting[];
   readonly notes: string[];
 }
 
@@ -263,18 +266,17 @@ function predictedState(target: Target, gpio: readonly PinSetting[]): StateDocum
 export function planTarget(target: Target, safety: SafetyPolicy, what: string): Plan {
   for (const [key, jsonKey] of POWER_FIELDS) checkVolts(safety, target.power[key], `${what} ${jsonKey}`);
   const predicted = predictedState(target, target.gpio);
-  const shorts = supplyShorts(predicted.nets.filter((n) => n.index > 5).map((n) => n.nodes));
-  const specialShorts = predicted.nets
-    .filter((n) => n.index <= 5)
-    .flatMap((n) => {
-      const sources = [...new Set(n.nodes.map(supplySource).filter((s) => s !== undefined))];
-      return sources.length > 1 ? [`${sources.join(' and ')} would be joined (net ${n.name})`] : [];
-    });
-  if (shorts.length + specialShorts.length > 0) {
-    throw new ToolError('unsafe_short', `Refusing ${what}: ${[...shorts, ...specialShorts].join('; ')}.`, {
-      details: { shorts: [...shorts, ...specialShorts] },
-    });
-  }
+  const power = {
+    top_rail: target.power.topRail,
+    bottom_rail: target.power.bottomRail,
+    dac0: target.power.dac0,
+    dac1: target.power.dac1,
+  };
+  const hazards = netHazards(
+    predicted.nets.map((n) => n.nodes),
+    power,
+  );
+  if (hazards.length > 0) throw refuseHazards(what, hazards);
   const notes: string[] = [];
   const gpio = target.gpio.map((p) => {
     if (p.direction !== 'OUTPUT') return p;
@@ -283,7 +285,13 @@ export function planTarget(target: Target, safety: SafetyPolicy, what: string): 
     notes.push(`GPIO ${p.pin} stays an INPUT instead of an OUTPUT: ${hazards.join('; ')}`);
     return { ...p, direction: 'INPUT' as const };
   });
-  return { target, gpio, notes };
+  const pwm = target.pwm.filter((p) => {
+    const hazards = driveHazards(predicted, p.pin);
+    if (hazards.length === 0) return true;
+    notes.push(`PWM on GPIO ${p.pin} is not started: ${hazards.join('; ')}`);
+    return false;
+  });
+  return { target, gpio, pwm, notes };
 }
 
 /**
@@ -320,9 +328,10 @@ export async function putOverlays(board: BoardClient, overlays: readonly Overlay
 
 /**
  * Puts a target on the board (the caller reads it back): one job switches to `slot` when given,
- * clears, makes every bridge with its duplicates, the supplies (dac_set stores them), names,
+ * stops the PWM the target does not hold (it would run on, and be saved into the slot), clears,
+ * makes every bridge with its duplicates, the supplies (dac_set stores them), names,
  * colours, GPIO direction and pulls (set_state's gpio section) and removes the overlays; then one
- * job per overlay, and the save.
+ * job per overlay, one to start the target's PWM, and the save.
  */
 export async function putTarget(
   board: BoardClient,
@@ -347,11 +356,17 @@ export async function putTarget(
   const names = [...t.names].map(([i, name]) => [i, name]);
   const colors = [...t.colors].map(([i, c]) => [i, c]);
   const code = await board.call(
-    py`_jlt.image_put(${slot}, ${bridges}, ${power}, ${names}, ${colors}, ${gpioDocument(plan.gpio)})`,
+    py`_jlt.image_put(${slot}, ${bridges}, ${power}, ${names}, ${colors}, ${gpioDocument(plan.gpio)}, ${plan.pwm.map((p) => p.pin)})`,
     { timeoutMs: 20_000 },
   );
   if (code !== 0) notes.push('the board refused the GPIO settings (set_state returned -1)');
   for (const name of await putOverlays(board, overlays)) notes.push(`the board refused overlay "${name}"`);
+  if (plan.pwm.length > 0) {
+    const pads = await board.call(py`_jlt.image_pwm(${plan.pwm.map((p) => [p.pin, p.frequency, p.duty])})`);
+    if (!Array.isArray(pads) || pads.some((pad) => pad !== true)) {
+      notes.push('the board did not start all the PWM the file holds');
+    }
+  }
   if (save) await board.call('nodes_save()', { timeoutMs: 15_000 });
   return notes;
 }

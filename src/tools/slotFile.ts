@@ -8,18 +8,42 @@ import { SLOTS } from '../board/limits.js';
 import { isSavableSlot, parseSlotYaml, powerOnSlot, type SlotData, slotPath } from '../board/slots.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
-import { type RamState, readSlotLook } from './boardState.js';
+import { type RamState, readSlotLook, SLOT_PART_BYTES, slotFileSum } from './boardState.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { differences, listed, targetOfSlot } from './restorePlan.js';
 
-/** Board-side helper, inside `_jlt`: save, and read back what was saved (with the RAM part's `slot_look`). */
+/**
+ * Board-side helpers, inside `_jlt`: save, and read back what was saved (with the RAM part's
+ * `slot_look`). `slot_keep` saves into another slot and returns to the active one: the active slot
+ * first, as the autosave would a moment later (so a firmware whose switch_slot loads the file,
+ * JumperlOS 5.7.11, loads what the board holds), then the other, then switch_slot back.
+ */
 export const slotFilePython: PythonPart = {
   name: 'slotFile',
   source: `
 def slot_store(s):
     nodes_save(s)
     return _jlt.slot_look(None)
+def slot_write(s, off, h, last):
+    import binascii
+    if off == 0:
+        nodes_save(s)
+    f = open(_jlt.slot_path(s), 'r+b' if off else 'wb')
+    try:
+        if off:
+            f.seek(off)
+        f.write(binascii.unhexlify(h))
+    finally:
+        f.close()
+    return _jlt.slot_sum(s) if last else None
+def slot_keep(t):
+    s = CURRENT_SLOT()
+    nodes_save(s)
+    nodes_save(t)
+    if s != t and 0 <= s <= 7:
+        switch_slot(s)
+    return _jlt.slot_look(t)
 `,
 };
 
@@ -81,4 +105,27 @@ export async function saveActive(board: BoardClient, ram: RamState): Promise<voi
     timeoutMs: 15_000,
   });
   checkSaved(after, ram.slot);
+}
+
+/**
+ * Saves the board (so its state is clean: the autosave writes a dirty state only), then writes
+ * `text` back as the slot's file, SLOT_PART_BYTES a job, and checks the file's sum: the file is the
+ * one the caller read, whole, though the board holds less than it.
+ */
+export async function keepSlotFile(board: BoardClient, slot: number, text: string): Promise<void> {
+  const bytes = Buffer.from(text, 'utf8');
+  let sum: unknown = null;
+  for (let offset = 0; offset === 0 || offset < bytes.length; offset += SLOT_PART_BYTES) {
+    const part = bytes.subarray(offset, offset + SLOT_PART_BYTES).toString('hex');
+    const last = offset + SLOT_PART_BYTES >= bytes.length;
+    sum = await board.call(py`_jlt.slot_write(${slot}, ${offset}, ${part}, ${last})`, { timeoutMs: 15_000 });
+    if (bytes.length === 0) break;
+  }
+  const expected = [bytes.length, slotFileSum(bytes)];
+  if (JSON.stringify(sum) !== JSON.stringify(expected)) {
+    throw new ToolError(
+      'not_saved',
+      `${slotPath(slot)} could not be written back as it was (the board reports ${JSON.stringify(sum)}, expected ${JSON.stringify(expected)}).`,
+    );
+  }
 }

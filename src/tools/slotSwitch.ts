@@ -8,9 +8,10 @@ import { isSavableSlot, type SlotData, slotPath } from '../board/slots.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import { readRam, readSlotLook } from './boardState.js';
+import { endJournal } from './journal.js';
 import { differences, listed, planTarget, putTarget, RESTORE_REQUIRES, targetOfSlot } from './restorePlan.js';
 import type { SafetyPolicy } from './safety.js';
-import { parseSlotText, saveActive, slotField } from './slotFile.js';
+import { keepSlotFile, parseSlotText, saveActive, slotField } from './slotFile.js';
 import { defineDeviceTool } from './tool.js';
 
 /** What a slot file holds that putting it on the board through the API cannot restore. */
@@ -22,11 +23,8 @@ function slotLosses(slot: SlotData, skipped: readonly string[]): string[] {
     out.push(`${slot.config.fakeGpio.length} fake GPIO setting(s): set them again with fake_gpio_config`);
   }
   slot.config.gpio.pwmEnabled.forEach((on, i) => {
-    if (on) {
-      out.push(
-        `PWM on GPIO ${i + 1} (${slot.config.gpio.pwmFrequency[i]} Hz, duty ${slot.config.gpio.pwmDutyCycle[i]}) is not started`,
-      );
-    }
+    // GPIO_1..8 run PWM again (putTarget); the UART pins have none.
+    if (on && i >= 8) out.push(`PWM on the UART pin ${i === 8 ? 'TX' : 'RX'} is not started`);
   });
   const r = slot.config.routing;
   if (r.stackPaths !== 2 || r.stackRails !== 3 || r.stackDacs !== 0 || r.railPriority !== 1) {
@@ -52,12 +50,15 @@ const loadOutput = z.object({
   not_restored: z
     .array(z.string())
     .describe('What the file holds that the API cannot put back, or that was kept safe'),
+  note: z.string().describe('Where the board saves changes from now on'),
 });
 
 /**
- * Loads a slot's file onto the board (the power-on state for a slot never saved), saves it there at
- * once (the board would autosave it a moment later anyway; saving now leaves no dirty state that a
- * later `switch_slot()` could carry into another slot), and compares the board with the file.
+ * Loads a slot's file onto the board (the power-on state for a slot never saved), PWM included, and
+ * compares the board with the file. Then it saves at once, so no dirty state is left for the
+ * autosave to carry elsewhere; when the board could not take all the file holds, the file is
+ * written back as it was, whole: the restore never shortens the slot's file (the board's next
+ * autosave into it, after a later change, would; the notes say so).
  */
 async function loadSlot(
   board: BoardClient,
@@ -70,13 +71,18 @@ async function loadSlot(
   const file = parseSlotText(text, slot);
   const plan = planTarget(targetOfSlot(file.data), safety, `slot ${slot}`);
   await beforeLoad();
-  const notes = [...slotLosses(file.data, file.skipped), ...(await putTarget(board, plan, switchTo, true))];
+  const notes = [...slotLosses(file.data, file.skipped), ...(await putTarget(board, plan, switchTo, false))];
   const ram = await readRam(board);
+  board.seen.delete('connections.bridges');
+  endJournal(board, switchTo === null ? `slot_discard of slot ${slot}` : `slot_switch to slot ${slot}`);
   const diffs = differences(plan.target, ram, `slot ${slot}'s file`);
-  if ((notes.length > 0 || diffs.length > 0) && file.saved) {
+  if ((notes.length > 0 || diffs.length > 0) && text !== null) {
+    await keepSlotFile(board, slot, text);
     notes.push(
-      `the board's state was saved back to ${slotPath(slot)}, so what was not restored is gone from it too`,
+      `${slotPath(slot)} was kept as it was, whole; the board autosaves into it after the next change, and then without what was not restored`,
     );
+  } else {
+    await board.call('nodes_save()', { timeoutMs: 15_000 });
   }
   return { ram, diffs, notes, loadedFrom: file.saved ? ('file' as const) : ('power_on_default' as const) };
 }
@@ -85,7 +91,7 @@ export const slotSwitch = defineDeviceTool({
   name: 'slot_switch',
   title: 'Switch slot',
   description:
-    "Switch to slot 0-7 as the board's menu does: save the active slot first (unless discard_changes), then load it. Refused on shorts or beyond the voltage limits.",
+    "Switch to slot 0-7 as the board's menu does: save the active slot (unless discard_changes), load all it holds (PWM too), autosave into it. Refused on shorts or past voltage limits.",
   group: 'slots',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -114,6 +120,7 @@ export const slotSwitch = defineDeviceTool({
         restored: true,
         differences: [],
         not_restored: [],
+        note: autosaveNote(slot),
       };
     }
     const loaded = await loadSlot(board, safety, slot, look.target, slot, async () => {
@@ -134,15 +141,19 @@ export const slotSwitch = defineDeviceTool({
       restored: loaded.diffs.length === 0,
       differences: listed(loaded.diffs),
       not_restored: loaded.notes,
+      note: autosaveNote(slot),
     };
   },
 });
+
+const autosaveNote = (slot: number): string =>
+  `Slot ${slot} is the active slot: the board autosaves every later change into ${slotPath(slot)} about a second after it.`;
 
 export const slotDiscard = defineDeviceTool({
   name: 'slot_discard',
   title: 'Discard unsaved changes',
   description:
-    "Reload the active slot's file, dropping changes (autosave keeps them about 1 s; to go back further use state_undo).",
+    "Reload the active slot's file, dropping changes not yet autosaved (about 1 s); further back: undo.",
   group: 'slots',
   kind: 'destructive',
   capability: 'jumperless.wire',

@@ -16,7 +16,7 @@
  * slotSwitch.ts.
  */
 import { z } from 'zod';
-import { isSavableSlot, slotPath } from '../board/slots.js';
+import { isSavableSlot, isSlot, slotPath } from '../board/slots.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import { RAM_REQUIRES, ramPython, readRam, readSlotLook } from './boardState.js';
@@ -56,7 +56,7 @@ export const slotCurrent = defineDeviceTool({
   name: 'slot_current',
   title: 'Current slot',
   description:
-    'The active slot (0-7) and how the board differs from its file (the board autosaves about 1 s after a change).',
+    'The active slot (0-7) and how the board differs from its file (autosaved about 1 s after a change).',
   group: 'slots',
   kind: 'read',
   capability: 'jumperless.read',
@@ -70,16 +70,16 @@ export const slotSave = defineDeviceTool({
   name: 'slot_save',
   title: 'Save to a slot',
   description:
-    "Save the board's setup to a slot (default the active one), overwriting it; that slot becomes the active one.",
+    'Save the board to a slot (default the active one), overwriting it; the active slot (autosaved into) stays.',
   group: 'slots',
   kind: 'write',
   capability: 'jumperless.wire',
-  requires: ['nodes_save', ...RAM_REQUIRES],
-  timeoutMs: 20_000,
+  requires: ['nodes_save', 'switch_slot', ...RAM_REQUIRES],
+  timeoutMs: 30_000,
   input: z.object({ slot: slotField.optional() }),
   output: z.object({
-    slot: z.number().describe('The active slot after saving'),
-    previous_slot: z.number(),
+    slot: z.number().describe('The slot saved to'),
+    active_slot: z.number().describe('The slot the board autosaves into after the call'),
     file: z.string(),
     note: z.string().nullable(),
   }),
@@ -91,23 +91,36 @@ export const slotSave = defineDeviceTool({
     if (!isSavableSlot(target)) {
       throw new ToolError('bad_slot', `The active slot is ${target}, which has no file: give a slot 0-7.`);
     }
-    const after = await readSlotLook(board, undefined, {
-      expression: py`_jlt.slot_store(${slot ?? -1})`,
-      timeoutMs: 15_000,
-    });
-    const ram = after.ram;
-    if (ram.slot !== target) {
-      throw new ToolError('not_saved', `The board is on slot ${ram.slot} after saving to slot ${target}.`);
+    if (target === before.slot) {
+      const after = await readSlotLook(board, undefined, {
+        expression: py`_jlt.slot_store(${-1})`,
+        timeoutMs: 15_000,
+      });
+      checkSaved(after, target);
+      return { slot: target, active_slot: after.ram.slot, file: slotPath(target), note: null };
     }
-    checkSaved(after, target);
+    // nodes_save(N) makes N the active slot (States.cpp:2998-2999): saved elsewhere, the board goes
+    // back to its slot at once, so later changes are not autosaved over the copy.
+    const after = await readSlotLook(board, target, {
+      expression: py`_jlt.slot_keep(${target})`,
+      timeoutMs: 25_000,
+    });
+    checkSaved({ ram: after.ram, file: after.target }, target);
+    const active = after.ram.slot;
+    if (active !== before.slot && isSlot(before.slot)) {
+      throw new ToolError(
+        'not_applied',
+        `Slot ${target} was saved, but the board is on slot ${active} instead of ${before.slot} afterwards: later changes are autosaved into slot ${active}.`,
+      );
+    }
     return {
-      slot: ram.slot,
-      previous_slot: before.slot,
+      slot: target,
+      active_slot: active,
       file: slotPath(target),
       note:
-        target === before.slot
+        active === before.slot
           ? null
-          : `Slot ${target} is now the active slot (it was ${before.slot}); the board saves later changes there.`,
+          : `The board was on slot ${before.slot}, which it cannot switch back to: slot ${active} is now the active slot, and the board autosaves later changes into it.`,
     };
   },
 });

@@ -16,7 +16,7 @@ const READS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['power_get', {}],
   ['gpio_get', { pin: 1 }],
   ['bridges_list', {}],
-  ['current_measure', { samples: 1 }],
+  ['current_measure', { window_ms: 0 }],
   ['overlay_list', {}],
   ['wavegen_status', {}],
   ['oled_show', {}],
@@ -26,6 +26,7 @@ const READS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['file_list', {}],
   ['device_info', {}],
   ['context_get', {}],
+  ['api_reference', { section: 'scripts' }],
 ];
 
 function tool(name: string): AnyTool {

@@ -1,6 +1,6 @@
 /**
  * The state group: the board state as one document (spec §7) here; applying one (stateSet.ts),
- * host-side snapshots with undo (stateUndo.ts), and Wokwi import (wokwi.ts).
+ * undo of this server's changes and host-side snapshots (stateUndo.ts, journal.ts), and Wokwi import (wokwi.ts).
  */
 import { z } from 'zod';
 import { renderBoardPicture } from './boardPicture.js';
@@ -8,45 +8,97 @@ import {
   overlaySummarySchema,
   ramPython,
   readState,
+  type StateDocument,
+  type StateSummary,
   stateDocumentSchema,
   withOverlaySummaries,
 } from './boardState.js';
+import { ledsPython } from './leds.js';
 import type { PythonPart } from './pythonParts.js';
 import { restorePlanPython } from './restorePlan.js';
 import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
-import { stateSnapshot, stateUndo } from './stateUndo.js';
+import { undo, undoPython } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
-import { BOARD_APP_URI } from './viewPage.js';
 import { wokwiImport } from './wokwi.js';
 
-/** The board-side parts the state tools call: the RAM state, the board image, set_state and the bridges' routes. */
-export const python: readonly PythonPart[] = [ramPython, restorePlanPython, stateSetPython, snapshotPython];
+/** The board-side parts the state tools call: the RAM state, the board image, set_state, the bridges' routes, undo. */
+export const python: readonly PythonPart[] = [
+  ramPython,
+  restorePlanPython,
+  stateSetPython,
+  snapshotPython,
+  ledsPython,
+  undoPython,
+];
 
 export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
   description:
-    'The board: supply setpoints, nets and nodes, GPIO pins and LED overlays (their pixels: overlay_list).',
+    'Supply setpoints, nets, GPIO pins, LED overlays (pixels: overlay_list); what is as at power-on is left out.',
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
-  app: BOARD_APP_URI,
   requires: ['get_state'],
   input: z.object({}),
-  output: stateDocumentSchema.extend({ overlays: z.array(overlaySummarySchema) }),
-  handle: async (_args, { board }) => withOverlaySummaries((await readState(board)).state),
+  output: stateDocumentSchema.extend({
+    overlays: z.array(overlaySummarySchema),
+    as_at_power_on: z.string().describe('What is left out because it is as the board powers on'),
+  }),
+  handle: async (_args, { board }) => leaveOutPowerOn(withOverlaySummaries((await readState(board)).state)),
 });
+
+/** The nets 1-5 as they are at power-on: each supply alone, DAC 0 with the probe's BUFFER_IN. */
+const POWER_ON_NETS: Readonly<Record<number, string>> = {
+  1: 'GND',
+  2: 'TOP_R',
+  3: 'BOT_R',
+  4: 'DAC_0,BUF_IN',
+  5: 'DAC_1',
+};
+
+/**
+ * A pin as at power-on (JsonState.cpp:245-275 with the boot defaults): on no net, GPIO_1..8 SIO
+ * inputs with the pull-down and floating detection, the UART pins in the UART function. Its
+ * `reading` does not count: a pin on no net reads nothing of the user's.
+ */
+function pinAtPowerOn(g: StateDocument['gpio'][number]): boolean {
+  if (g.net !== null || g.pull !== 'down') return false;
+  if (g.pin === 'TX') return g.function === 'UART' && g.direction === 'OUTPUT' && g.floating_read === 0;
+  if (g.pin === 'RX') return g.function === 'UART' && g.direction === 'INPUT' && g.floating_read === 0;
+  return g.function === 'SIO' && g.direction === 'INPUT' && g.floating_read === 1;
+}
+
+/** state_get's answer: the state without what is as at power-on, and a line naming what went. */
+export function leaveOutPowerOn(state: StateSummary): StateSummary & { as_at_power_on: string } {
+  const nets = state.nets.filter((n) => POWER_ON_NETS[n.index] !== n.nodes.join(','));
+  const gpio = state.gpio.filter((g) => !pinAtPowerOn(g));
+  // 5.7.11's get_state leaves out a net of one node: a supply net 1-5 it leaves out is that supply
+  // alone, as at power-on (not net 4, whose power-on form has two nodes).
+  const listed = new Set(state.nets.map((n) => n.index));
+  const quietNets = [1, 2, 3, 4, 5].filter((index) =>
+    listed.has(index) ? !nets.some((n) => n.index === index) : index !== 4,
+  );
+  const quietPins = state.gpio.filter((g) => !gpio.includes(g)).map((g) => String(g.pin));
+  const parts = [
+    quietNets.length > 0 ? `nets ${quietNets.join(', ')} (each supply alone)` : '',
+    quietPins.length > 0
+      ? `pins ${quietPins.join(', ')} (on no net, inputs with pull-down; TX/RX the UART)`
+      : '',
+    state.overlays.length === 0 ? 'no LED overlays' : '',
+  ].filter(Boolean);
+  return { ...state, nets, gpio, as_at_power_on: parts.join('; ') };
+}
 
 /** The picture the board_picture resource has, for clients that only call tools. */
 export const boardPicture = defineDeviceTool({
   name: 'board_picture',
   title: 'Picture of the board',
-  description: 'A PNG of the breadboard now: rows in their LED colours, bridges, rails with voltages, nets.',
+  description: 'A PNG of the breadboard now: LED colours, bridges, rails with voltages, nets.',
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
-  app: BOARD_APP_URI,
   requires: SNAPSHOT_REQUIRES,
   input: z.object({}),
   output: z.object({ bytes: z.number().describe('Size of the PNG') }),
@@ -57,4 +109,4 @@ export const boardPicture = defineDeviceTool({
   },
 });
 
-export default [stateGet, stateSet, stateSnapshot, stateUndo, wokwiImport, boardPicture];
+export default [stateGet, stateSet, undo, wokwiImport, boardPicture];

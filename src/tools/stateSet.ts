@@ -24,17 +24,16 @@ import {
   netOfNode,
   RAM_REQUIRES,
   readRam,
-  readState,
   type StateDocument,
   setStateNodeText,
   stateDocumentSchema,
-  supplyShorts,
 } from './boardState.js';
+import { netHazards, refuseHazards } from './hazards.js';
+import { bridgesMissing, namesOf, recordChange } from './journal.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { nodeValue } from './shapes.js';
 import { type BridgeView, readBridges } from './snapshot.js';
-import { type Snapshot, takeSnapshot } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
 
 /**
@@ -95,10 +94,9 @@ function checkState(
   const requested = nodes.map((net) => net.map((id) => canonicalNode(shortName(id)) ?? shortName(id)));
   const kept = clearFirst ? [] : current.nets.map((net) => net.nodes);
   const groups = mergeGroups([...kept, ...requested]);
-  const shorts = supplyShorts(groups);
-  if (shorts.length > 0) {
-    throw new ToolError('unsafe_short', `Refusing the state: ${shorts.join('; ')}.`, { details: { shorts } });
-  }
+  const hazards = netHazards(groups, current.power);
+  if (hazards.length > 0)
+    throw refuseHazards(clearFirst ? 'the nets' : 'the nets (added to the wiring there is)', hazards);
   // The GPIO outputs there are, on the nets after the change.
   const { gpio } = current;
   const predicted: StateDocument = {
@@ -159,14 +157,14 @@ function compareState(nodes: readonly (readonly number[])[], after: StateDocumen
 interface Applied {
   state: StateDocument;
   differences: string[];
-  snapshot: Snapshot;
 }
 
-/** Check, snapshot, `set_state` (the nets), re-read, compare. */
+/** Check, `set_state` (the nets), re-read, compare; the change goes into the journal for undo. */
 export async function applyState(
   board: BoardClient,
   doc: StateInput,
   clearFirst: boolean,
+  tool: string,
   label: string,
 ): Promise<Applied> {
   const nodes = requestedNodes(doc);
@@ -186,21 +184,30 @@ export async function applyState(
   const pre = parseState(text);
   if (!pre.ok) throw new ToolError('bad_state', `The state is not valid: ${pre.error}.`);
   checkState(nodes, ram.state, clearFirst);
-  const snapshot = await takeSnapshot(board, label, ram);
   const code = z
     .number()
     .parse(await board.call(py`_jlt.state_put(${text}, ${clearFirst}, ${keepProbePower})`));
+  const after = await readRam(board);
+  board.seen.delete('connections.bridges');
+  const changed =
+    bridgesMissing(ram.bridges, after.bridges).length + bridgesMissing(after.bridges, ram.bridges).length > 0;
+  if (changed) {
+    recordChange(board, {
+      tool,
+      label: `${tool} (${label})`,
+      bridges: { before: ram.bridges, after: after.bridges },
+      names: namesOf(ram.state),
+    });
+  }
   if (code !== 0) {
     throw new ToolError(
       'refused',
-      `The firmware refused the state (set_state returned ${code}; it prints the reason on its main port). Snapshot ${snapshot.id} holds the state before.`,
-      { details: { snapshot_id: snapshot.id } },
+      `The firmware refused the state (set_state returned ${code}; it prints the reason on its main port).${changed ? ' It changed the wiring anyway: undo puts it back.' : ' Nothing was changed.'}`,
     );
   }
-  const after = (await readState(board)).state;
   // A bridge the crossbar had no lanes for stays in its net (so the state matches) but connects nothing.
   const unrouted = (await readBridges(board)).filter((b) => b.route === 'no_free_lanes');
-  return { state: after, differences: [...compareState(nodes, after), ...unrouted.map(noLanes)], snapshot };
+  return { state: after.state, differences: [...compareState(nodes, after.state), ...unrouted.map(noLanes)] };
 }
 
 const noLanes = (b: BridgeView): string =>
@@ -212,7 +219,6 @@ export const APPLY_REQUIRES = ['get_path_between'] as const;
 export const appliedOutput = z.object({
   applied: z.boolean(),
   differences: z.array(z.string()),
-  snapshot_id: z.number(),
   nets: z.array(z.object({ name: z.string(), nodes: z.array(z.string()) })),
   power: stateDocumentSchema.shape.power,
 });
@@ -220,7 +226,6 @@ export const appliedOutput = z.object({
 export const summary = (a: Applied) => ({
   applied: a.differences.length === 0,
   differences: a.differences,
-  snapshot_id: a.snapshot.id,
   nets: a.state.nets
     .filter((n) => n.index > 5 || n.nodes.length > 1)
     .map((n) => ({ name: n.name, nodes: n.nodes })),
@@ -255,5 +260,13 @@ export const stateSet = defineDeviceTool({
   ),
   output: appliedOutput,
   handle: async ({ nets, clear_first }, { board }) =>
-    summary(await applyState(board, { nets }, clear_first, 'before state_set')),
+    summary(
+      await applyState(
+        board,
+        { nets },
+        clear_first,
+        'state_set',
+        `${nets.length} net${nets.length === 1 ? '' : 's'}${clear_first ? ', the rest cleared' : ''}`,
+      ),
+    ),
 });

@@ -3,7 +3,7 @@
  * point, drives the supply back to its setpoint after, and plots what it read.
  */
 import { z } from 'zod';
-import { ADC0 } from '../board/nodes.js';
+import { ADC0, BOTTOM_RAIL, DAC1, ISENSE_MINUS, ISENSE_PLUS, TOP_RAIL } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import {
   adcFor,
@@ -13,6 +13,7 @@ import {
   restoring,
   round,
   SUPPLY_MEASURE_REQUIRES,
+  touches,
 } from './measureRouting.js';
 import { routableNode } from './nodeArg.js';
 import { plotPng } from './plot.js';
@@ -20,21 +21,23 @@ import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { nodeValue, voltsArg } from './shapes.js';
-import { readSnapshot } from './snapshot.js';
+import { type BoardSnapshot, netOf, nodeLabel, readSnapshot } from './snapshot.js';
 import { defineDeviceTool } from './tool.js';
 
 /** Board-side helper, inside `_jlt`: one point of the sweep. */
 export const sweepPython: PythonPart = {
   name: 'sweep',
   source: `
-def meas_point(ch, v, settle, adc, n):
+def meas_point(ch, v, settle, adc, n, ina):
     import time as _t
     dac_set(ch, v, False)
     _t.sleep_ms(settle)
     a = None
+    i = None
     if adc >= 0:
         a = sum([adc_get(adc) for k in range(n)]) / n
-    i = sum([ina_get_current(0) for k in range(n)]) / n
+    if ina:
+        i = sum([ina_get_current(0) for k in range(n)]) / n
     return [a, i]
 `,
 };
@@ -63,8 +66,8 @@ const sweepPoint = z.object({
 
 export const voltageSweep = defineDeviceTool({
   name: 'voltage_sweep',
-  title: 'Sweep a supply and measure (I-V curve)',
-  description: "Step a supply 20 ms a point: ISENSE amps, a node's volts, a plot; restores it.",
+  title: 'Sweep a supply and measure',
+  description: "Step a supply; plot a node's volts, or ISENSE mA if on its circuit; restores it.",
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -78,13 +81,12 @@ export const voltageSweep = defineDeviceTool({
       start_volts: voltsArg,
       stop_volts: voltsArg,
       points: z.number().int().min(2).max(101).default(11),
-      // The current is always read: a few INA reads a point, and an I-V curve wants it.
       node: nodeValue.optional(),
     },
     {
       error: (issue) =>
         issue.code === 'unrecognized_keys'
-          ? `voltage_sweep takes no ${issue.keys.join(', ')}: it settles ${SWEEP_SETTLE_MS} ms and reads the current at every point (step slower circuits with dac_set and voltage_measure)`
+          ? `voltage_sweep takes no ${issue.keys.join(', ')}: it settles ${SWEEP_SETTLE_MS} ms a point and reads the ISENSE current when ISENSE is on the circuit (step slower circuits with dac_set and voltage_measure)`
           : undefined,
     },
   ),
@@ -92,6 +94,7 @@ export const voltageSweep = defineDeviceTool({
     supply: z.enum(SWEEP_SUPPLIES),
     node: z.string().optional(),
     points: z.array(sweepPoint),
+    current: z.string().describe('Whether the points hold the ISENSE current, and why not when they do not'),
     restored_volts: z
       .number()
       .describe(
@@ -108,14 +111,25 @@ export const voltageSweep = defineDeviceTool({
     const channel = SWEEP_CHANNEL[args.supply];
     const before = snapshot.state.power[POWER_KEY[args.supply]];
     const adc = node ? adcFor(snapshot, node) : undefined;
+    const sensed = senseInCircuit(snapshot, SUPPLY_NODE[args.supply], node?.id);
+    if (!node && !sensed.inCircuit) {
+      throw new ToolError(
+        'nothing_to_measure',
+        `Give a node to read against ${args.supply}, or wire ISENSE into its circuit for the current: ${sensed.why}.`,
+      );
+    }
     await assertNoWave(board, { supply: channel, routing: adc?.route === true });
     const added: Array<[number, number]> = adc?.route && node ? [[adc.adc, node.id]] : [];
     let restoredVolts = before;
+    let history: [number, number] | null = null;
     const points: Array<z.infer<typeof sweepPoint>> = [];
     await restoring(
       async () => {
         if (added.length > 0) {
-          const routed = z.boolean().parse(await board.call(py`_jlt.meas_route(${added})`));
+          const [routed, h0] = z
+            .tuple([z.boolean(), z.tuple([z.number(), z.number()]).nullable()])
+            .parse(await board.call(py`_jlt.meas_route(${added})`));
+          history = h0;
           if (!routed) throw new ToolError('unrouted', `Could not route an ADC to ${node?.name}.`);
         }
         // Stopped (a cancel, the deadline): the points so far are the answer, with the supply restored.
@@ -132,7 +146,7 @@ export const voltageSweep = defineDeviceTool({
           const [nodeVolts, amps] = z.tuple([z.number().nullable(), z.number().nullable()]).parse(
             await board
               .call(
-                py`_jlt.meas_point(${channel}, ${volts}, ${SWEEP_SETTLE_MS}, ${adc ? adc.adc - ADC0 : -1}, ${SWEEP_SAMPLES})`,
+                py`_jlt.meas_point(${channel}, ${volts}, ${SWEEP_SETTLE_MS}, ${adc ? adc.adc - ADC0 : -1}, ${SWEEP_SAMPLES}, ${sensed.inCircuit})`,
               )
               .catch((error: unknown) => {
                 throw signal.aborted ? stopped() : error;
@@ -150,7 +164,10 @@ export const voltageSweep = defineDeviceTool({
         restoredVolts = z
           .number()
           .parse(await board.call(py`_jlt.meas_dac_back(${channel}, ${before})`, noSignal));
-        if (added.length > 0) await restoreBridges(board, snapshot.bridges, added);
+        if (added.length > 0) {
+          await board.call(py`_jlt.meas_unroute(${added}, ${history})`, noSignal);
+          await restoreBridges(board, snapshot.bridges, added);
+        }
       },
     );
     const plot = sweepPlot(args.supply, node?.name, points);
@@ -159,6 +176,7 @@ export const voltageSweep = defineDeviceTool({
       supply: args.supply,
       ...(node ? { node: node.name } : {}),
       points,
+      current: sensed.inCircuit ? 'ISENSE current read at every point' : `not read: ${sensed.why}`,
       restored_volts: restoredVolts,
       plot: plot.caption,
     };
@@ -173,36 +191,20 @@ function progressText(point: z.infer<typeof sweepPoint> | undefined): string {
   return parts.join(', ');
 }
 
-/** I-V curve when both were read, else the one reading against the supply. */
+/** A node's volts against the supply when a node was given, else the current against the supply. */
 function sweepPlot(
   supply: string,
   node: string | undefined,
   points: ReadonlyArray<z.infer<typeof sweepPoint>>,
 ): { png: Uint8Array; caption: string } {
-  const haveV = node !== undefined;
-  const haveI = points.some((p) => p.current_amps !== undefined);
-  const ma = (p: z.infer<typeof sweepPoint>) => (p.current_amps ?? Number.NaN) * 1000;
-  const nv = (p: z.infer<typeof sweepPoint>) => p.node_volts ?? Number.NaN;
-  if (haveV && haveI) {
-    const caption = `I-V curve: ISENSE current (mA) against the voltage at ${node} (V), sweeping ${supply}`;
-    return {
-      caption,
-      png: plotPng({
-        title: `I-V AT ${node}`,
-        xLabel: `V(${node}) (V)`,
-        yLabel: 'CURRENT (MA)',
-        points: points.map((p) => [nv(p), ma(p)]),
-      }),
-    };
-  }
-  if (haveV) {
+  if (node !== undefined) {
     return {
       caption: `Voltage at ${node} (V) against the ${supply} setpoint (V)`,
       png: plotPng({
         title: `V(${node}) VS ${supply}`,
         xLabel: `${supply} (V)`,
         yLabel: `V(${node}) (V)`,
-        points: points.map((p) => [p.supply_volts, nv(p)]),
+        points: points.map((p) => [p.supply_volts, p.node_volts ?? Number.NaN]),
       }),
     };
   }
@@ -212,7 +214,39 @@ function sweepPlot(
       title: `CURRENT VS ${supply}`,
       xLabel: `${supply} (V)`,
       yLabel: 'CURRENT (MA)',
-      points: points.map((p) => [p.supply_volts, ma(p)]),
+      points: points.map((p) => [p.supply_volts, (p.current_amps ?? Number.NaN) * 1000]),
     }),
+  };
+}
+
+const SUPPLY_NODE: Record<(typeof SWEEP_SUPPLIES)[number], number> = {
+  DAC1,
+  TOP_RAIL,
+  BOTTOM_RAIL,
+};
+
+/**
+ * Whether the ISENSE shunt is in the swept circuit: ISENSE_PLUS or ISENSE_MINUS on the supply's net
+ * or on the measured node's. The board sees only its own bridges, so a shunt reached through a part
+ * on the breadboard does not count; its current could belong to any other circuit (spec §8.6).
+ */
+export function senseInCircuit(
+  snapshot: BoardSnapshot,
+  supply: number,
+  node: number | undefined,
+): { inCircuit: boolean; why: string } {
+  const nets = [netOf(snapshot, supply), node === undefined ? undefined : netOf(snapshot, node)];
+  const onNet = nets.some((net) => net?.node_ids.some((id) => id === ISENSE_PLUS || id === ISENSE_MINUS));
+  if (onNet) return { inCircuit: true, why: '' };
+  const wired = touches(snapshot.bridges, ISENSE_PLUS) || touches(snapshot.bridges, ISENSE_MINUS);
+  const where =
+    node === undefined
+      ? `the ${nodeLabel(supply)} net`
+      : `the ${nodeLabel(supply)} net or ${nodeLabel(node)}'s`;
+  return {
+    inCircuit: false,
+    why: wired
+      ? `ISENSE is wired into another circuit, not on ${where}, so its current is not this circuit's`
+      : `ISENSE_PLUS and ISENSE_MINUS are not on ${where}`,
   };
 }

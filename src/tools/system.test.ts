@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { voltageMeasure } from './measure.js';
 import { dacSet, powerGet } from './power.js';
 import {
   arduinoReset,
@@ -87,15 +88,37 @@ describe('system tools', () => {
     expect((await h.run(arduinoReset)).result).toEqual({ reset: true });
   });
 
-  it("steps the firmware's connection history back and forward", async () => {
+  it("steps the firmware's history back and forward, naming the step it took", async () => {
     await h.python('connect(3, 9)');
     const undone = await h.run(firmwareUndo);
-    expect(undone.result).toMatchObject({ changed: true });
+    expect(undone.result).toMatchObject({ changed: true, step: 'connect 3-9', stepped_over: [] });
     expect(await h.python('bool(is_connected(3, 9))')).toBe(false);
     const redone = await h.run(firmwareUndo, { redo: true });
     expect(redone.result).toMatchObject({ changed: true });
     expect(await h.python('bool(is_connected(3, 9))')).toBe(true);
-    expect((await h.run(firmwareUndo, { redo: true })).result).toMatchObject({ changed: false });
+    expect((await h.run(firmwareUndo, { redo: true })).result).toMatchObject({ changed: false, step: '' });
+  });
+
+  it("steps over a measurement's temporary bridges and names the change it undid (the issue's trap)", async () => {
+    await h.python('connect(50, 51)');
+    const measured = await h.run(voltageMeasure, { node: 15 });
+    expect(measured.result).toMatchObject({ adc: 'ADC0', routed_temporarily: true });
+    const undone = await h.run(firmwareUndo);
+    expect(undone.result).toMatchObject({
+      changed: true,
+      step: 'connect 50-51',
+      stepped_over: ['disconnect ADC_0-15', 'connect ADC_0-15'],
+    });
+    expect(await h.python('bool(is_connected(50, 51))')).toBe(false);
+    expect(await h.python('bool(is_connected(ADC0, 15))')).toBe(false);
+    const redone = await h.run(firmwareUndo, { redo: true });
+    expect(redone.result).toMatchObject({
+      changed: true,
+      step: 'connect 50-51',
+      stepped_over: ['connect ADC_0-15', 'disconnect ADC_0-15'],
+    });
+    expect(await h.python('bool(is_connected(50, 51))')).toBe(true);
+    expect(await h.python('bool(is_connected(ADC0, 15))')).toBe(false);
   });
 
   it('refuses every hostile string as a context by validation', () => {

@@ -11,10 +11,9 @@ import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool } from './tool.js';
 
 /** Python run on the board, inside `_jlt`. */
-export const python: readonly PythonPart[] = [
-  {
-    name: 'system',
-    source: `
+const systemPython: PythonPart = {
+  name: 'system',
+  source: `
 def sys_info():
     import sys, gc
     gc.collect()
@@ -36,16 +35,91 @@ def sys_pause(on):
 def sys_reset():
     arduino_reset()
     return True
-def sys_history(step):
-    moved = None
-    if step < 0:
-        moved = undo()
-    elif step > 0:
-        moved = redo()
-    return [moved, history_position(), history_size(), history_label()]
 `,
-  },
-];
+};
+
+/**
+ * Board-side helpers, inside `_jlt`: the firmware's undo history (Undo.cpp), and the runs of it a
+ * measurement made. A measurement's temporary bridges are history steps too (every connect and
+ * disconnect is one, Undo.cpp:2052-2127); `hist_mark` notes the run it added (its cursor span and
+ * labels), and `hist_step` steps over such runs, so firmware_undo never undoes a measurement's
+ * bridges as if they were a change. A run is recognised by its labels at its place; anything else
+ * in the history (another program's changes after it) makes it an ordinary step again. A full
+ * history (64 steps on 5.7.11 without PSRAM) drops its oldest step for each new one, so the cursor
+ * moves less than the run: `hist_mark` finds the run's start by the three labels that were on top
+ * before it (`hist_now` keeps them), and moves the older marks down by the steps dropped.
+ */
+export const historyPython: PythonPart = {
+  name: 'history',
+  source: `
+hist_marks = []
+hist_sig = []
+def hist_pos():
+    try:
+        return [history_size(), history_position()]
+    except NameError:
+        return None
+def hist_now():
+    p = _jlt.hist_pos()
+    if p is not None:
+        _jlt.hist_sig = [history_label(-j) for j in range(3)]
+    return p
+def hist_mark(h0):
+    h1 = _jlt.hist_pos()
+    if h0 is None or h1 is None:
+        return
+    start = h0[0] + h0[1]
+    end = h1[0] + h1[1]
+    n = end - start
+    k = max(n, 1)
+    while k < 256 and [history_label(-k - j) for j in range(3)] != _jlt.hist_sig:
+        k += 1
+    drop = k - n if k < 256 else 0
+    n += drop
+    if n <= 0:
+        return
+    labels = [history_label(-k) for k in range(n)]
+    kept = [[m[0] - drop, m[1] - drop, m[2]] for m in _jlt.hist_marks if m[1] <= start and m[0] >= drop]
+    _jlt.hist_marks = kept[-15:] + [[end - n, end, labels]]
+def hist_run(c, back):
+    for m in _jlt.hist_marks:
+        n = m[1] - m[0]
+        if back and m[1] == c and [history_label(-k) for k in range(n)] == m[2]:
+            return m
+        if not back and m[0] == c and [history_label(k) for k in range(1, n + 1)] == list(reversed(m[2])):
+            return m
+    return None
+def hist_step(step):
+    over = []
+    label = ''
+    moved = False
+    c = history_size() + history_position()
+    if step < 0:
+        m = _jlt.hist_run(c, True)
+        while m is not None:
+            for k in range(m[1] - m[0]):
+                undo()
+            over += m[2]
+            c = m[0]
+            m = _jlt.hist_run(c, True)
+        label = history_label(0)
+        moved = undo()
+    else:
+        label = history_label(1)
+        moved = redo()
+        c = history_size() + history_position()
+        m = _jlt.hist_run(c, False)
+        while moved and m is not None:
+            for k in range(m[1] - m[0]):
+                redo()
+            over += list(reversed(m[2]))
+            c = m[1]
+            m = _jlt.hist_run(c, False)
+    return [moved, label if moved else '', over, history_position(), history_size(), history_label(0)]
+`,
+};
+
+export const python: readonly PythonPart[] = [systemPython, historyPython];
 
 const healthOutput = z.object({
   connected: z.boolean(),
@@ -223,7 +297,7 @@ export const corePause = defineDeviceTool({
   name: 'core_pause',
   title: 'Pause or resume core 2',
   description:
-    'Pause core 2 (LED refresh) for timing-critical Python, or resume: true. Wiring still changes; the firmware resumes by itself when it rebuilds all wiring.',
+    'Pause core 2 (LED refresh) for timing-critical Python, or resume: true. Wiring still changes; a full rewire resumes it.',
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.admin',
@@ -251,23 +325,34 @@ export const arduinoReset = defineDeviceTool({
 
 const historyOutput = z.object({
   changed: z.boolean(),
-  position: z.number(),
-  changes: z.number(),
-  label: z.string(),
+  step: z.string().describe('The step undone (or redone), as the firmware labels it; empty when none'),
+  stepped_over: z
+    .array(z.string())
+    .describe("A measurement's temporary bridges, undone (or redone) with it: together they change nothing"),
+  position: z.number().describe('0 at the newest step, -N after N undos'),
+  steps: z.number(),
+  next: z.string().describe('What the next undo would undo'),
 });
 
 async function moveHistory(board: BoardClient, step: -1 | 1): Promise<z.infer<typeof historyOutput>> {
-  const [moved, position, size, label] = z
-    .tuple([z.boolean(), z.number(), z.number(), z.string()])
-    .parse(await board.call(py`_jlt.sys_history(${step})`));
-  return { changed: moved, position, changes: size, label };
+  const [moved, label, over, position, size, next] = z
+    .tuple([z.boolean(), z.string(), z.array(z.string()), z.number(), z.number(), z.string()])
+    .parse(await board.call(py`_jlt.hist_step(${step})`));
+  board.seen.delete('connections.bridges');
+  return { changed: moved, step: label, stepped_over: over, position, steps: size, next };
 }
 
-/** Both directions of the firmware's history in one tool (it replaced firmware_redo). */
+/**
+ * Both directions of the firmware's history in one tool (it replaced firmware_redo). The firmware
+ * records every bridge added or removed, from any source (probe, menus, scripts), and supply
+ * setpoints: a DAC or rail set is a step (States.cpp:986-1019), and sets of one channel within
+ * 1.2 s merge into one (Undo.cpp:155, 2184-2207). Each slot has its own history.
+ */
 export const firmwareUndo = defineDeviceTool({
   name: 'firmware_undo',
-  title: 'Undo or redo a wiring change',
-  description: "Undo the firmware's last wiring change (not supplies), or redo one.",
+  title: "Step the board's own history",
+  description:
+    "Undo a step of the board's own history (each bridge or supply change, any source; a supply's sets within 1.2 s are one), named; redo: true redoes.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.wire',

@@ -11,6 +11,7 @@ import type { HandlerContext, Tool, ToolShape } from '../core/toolDefinition.js'
 import type { Board, BoardClient } from '../device/board.js';
 import { DeviceError } from '../device/errors.js';
 import type { SafetyPolicy } from './safety.js';
+import { BOARD_APP_URI } from './viewPage.js';
 
 export interface ToolImage {
   mimeType: 'image/png';
@@ -70,6 +71,8 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
 ): Tool<I, O, ToolEnv> {
   const { handle, atomic, mutates, ...shape } = spec;
   return {
+    // Every tool that acts on the board shows the board it left, where the host renders apps.
+    app: BOARD_APP_URI,
     ...shape,
     async handle(args, context, env) {
       if (!env.board) {

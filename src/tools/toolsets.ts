@@ -15,7 +15,10 @@ export const TOOLSETS = {
   slots: { groups: ['slots'], description: "the board's saved slots" },
   files: { groups: ['files'], description: "the board's flash files" },
   system: { groups: ['system'], description: 'versions, context, core pause, firmware undo, Nano reset' },
-  exec: { groups: ['exec'], description: 'raw MicroPython (needs jumperless.exec)' },
+  exec: {
+    groups: ['exec', 'scripts'],
+    description: 'MicroPython: raw, and scripts saved and run (needs jumperless.exec)',
+  },
 } as const satisfies Record<string, { groups: readonly string[]; description: string }>;
 
 export type Toolset = keyof typeof TOOLSETS;

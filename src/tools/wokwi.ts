@@ -1,6 +1,6 @@
 /**
  * wokwi_import: a Wokwi `diagram.json` as Jumperless nets, applied as state_set applies its nets
- * (stateSet.ts: checked first, snapshot taken, compared after). Wokwi wires join part pins; breadboard holes
+ * (stateSet.ts: checked first, compared after, undoable). Wokwi wires join part pins; breadboard holes
  * (`bb1:12t.a`: row 12, top half, column a) and rails (`bb1:tp.3`, `bb1:bn.7`) and Arduino pins
  * (`nano:13`, `uno:A0`, `nano:GND.1`) map to nodes; pins of other parts only join wires together.
  * Rows 1-30 of the top half are rows 1-30, of the bottom half rows 31-60 (spec §6.2).
@@ -125,7 +125,7 @@ export const wokwiImport = defineDeviceTool({
   requires: ['set_state', 'connect', ...RAM_REQUIRES, ...APPLY_REQUIRES],
   input: z.object({
     diagram: z.string().max(WOKWI_MAX_CHARS),
-    clear_first: z.boolean().default(true).describe('Replace all present connections'),
+    clear_first: z.boolean().default(true),
   }),
   output: appliedOutput.extend({
     wires: z.number(),
@@ -142,7 +142,13 @@ export const wokwiImport = defineDeviceTool({
         },
       );
     }
-    const applied = await applyState(board, { nets: translation.nets }, clear_first, 'before wokwi_import');
+    const applied = await applyState(
+      board,
+      { nets: translation.nets },
+      clear_first,
+      'wokwi_import',
+      `${translation.nets.length} nets from ${translation.wires} wires`,
+    );
     return { ...summary(applied), wires: translation.wires, skipped: translation.skipped };
   },
 });

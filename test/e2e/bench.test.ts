@@ -38,7 +38,7 @@ describe('at the bench, through MCP', () => {
         ],
       },
     });
-    expect(wired.structuredContent).toMatchObject({ added: 2, refused: 0 });
+    expect(wired.structuredContent).toMatchObject({ added: 2, unrouted: 0 });
     await client.callTool({ name: 'dac_set', arguments: { channel: 'TOP_RAIL', volts: 5 } });
     const middle = await client.callTool({ name: 'voltage_measure', arguments: { node: 25 } });
     expect(middle.isError).toBeUndefined();
@@ -80,12 +80,22 @@ describe('at the bench, through MCP', () => {
     ).toBe('PNG');
   });
 
-  it('reports a short between two supplies as refused, and changes nothing', async () => {
+  it('refuses a short between two supplies as a tool error that says why, and changes nothing', async () => {
     const result = await client.callTool({ name: 'connect', arguments: { pairs: [['TOP_RAIL', 'GND']] } });
-    expect(result.structuredContent).toMatchObject({ added: 0, refused: 1 });
-    const [pair] = (result.structuredContent as { results: { status: string; reason?: string }[] }).results;
-    expect(pair?.status).toMatch(/refused|forbidden/);
-    expect(pair?.reason).toBeTruthy();
+    expect(result.isError).toBe(true);
+    const [text] = result.content as Content[];
+    const error = JSON.parse(text?.type === 'text' ? (text.text ?? '{}') : '{}') as {
+      code: string;
+      message: string;
+    };
+    expect(error.code).toBe('unsafe_short');
+    expect(error.message).toMatch(
+      /TOP_RAIL-GND would join TOP_RAIL \(5 V\) and GND \(0 V\)\. A short circuit/,
+    );
+    const bridges = await client.callTool({ name: 'bridges_list', arguments: {} });
+    expect(
+      (bridges.structuredContent as { bridges: { node1: string; node2: string }[] }).bridges,
+    ).not.toContainEqual(expect.objectContaining({ node1: 'TOP_RAIL', node2: 'GND' }));
   });
 
   it('asks the person and takes a scripted button press as the answer', async () => {

@@ -129,11 +129,14 @@ describe('a bench of a board and a remote server', () => {
   });
 
   it('keeps what a tool remembers per board apart, from the first call of each board on', async () => {
-    // Both virtual boards open at their first call: each snapshot list is its own board's.
-    const b = await operator.callTool({ name: 'jumperless-b_state_snapshot', arguments: {} });
-    const a = await operator.callTool({ name: 'jumperless-a_state_snapshot', arguments: {} });
-    expect(b.structuredContent).toMatchObject({ kept: 1 });
-    expect(a.structuredContent).toMatchObject({ kept: 1 });
+    // Both virtual boards open at their first call: each board's undo list is its own.
+    const b = await operator.callTool({ name: 'jumperless-b_connect', arguments: { pairs: [[3, 4]] } });
+    expect(b.isError).toBeFalsy();
+    // Board a's undo never undoes board b's change (it undoes a's own, or has none).
+    const a = await operator.callTool({ name: 'jumperless-a_undo', arguments: {} });
+    expect((a.structuredContent as { undone?: string } | undefined)?.undone).not.toBe('connect 3-4');
+    const undone = await operator.callTool({ name: 'jumperless-b_undo', arguments: {} });
+    expect(undone.structuredContent).toMatchObject({ undone: 'connect 3-4', remaining: 0 });
   });
 
   it("lists and calls a remote child's python_exec for a caller who holds exec, and for no one else", async () => {

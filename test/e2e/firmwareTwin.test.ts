@@ -84,7 +84,7 @@ describe('tools that are right on the firmware, through MCP', () => {
       await call('power_get');
       await call('gpio_get', { pin: 1 });
       await bridges();
-      await call('current_measure');
+      await call('current_measure', { window_ms: 0 });
       await call('overlay_list');
       await call('wavegen_status');
       await call('clickwheel_read');

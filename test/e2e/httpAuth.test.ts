@@ -477,6 +477,42 @@ describe('long-lived SSE streams re-check their bearer', () => {
     expect(JSON.parse(events.at(-1)?.data ?? '{}')).toMatchObject({ reason: 'expired' });
   });
 
+  it('refuses a 2026-07-28 subscriptions/listen to a caller who may not read: no stream, the capability error', async () => {
+    const token = mintToken();
+    broker.add(token, { callerId: 'token:blind', capabilities: [] });
+    const res = await fetch(open.url, {
+      method: 'POST',
+      headers: {
+        ...bearer(token),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'subscriptions/listen',
+        params: {
+          notifications: { toolsListChanged: true, resourceSubscriptions: ['jumperless://board/state'] },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await res.json()).toMatchObject({
+      id: 4,
+      error: {
+        code: -32603,
+        message: expect.stringMatching(/Capability denied: subscriptions\/listen needs jumperless.read/),
+        data: { code: 1001, missing: ['jumperless.read'] },
+      },
+    });
+  });
+
   it('a 2026-07-28 subscriptions/listen stream: revoked while open, one auth_lost event, then it ends', async () => {
     const token = mintToken();
     broker.add(token, { callerId: 'token:listen', capabilities: ['jumperless.read'] });

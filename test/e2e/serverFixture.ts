@@ -5,7 +5,9 @@ import { type Config, DEFAULT_CONFIG } from '../../src/cli/config.js';
 import type { Capability } from '../../src/core/capabilities.js';
 import { ANONYMOUS_CAPABILITIES } from '../../src/core/capabilities.js';
 import type { ServerExtras } from '../../src/core/dispatcher.js';
+import { APPS_EXTENSION } from '../../src/core/listTools.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
+import { APP_MIME_TYPE } from '../../src/tools/viewPage.js';
 
 /** What an anonymous HTTP caller holds by default. */
 const ANONYMOUS = new Set(ANONYMOUS_CAPABILITIES);
@@ -18,6 +20,8 @@ export interface HttpFixture {
   url: string;
   connect(options?: {
     elicitation?: boolean;
+    /** A host that renders MCP Apps (declares the `io.modelcontextprotocol/ui` extension). */
+    apps?: boolean;
     /** A client pinned to 2026-07-28 (stateless, `server/discover`); default a 2025 session. */
     modern?: boolean;
   }): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
@@ -49,7 +53,10 @@ export async function startHttpFixture(
       const client = new Client(
         { name: 'e2e', version: '0' },
         {
-          capabilities: options.elicitation ? { elicitation: {} } : {},
+          capabilities: {
+            ...(options.elicitation ? { elicitation: {} } : {}),
+            ...(options.apps ? { extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } } : {}),
+          },
           ...(options.modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
         },
       );

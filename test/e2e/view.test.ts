@@ -108,10 +108,16 @@ describe('the board page in a browser', () => {
   });
 
   it('serves the MCP App as a ui:// resource the board tools point at; loaded as a host would, it shows the same', async () => {
-    const { client } = await fx.connect();
+    // Only a host that declares MCP Apps sees the pointer; others pay no bytes for it.
+    const plain = (await (await fx.connect()).client.listTools()).tools;
+    expect(plain.filter((t) => t._meta?.ui !== undefined)).toEqual([]);
+    const { client } = await fx.connect({ apps: true });
     const { tools } = await client.listTools();
-    const dacSet = tools.find((t) => t.name === 'dac_set');
-    expect(dacSet?._meta).toMatchObject({ ui: { resourceUri: 'ui://jumperless/board' } });
+    for (const name of ['dac_set', 'connect', 'state_get', 'voltage_measure', 'board_picture']) {
+      expect(tools.find((t) => t.name === name)?._meta, name).toMatchObject({
+        ui: { resourceUri: 'ui://jumperless/board' },
+      });
+    }
     const read = await client.readResource({ uri: 'ui://jumperless/board' });
     const app = read.contents[0] as { mimeType: string; text: string };
     expect(app.mimeType).toBe('text/html;profile=mcp-app');

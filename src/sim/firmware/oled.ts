@@ -349,6 +349,14 @@ export function oledFunctions(state: OledState, fs: () => VirtualFs, wiring: Ole
       state.connected = false;
       return 1;
     },
+    /**
+     * Simulator only, for tests: take the panel off the board (or put it back), so oled_connect()
+     * finds no display. Called as `_fw.call('_sim_oled_fitted', '[false]')`.
+     */
+    _sim_oled_fitted: (on) => {
+      state.fitted = truthy(on);
+      return null;
+    },
     oled_set_text_size: (size) => {
       const s = asInt(size);
       if (s < 0 || s > 2) return false;

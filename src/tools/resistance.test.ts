@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { classify, nearestStandard, resistanceMeasure } from './resistance.js';
+import { firmwareUndo } from './system.js';
+
+/** Loose parts between free rows, measured on a board with the simulator's measurement noise. */
+const VALUES = [100, 330, 1000, 4700, 10_000, 47_000, 100_000];
+const PARTS = JSON.stringify({
+  parts: [
+    ...VALUES.map((ohms, i) => ({ type: 'resistor', between: [1 + 2 * i, 2 + 2 * i], ohms })),
+    { type: 'led', id: 'RED', anode: 31, cathode: 30, color: 'red' },
+    { type: 'led', id: 'BLUE', anode: 32, cathode: 33, color: 'blue' },
+    { type: 'diode', id: 'D1', anode: 34, cathode: 35, vf: 0.7 },
+  ],
+});
+
+type Reading = {
+  kind: string;
+  ohms?: number;
+  error_percent?: number;
+  e12?: string;
+  e24?: string;
+  anode?: string;
+  cathode?: string;
+  forward_volts?: number;
+  forward_milliamps?: number;
+  looks_like?: string;
+  min_ohms?: number;
+  max_milliamps: number;
+};
+
+let h: ToolHarness;
+beforeAll(async () => {
+  h = await startToolHarness({ partsFileText: PARTS, noiseSeed: 11 });
+  await h.session.exec('dac_set(DAC1, 1.25)');
+});
+afterAll(async () => h.close());
+
+const measure = async (a: number, b: number) => (await h.run(resistanceMeasure, { a, b })).result as Reading;
+
+describe('resistance_measure picks its own range and says how sure it is', () => {
+  it.each(VALUES.map((ohms, i) => ({ ohms, row: 1 + 2 * i })))(
+    '$ohms ohm: within 5 % and within its stated bound, which is at most 5 %',
+    async ({ ohms, row }) => {
+      const r = await measure(row, row + 1);
+      expect(r.kind).toBe('resistor');
+      const error = Math.abs((r.ohms as number) - ohms) / ohms;
+      expect(error).toBeLessThan(0.05);
+      expect(error * 100).toBeLessThanOrEqual(r.error_percent as number);
+      expect(r.error_percent).toBeLessThanOrEqual(5);
+      expect(r.max_milliamps).toBeLessThanOrEqual(15);
+      expect(r.e12).toBe(nearestStandard(ohms, [1, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8, 8.2]));
+    },
+  );
+
+  it('names the nearest E12 and E24 values the way a parts list writes them', () => {
+    const E12 = [1.0, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8, 8.2];
+    const E24 = [1.0, 1.1, 1.2, 1.3, 1.5, 1.6, 1.8, 2.0, 2.2, 2.4, 2.7, 3.0, 3.3, 3.6, 3.9, 4.3, 4.7, 5.1];
+    expect(nearestStandard(4620, E12)).toBe('4.7k');
+    expect(nearestStandard(216, E12)).toBe('220');
+    expect(nearestStandard(1.04e6, E12)).toBe('1M');
+    expect(nearestStandard(9700, E12)).toBe('10k');
+    expect(nearestStandard(5000, E24)).toBe('5.1k');
+    expect(nearestStandard(98, E12)).toBe('100');
+  });
+
+  it('finds an LED, which way round it is, and its forward voltage at 10 mA', async () => {
+    const red = await measure(30, 31);
+    expect(red).toMatchObject({ kind: 'diode', anode: '31', cathode: '30', forward_milliamps: 10 });
+    expect(red.forward_volts).toBeGreaterThan(1.8);
+    expect(red.forward_volts).toBeLessThan(2.0);
+    expect(red.looks_like).toMatch(/LED \(red/);
+    const blue = await measure(32, 33);
+    expect(blue).toMatchObject({ kind: 'diode', anode: '32', looks_like: 'LED (blue or white)' });
+    expect(blue.forward_volts).toBeCloseTo(3.0, 1);
+    const diode = await measure(34, 35);
+    expect(diode).toMatchObject({ kind: 'diode', anode: '34', looks_like: 'silicon diode' });
+    expect(diode.forward_volts).toBeCloseTo(0.7, 1);
+  });
+
+  it('reports nothing between two empty rows as open, with a lower bound', async () => {
+    const r = await measure(50, 51);
+    expect(r.kind).toBe('open');
+    expect(r.min_ohms).toBeGreaterThan(100_000);
+  });
+
+  it('leaves the board as it found it, and its bridges out of the firmware history', async () => {
+    await h.python('connect(56, 57)');
+    const before = await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]');
+    await measure(1, 2);
+    expect(await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]')).toEqual(before);
+    expect(await h.python('dac_get(1)')).toBe(1.25);
+    const step = await h.run(firmwareUndo);
+    expect(step.result).toMatchObject({ step: 'connect 56-57' });
+    expect((step.result as { stepped_over: string[] }).stepped_over.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('classifies survey points: ohmic both ways, one way only, or nothing', () => {
+    const p = (drive: number, amps: number) => ({ drive, volts: drive, amps, ampsError: 1e-6 });
+    expect(classify([p(0, 0), p(1, 0.001), p(-1, -0.001), p(2, 0.002)])).toBe('resistor');
+    expect(classify([p(0, 0), p(1, 0), p(2, 0.003), p(-1, 0), p(-2, 0)])).toBe('diode_forward');
+    expect(classify([p(0, 0), p(1, 0), p(-1, -0.002)])).toBe('diode_reverse');
+    expect(classify([p(0, 0), p(1, 0), p(-1, 0)])).toBe('open');
+    expect(classify([p(0, 0), p(1, 0.0001), p(2, 0.003), p(-1, -0.0001), p(-2, -0.003)])).toBe('non_ohmic');
+  });
+});
