@@ -52,7 +52,8 @@ export const LAB_MISSING: string | undefined = SER2NET_MISSING ?? PTY_MISSING;
 
 export async function startLab(options: { boards?: number; log?: Log } = {}): Promise<Lab> {
   if (LAB_MISSING) throw new Error(`the lab demo cannot run here: ${LAB_MISSING}`);
-  const count = Math.max(1, Math.min(8, options.boards ?? 3));
+  const count = options.boards ?? 3;
+  if (!Number.isInteger(count) || count < 1 || count > 8) throw new Error('a lab has 1 to 8 boards');
   const log = options.log ?? (() => {});
   const started = performance.now();
   const since = () => Math.round(performance.now() - started);
@@ -72,13 +73,17 @@ export async function startLab(options: { boards?: number; log?: Log } = {}): Pr
   };
   try {
     // The boards, each on its own pty (what a board's REPL port is on the machine it is plugged into).
-    const ptys = await Promise.all(
+    // Settled, not raced: a board that fails to start must not leave the others running unstopped.
+    const booted = await Promise.allSettled(
       Array.from({ length: count }, async (_, index) => {
         const sim = await SimBoard.start();
         sims.push(sim);
         return (await sim.servePty(join(dir, `board-${index + 1}`))).repl;
       }),
     );
+    const failed = booted.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const ptys = booted.map((result) => (result.status === 'fulfilled' ? result.value : ''));
     const boardsUp = since();
     log(`${count} virtual boards up in ${boardsUp} ms`);
 
@@ -255,6 +260,10 @@ async function main(): Promise<void> {
   const boardsAt = args.indexOf('--boards');
   const boards = boardsAt >= 0 ? Number(args[boardsAt + 1]) : 3;
   const once = args.includes('--once');
+  if (!Number.isInteger(boards) || boards < 1 || boards > 8) {
+    process.stderr.write('lab demo: --boards takes a whole number from 1 to 8\n');
+    process.exit(2);
+  }
   if (LAB_MISSING) {
     process.stderr.write(`lab demo: cannot run here: ${LAB_MISSING}\n`);
     process.exit(1);
