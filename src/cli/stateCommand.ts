@@ -67,7 +67,6 @@ function writeReport(report: StateReport, json: boolean | undefined, stdout: Nod
     return;
   }
   const lines = [
-    ...(report.applied ?? []).map((step) => `applied: ${step}`),
     ...report.differences,
     report.same
       ? `same: fingerprint ${report.fingerprint}`
@@ -95,8 +94,11 @@ export async function runStateDeclared(
     if (action === 'apply') {
       const before = (await cli.call('state_get')) as unknown as StateSummary;
       for (const step of applySteps(doc, before)) {
+        const line = `${step.tool} ${JSON.stringify(step.args)}`;
         await cli.call(step.tool, step.args);
-        applied.push(`${step.tool} ${JSON.stringify(step.args)}`);
+        applied.push(line);
+        // Said as it goes: when a later call is refused, what went before is on the screen.
+        if (!options.json) io.stdout.write(`applied: ${line}\n`);
       }
     }
     const state = (await cli.call('state_get')) as unknown as StateSummary;

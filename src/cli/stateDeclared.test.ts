@@ -142,6 +142,20 @@ describe('a declared state', () => {
     expect(out.err()).toMatch(/bad\.json: gpio\.0\.pin/);
   });
 
+  it('stops at a call the board refuses, saying what went before; the wiring stays as it was', async () => {
+    const file = join(dir, 'short.json');
+    writeFileSync(file, JSON.stringify({ supplies: { dac1: 0.5 }, nets: [['TOP_RAIL', 'GND']] }));
+    const before = await stateJson();
+    const out = io();
+    expect(await runStateDeclared('apply', file, { device }, out)).toBe(1);
+    expect(out.out()).toMatch(/applied: dac_set \{"channel":"DAC1","volts":0\.5\}/);
+    expect(out.out()).not.toMatch(/state_set/);
+    expect(out.err()).toMatch(/state apply/);
+    const after = await stateJson();
+    expect(after.power.dac1).toBe(0.5);
+    expect(after.nets.map((n) => n.nodes)).toEqual(before.nets.map((n) => n.nodes));
+  }, 60_000);
+
   it('runs as `jumperless-mcp state diff FILE` from the command line', async () => {
     const file = join(dir, 'cli.json');
     const now = await stateJson();
