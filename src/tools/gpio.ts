@@ -168,7 +168,7 @@ function drivingState(state: StateDocument, pads: readonly string[]): StateDocum
 }
 
 /** A pin runs PWM: in the PWM function, or a pad output the config calls an input (the timer). */
-function runsPwm(state: StateDocument, pads: readonly string[], pin: number): boolean {
+export function runsPwm(state: StateDocument, pads: readonly string[], pin: number): boolean {
   const g = state.gpio.find((x) => x.pin === pin);
   return padFunction(state, pin) === 'PWM' || (pads[pin - 1] === 'OUTPUT' && g?.direction === 'INPUT');
 }

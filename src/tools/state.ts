@@ -3,6 +3,7 @@
  * undo of this server's changes and host-side snapshots (stateUndo.ts, journal.ts), and Wokwi import (wokwi.ts).
  */
 import { z } from 'zod';
+import type { BoardClient } from '../device/board.js';
 import { renderBoardPicture } from './boardPicture.js';
 import {
   overlaySummarySchema,
@@ -13,6 +14,8 @@ import {
   stateDocumentSchema,
   withOverlaySummaries,
 } from './boardState.js';
+import { runsPwm } from './gpio.js';
+import { knownPwm } from './journal.js';
 import { ledsPython } from './leds.js';
 import type { PythonPart } from './pythonParts.js';
 import { restorePlanPython } from './restorePlan.js';
@@ -20,6 +23,7 @@ import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { undo, undoPython } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
+import { runningWave } from './wavegen.js';
 import { wokwiImport } from './wokwi.js';
 
 /** The board-side parts the state tools call: the RAM state, the board image, set_state, the bridges' routes, undo. */
@@ -40,14 +44,45 @@ export const stateGet = defineDeviceTool({
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['get_state'],
+  requires: ['get_state', 'gpio_get_dir', 'wavegen_is_running'],
   input: z.object({}),
   output: stateDocumentSchema.extend({
     overlays: z.array(overlaySummarySchema),
+    running: z.array(z.string()),
     as_at_power_on: z.string().describe('What is left out because it is as the board powers on'),
   }),
-  handle: async (_args, { board }) => leaveOutPowerOn(withOverlaySummaries((await readState(board)).state)),
+  handle: async (_args, { board }) => {
+    const { state } = await readState(board);
+    const [pads, wave] = z
+      .tuple([z.array(z.string()), z.unknown()])
+      .parse(await board.call('[_jlt.gpio_pads(), _jlt.wave_status()]'));
+    return leaveOutPowerOn(withOverlaySummaries(withRunning(board, state, pads, wave)));
+  },
 });
+
+/**
+ * The state with what runs on its own told: get_state gives a PWM pin's configured direction (a
+ * timer PWM leaves it INPUT, on no net: as at power-on) and says nothing of the wave generator.
+ */
+function withRunning(
+  board: BoardClient,
+  state: StateDocument,
+  pads: readonly string[],
+  wave: unknown,
+): StateDocument & { running: string[] } {
+  const running: string[] = [];
+  const gpio = state.gpio.map((g) => {
+    if (typeof g.pin !== 'number' || !runsPwm(state, pads, g.pin)) return g;
+    const pwm = knownPwm(board, g.pin);
+    running.push(
+      `PWM on GPIO_${g.pin}${pwm ? `: ${pwm.frequency} Hz, duty ${pwm.duty}` : ' (not started here: rate unknown)'}`,
+    );
+    return { ...g, function: 'PWM', direction: 'OUTPUT' };
+  });
+  const waveLine = runningWave(wave);
+  if (waveLine) running.push(waveLine);
+  return { ...state, gpio, running };
+}
 
 /** The nets 1-5 as they are at power-on: each supply alone, DAC 0 with the probe's BUFFER_IN. */
 const POWER_ON_NETS: Readonly<Record<number, string>> = {
@@ -71,7 +106,7 @@ function pinAtPowerOn(g: StateDocument['gpio'][number]): boolean {
 }
 
 /** state_get's answer: the state without what is as at power-on, and a line naming what went. */
-export function leaveOutPowerOn(state: StateSummary): StateSummary & { as_at_power_on: string } {
+export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_power_on: string } {
   const nets = state.nets.filter((n) => POWER_ON_NETS[n.index] !== n.nodes.join(','));
   const gpio = state.gpio.filter((g) => !pinAtPowerOn(g));
   // 5.7.11's get_state leaves out a net of one node: a supply net 1-5 it leaves out is that supply
