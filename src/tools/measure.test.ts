@@ -108,7 +108,12 @@ describe('current_measure', () => {
   it('reads the current through the ISENSE shunt in series with a 1k load', async () => {
     await setup('connect(DAC1, ISENSE_PLUS)\nconnect(ISENSE_MINUS, 24)\ndac_set(DAC1, 2.0)');
     const { result } = await h.run(currentMeasure, { window_ms: 100 });
-    const r = result as { milliamps: number; isense_minus_volts: number; in_circuit: boolean; changing: boolean };
+    const r = result as {
+      milliamps: number;
+      isense_minus_volts: number;
+      in_circuit: boolean;
+      changing: boolean;
+    };
     expect(r.in_circuit).toBe(true);
     expect(r.changing).toBe(false);
     // 2 V over 1k + the shunt and two crossbar paths (about 80 ohm).
