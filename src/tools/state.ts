@@ -19,7 +19,7 @@ import { knownPwm } from './journal.js';
 import { ledsPython } from './leds.js';
 import type { PythonPart } from './pythonParts.js';
 import { restorePlanPython } from './restorePlan.js';
-import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
+import { type BoardSnapshot, readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { undo, undoPython } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
@@ -136,12 +136,28 @@ export const boardPicture = defineDeviceTool({
   capability: 'jumperless.read',
   requires: SNAPSHOT_REQUIRES,
   input: z.object({}),
-  output: z.object({ bytes: z.number().describe('Size of the PNG') }),
+  output: z.object({ bytes: z.number().describe('Size of the PNG'), summary: z.string() }),
   handle: async (_args, { board, attachImage }) => {
-    const png = renderBoardPicture(await readSnapshot(board));
+    const snapshot = await readSnapshot(board);
+    const png = renderBoardPicture(snapshot);
     attachImage({ mimeType: 'image/png', data: Buffer.from(png).toString('base64') });
-    return { bytes: png.length };
+    return { bytes: png.length, summary: pictureSummary(snapshot) };
   },
 });
+
+/** Bridges named in a picture's summary before the rest are counted. */
+const SUMMARY_BRIDGES = 20;
+
+/** The picture in words, for a model that cannot see images: the supplies and the bridges. */
+export function pictureSummary({ state, bridges }: BoardSnapshot): string {
+  const { top_rail, bottom_rail, dac0, dac1 } = state.power;
+  const named = bridges.slice(0, SUMMARY_BRIDGES).map((b) => {
+    const pair = `${b.node1_name}-${b.node2_name}`;
+    return b.routed || b.route === 'unknown' ? pair : `${pair} (${b.route.replaceAll('_', ' ')})`;
+  });
+  const more = bridges.length - named.length;
+  const list = named.length === 0 ? 'none' : named.join(', ') + (more > 0 ? ` and ${more} more` : '');
+  return `Top rail ${top_rail} V, bottom rail ${bottom_rail} V, DAC0 ${dac0} V, DAC1 ${dac1} V. Bridges: ${list}.`;
+}
 
 export default [stateGet, stateSet, undo, wokwiImport, boardPicture];
