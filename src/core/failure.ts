@@ -51,7 +51,7 @@ const NETWORK_PORT = /\b(?:tcp|socket|rfc2217):\/\//;
 
 /** For a call refused because another caller holds the board's lease (device/boardLeases.ts). */
 const LEASED_HINT =
-  'Wait until the lease ends (board_lease status says who holds it), or ask its holder to release it; tools that only read still work.';
+  "Wait until the lease ends (device_info and the board's health say who holds it and until when), or ask its holder to release it; tools that only read still work.";
 
 function deviceHint(error: DeviceError): string {
   if (error.details.mayHaveRun === true) return MAY_HAVE_RUN_HINT;

@@ -555,6 +555,8 @@ describe('the Claude Desktop bundle (npm run build:mcpb)', () => {
       JUMPERLESS_MCP_DEVICE: 'sim',
       JUMPERLESS_MCP_MAX_VOLTS: '3',
       JUMPERLESS_MCP_MIN_VOLTS: '-8',
+      // The confirmation policy's default: ask before a hazard when the host can ask.
+      JUMPERLESS_MCP_CONFIRM: 'hazards',
     });
     // A host runs "node" with its own Node: here, this one, with nothing else on the PATH.
     const transport = new StdioClientTransport({
