@@ -185,12 +185,12 @@ export const SCENARIOS: readonly Scenario[] = [
       { tool: 'connect', args: { pairs: [['GPIO_3', 22]] } },
       { tool: 'gpio_config', args: { pin: 3, direction: 'INPUT', pull: 'PULLUP' } },
     ],
-    answer: (r) => [...ok(last(r)), ...equal('the digital read', last(r)?.result.digital, 'HIGH')],
+    answer: (r) => [...ok(last(r)), ...equal('what the pin reads', last(r)?.result.state, 'HIGH')],
     board: async (c) => {
       const pin = await read(c, 'gpio_get', { pin: 3 });
       return [
         ...((await joined(c, 'GPIO_3', 22)) ? [] : ['GPIO_3 is not joined to row 22']),
-        ...equal('GPIO 3', [pin.direction, pin.pull, pin.digital], ['INPUT', 'PULLUP', 'HIGH']),
+        ...equal('GPIO 3', [pin.direction, pin.pull, pin.state], ['INPUT', 'PULLUP', 'HIGH']),
       ];
     },
   },
