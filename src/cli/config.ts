@@ -102,6 +102,13 @@ export interface Config {
   confirm: ConfirmMode;
   /** A supply set above this many volts (either sign) asks first. Default 5. Env `JUMPERLESS_MCP_CONFIRM_ABOVE_VOLTS`, flag `--confirm-above-volts`. */
   confirmAboveVolts: number;
+  /**
+   * Where the board view reads (issue 25): the board's telemetry port (CDC3), so watching never
+   * takes a turn at the REPL. `auto` finds it beside the REPL by its answer; `off` reads through the
+   * REPL, yielding to every caller; a path names it. Default auto. Env `JUMPERLESS_MCP_TELEMETRY`,
+   * flag `--telemetry`.
+   */
+  telemetry: string;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -125,6 +132,7 @@ export const DEFAULT_CONFIG: Config = {
   readOnly: false,
   confirm: DEFAULT_CONFIRM.mode,
   confirmAboveVolts: DEFAULT_CONFIRM.aboveVolts,
+  telemetry: 'auto',
 };
 
 /** Flags as commander gives them (all optional). */
@@ -152,6 +160,7 @@ export interface Flags {
   readOnly?: boolean;
   confirm?: string;
   confirmAboveVolts?: string;
+  telemetry?: string;
 }
 
 /** `--firmware` picks the virtual board's release; a real board runs its own. */
@@ -235,6 +244,8 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
       flags.confirmAboveVolts === undefined ? 'JUMPERLESS_MCP_CONFIRM_ABOVE_VOLTS' : '--confirm-above-volts';
     config.confirmAboveVolts = Math.abs(parseVolts(above, what));
   }
+  const telemetry = flags.telemetry ?? e('TELEMETRY');
+  if (telemetry !== undefined) config.telemetry = telemetry;
   const toolsets = flags.toolsets ?? e('TOOLSETS');
   if (toolsets !== undefined) {
     config.toolsets = checkToolsetNames(

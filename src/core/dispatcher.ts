@@ -12,6 +12,7 @@ import { buildRegistry, type Registry } from './registry.js';
 import type { LogLevel, Prompt, Resource, ResourceTemplate } from './resources.js';
 import { createSelection, type Selection, type SelectionOptions, toolsetTool } from './selection.js';
 import type { Subsystem } from './subsystem.js';
+import type { BoardTelemetry } from './telemetry.js';
 import type { AnyTool } from './toolDefinition.js';
 import { discoveryTools } from './toolSearch.js';
 import { ToolSubsystem } from './toolSubsystem.js';
@@ -42,6 +43,8 @@ export interface DispatcherOptions {
   selection?: SelectionOptions;
   /** When a person is asked before a hazard (`--confirm`); default hazards above 5 V. */
   confirm?: ConfirmPolicy;
+  /** The board's telemetry port, when it has one (the board view reads there, not at the REPL). */
+  telemetry?: () => Promise<BoardTelemetry | undefined>;
 }
 
 export interface Dispatcher {
@@ -62,6 +65,8 @@ export interface Dispatcher {
   /** Called with the tool's name after a tool that may change the board succeeded. */
   onBoardChange(listener: (tool: string) => void): () => void;
   boardChanged(tool: string): void;
+  /** The board's telemetry port, when it has one open or found; undefined: read through the REPL. */
+  telemetry(): Promise<BoardTelemetry | undefined>;
   /** What the root tells about its boards' links (unplugged, back, reset). */
   onLog(listener: (level: LogLevel, text: string) => void): () => void;
   close(): void;
@@ -127,6 +132,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     boardChanged(tool) {
       for (const listener of changes) listener(tool);
     },
+    telemetry: async () => (options.telemetry ? options.telemetry().catch(() => undefined) : undefined),
     onLog(listener) {
       logs.add(listener);
       return () => logs.delete(listener);

@@ -1,11 +1,18 @@
 /**
  * The board in view (issue 25): what every open page and app is shown, kept once per process.
  * While someone watches, a change of the board (a tool that may change it succeeded) is read
- * once, through the same resources a client reads (the state document and the picture, so the
- * page, the app and `board_picture` show the same drawing), and handed to every watcher; reads
- * never overlap, and changes that arrive during a read are folded into one more read. Nobody
- * watching: nothing is read. Tool calls are told as their audit events.
+ * once and handed to every watcher; reads never overlap, and changes that arrive during a read are
+ * folded into one more read. Nobody watching: nothing is read. Tool calls are told as their audit
+ * events.
+ *
+ * Watching never delays a tool call: where the board has a telemetry port (CDC3), the view reads
+ * it (the state JSON and the LEDs), never the REPL; where it has none, it reads the same resources a
+ * client reads, in turns that yield to every caller (device/turns.ts `yields`). Either way one
+ * renderer (tools/resources.ts: the state document and boardPicture's PNG) draws what the page, the
+ * app and `board_picture` show.
  */
+import { renderBoardPng, renderStateJson } from '../tools/resources.js';
+import { snapshotFromTelemetry } from '../tools/snapshot.js';
 import { viewDocument } from '../tools/viewPage.js';
 import type { AuditEvent } from './audit.js';
 import { CAPABILITIES } from './capabilities.js';
@@ -25,6 +32,8 @@ export interface BoardLook {
   state: unknown;
   /** PNG, base64 (`jumperless://board/picture`). */
   picture: string | undefined;
+  /** Where it was read: the telemetry port's address, or `repl`. */
+  source: string;
   /** Why the board could not be read, when it could not. */
   error?: string;
 }
@@ -55,25 +64,40 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
 
   const find = (suffix: string) => dispatcher.resources().find((r) => r.uri.endsWith(suffix))?.uri;
 
-  const readOnce = async (after: string | undefined): Promise<void> => {
+  /** Through the REPL: the state and picture resources, each in a turn that yields to every caller. */
+  const readRepl = async (signal: AbortSignal) => {
     const stateUri = find('/board/state');
     const pictureUri = find('/board/picture');
+    const [state, picture] = await Promise.all([
+      stateUri ? readResource(dispatcher, VIEWER, stateUri, signal, { yields: true }) : undefined,
+      pictureUri ? readResource(dispatcher, VIEWER, pictureUri, signal, { yields: true }) : undefined,
+    ]);
+    const text = state?.[0] && 'text' in state[0] ? state[0].text : undefined;
+    const blob = picture?.[0] && 'blob' in picture[0] ? picture[0].blob : undefined;
+    return { state: text === undefined ? null : JSON.parse(text), picture: blob, source: 'repl' };
+  };
+
+  const readOnce = async (after: string | undefined): Promise<void> => {
     const signal = AbortSignal.timeout(30_000);
     let look: BoardLook;
     try {
-      const [state, picture] = await Promise.all([
-        stateUri ? readResource(dispatcher, VIEWER, stateUri, signal) : undefined,
-        pictureUri ? readResource(dispatcher, VIEWER, pictureUri, signal) : undefined,
-      ]);
-      const text = state?.[0] && 'text' in state[0] ? state[0].text : undefined;
-      const blob = picture?.[0] && 'blob' in picture[0] ? picture[0].blob : undefined;
-      look = {
-        seq: ++seq,
-        time: new Date().toISOString(),
-        after,
-        state: text === undefined ? null : JSON.parse(text),
-        picture: blob,
-      };
+      const telemetry = await dispatcher.telemetry();
+      let read: { state: unknown; picture: string | undefined; source: string } | undefined;
+      if (telemetry) {
+        try {
+          const reading = await telemetry.read(signal);
+          const snapshot = snapshotFromTelemetry(reading.state, reading.leds);
+          read = {
+            state: JSON.parse(renderStateJson(snapshot)),
+            picture: Buffer.from(renderBoardPng(snapshot)).toString('base64'),
+            source: telemetry.address,
+          };
+        } catch {
+          // The port went quiet or answered garbage: this look comes through the REPL instead.
+        }
+      }
+      read ??= await readRepl(signal);
+      look = { seq: ++seq, time: new Date().toISOString(), after, ...read };
     } catch (error) {
       look = {
         seq: ++seq,
@@ -81,6 +105,7 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
         after,
         state: last?.state ?? null,
         picture: last?.picture,
+        source: last?.source ?? 'repl',
         error: error instanceof Error ? error.message : String(error),
       };
     }

@@ -43,8 +43,10 @@ function render(look) {
   const bridges = $('bridges');
   bridges.replaceChildren(...(state.bridges || []).map((b) => {
     const li = document.createElement('li');
-    li.textContent = b.node1_name + ' \\u2013 ' + b.node2_name + (b.routed ? '' : ' (not routed: ' + b.route + ')');
-    if (!b.routed) li.className = 'bad';
+    // 'unknown': read from the telemetry port, which lists nets but not whether lanes were found.
+    const fine = b.routed || b.route === 'unknown';
+    li.textContent = b.node1_name + ' \\u2013 ' + b.node2_name + (fine ? '' : ' (not routed: ' + b.route + ')');
+    if (!fine) li.className = 'bad';
     return li;
   }));
   const nets = $('nets');
@@ -64,7 +66,8 @@ function render(look) {
     return tr;
   }));
   text($('status'), (look.error ? 'could not read the board: ' + look.error + ' \\u00b7 ' : '') +
-    'look ' + look.seq + ' at ' + look.time.slice(11, 19) + (look.after ? ' after ' + look.after : ''));
+    'look ' + look.seq + ' at ' + look.time.slice(11, 19) + (look.after ? ' after ' + look.after : '') +
+    (look.source ? ' \\u00b7 read ' + (look.source === 'repl' ? 'at the REPL' : 'on ' + look.source) : ''));
   document.body.dataset.seq = String(look.seq);
 }
 function logCall(event) {

@@ -71,6 +71,8 @@ describe('the board page in a browser', () => {
       { timeout: 1000 },
     );
     expect(Date.now() - called).toBeLessThan(1000);
+    // Once the virtual board runs, the view reads its telemetry port (CDC3), never the REPL.
+    expect(await page.textContent('#status')).toMatch(/read on sim#cdc3/);
     const log = await page.textContent('#log');
     expect(log).toMatch(/connect/);
     expect(log).toMatch(/dac_set/);
