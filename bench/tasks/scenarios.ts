@@ -429,6 +429,10 @@ export const SCENARIOS: readonly Scenario[] = [
       ...(String(last(r)?.result.text).includes('adc_get(ch)')
         ? []
         : ['the reference does not show adc_get']),
+      // The trials' guess: does a script need `from jumperless import *`? The section says.
+      ...(String(last(r)?.result.text).includes('imported already')
+        ? []
+        : ['the section does not say whether a script imports the API']),
     ],
     board: (c) => onlyBridges(c, []),
   },
