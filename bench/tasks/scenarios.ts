@@ -482,6 +482,8 @@ export const SCENARIOS: readonly Scenario[] = [
           ),
         ),
         ...equal('the plot', last(r)?.result.plot, 'Voltage at 10 (V) against the DAC1 setpoint (V)'),
+        // A trial's guess: must row 10 be bridged to an ADC first? The result says how it was read.
+        ...equal('read by', last(r)?.result.read_by, 'ADC0, bridged to 10 for the sweep and removed after'),
       ];
     },
     board: async (c) => [
