@@ -258,6 +258,11 @@ export const SCENARIOS: readonly Scenario[] = [
     answer: (r) => [
       ...r.flatMap(ok),
       ...equal('the slot after saving', r[0]?.result.active_slot, 0),
+      // The trials' guesses: does the save hold the PWM, and where does the clear go?
+      ...(/PWM.*slot 0/.test(String(r[0]?.result.note)) ? [] : ['slot_save does not say what it saved']),
+      ...(String(r[1]?.result.autosave).startsWith('Slot 0 (the active slot)')
+        ? []
+        : ['nodes_clear does not say it is autosaved into slot 0']),
       ...equal('restored', r[2]?.result.restored, true),
       ...equal('not restored', r[2]?.result.not_restored, []),
     ],

@@ -126,12 +126,16 @@ describe('slot changes', () => {
     await h.python('connect(5, 6)');
     await h.python('pwm(1, 2, 0.5)');
     const { result } = await h.run(slotSave, { slot: 3 });
-    expect(result).toEqual({ slot: 3, active_slot: 0, file: '/slots/slot3.yaml', note: null });
+    expect(result).toMatchObject({ slot: 3, active_slot: 0, file: '/slots/slot3.yaml' });
+    expect(result.note).toBe(
+      'Slot 3 holds the board as it is now (wiring, supplies, GPIO, PWM). Slot 0 stays active: later changes, a clear too, are autosaved into slot 0, not 3.',
+    );
     expect(await h.python('CURRENT_SLOT()')).toBe(0);
     const copy = await slotFile(3);
     expect(copy).toContain('{n1: 5, n2: 6, dup: 2}');
     // The trap: save, clear, and the autosave a second later.
-    await h.run(nodesClear);
+    const cleared = await h.run(nodesClear);
+    expect(cleared.result.autosave).toMatch(/^Slot 0 \(the active slot\) gets this cleared board/);
     await h.python('pwm_stop(1)');
     await untilSaved();
     expect(await slotFile(3)).toBe(copy);
