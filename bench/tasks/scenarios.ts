@@ -393,9 +393,12 @@ export const SCENARIOS: readonly Scenario[] = [
     words: "Oops, I didn't mean to put row 50 on the top rail. Undo that.",
     truth:
       'The bridge 50-TOP_RAIL is gone; nothing else changed (no ADC left on row 50, the rail still at 5 V).',
-    solution: [{ tool: 'undo' }],
+    // The trials could not tell what undo would take back before calling it: a preview names it.
+    solution: [{ tool: 'undo', args: { preview: true } }, { tool: 'undo' }],
     answer: (r) => [
-      ...ok(last(r)),
+      ...r.flatMap(ok),
+      ...equal('what the preview names', r[0]?.result.next, 'connect 50-TOP_RAIL'),
+      ...equal('what the preview would do', r[0]?.result.preview, ['remove bridge 50-TOP_RAIL']),
       ...equal('what was undone', last(r)?.result.undone, 'connect 50-TOP_RAIL'),
     ],
     board: async (c) => [
