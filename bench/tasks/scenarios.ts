@@ -122,6 +122,48 @@ export const SCENARIOS: readonly Scenario[] = [
     board: (c) => onlyBridges(c, []),
   },
   {
+    id: 'resistor_in_circuit',
+    parts: 'unknown_resistor.json',
+    setup: [
+      { tool: 'dac_set', args: { channel: 'TOP_RAIL', volts: 5 } },
+      {
+        tool: 'connect',
+        args: {
+          pairs: [
+            ['TOP_RAIL', 20],
+            [25, 'GND'],
+          ],
+        },
+      },
+    ],
+    words:
+      'The resistor between rows 20 and 25 is wired in: row 20 to the top rail, row 25 to ground. What value is it? Leave my wiring as it is.',
+    truth:
+      'It is a 4.7 kohm resistor (E12 4.7k); the bridges TOP_RAIL-20 and 25-GND are there again after the measurement.',
+    // The trials cut and restored the wiring by hand (and put one bridge back the other way round).
+    solution: [{ tool: 'resistance_measure', args: { a: 20, b: 25, isolate: true } }],
+    answer: (r) => [
+      ...ok(last(r)),
+      ...within('ohms', last(r)?.result.ohms, 4700 * 0.95, 4700 * 1.05),
+      ...equal('the E12 value', last(r)?.result.e12, '4.7k'),
+      ...equal('lifted', last(r)?.result.lifted, ['TOP_RAIL-20', '25-GND']),
+    ],
+    board: async (c) => [
+      ...(await onlyBridges(c, ['TOP_RAIL-20', '25-GND'])),
+      ...equal('the top rail', (await read(c, 'power_get')).top_rail_volts, 5),
+    ],
+    traps: [
+      {
+        name: 'the wiring was cut for the measurement and not put back',
+        take: [
+          { tool: 'disconnect', args: { nodes: [20, 25] } },
+          { tool: 'resistance_measure', args: { a: 20, b: 25 } },
+        ],
+        taken: async (c) => !(await joined(c, 20, 'TOP_RAIL')) || !(await joined(c, 25, 'GND')),
+      },
+    ],
+  },
+  {
     id: 'led_polarity',
     parts: 'led_polarity.json',
     words:

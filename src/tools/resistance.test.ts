@@ -95,6 +95,27 @@ describe('resistance_measure picks its own range and says how sure it is', () =>
     expect((step.result as { stepped_over: string[] }).stepped_over.length).toBeGreaterThanOrEqual(10);
   });
 
+  it('measures a part whose rows are bridged: refused naming the bridges, or lifted and put back with isolate', async () => {
+    // 4.7 k between rows 7 and 8, wired in: 7 to 40 (twice over), 8 to 41.
+    await h.session.exec('connect(7, 40, 1)\nconnect(8, 41)');
+    const before = await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]');
+    await expect(h.run(resistanceMeasure, { a: 7, b: 8 })).rejects.toMatchObject({
+      code: 'in_circuit',
+      message: expect.stringMatching(/7 and 8 have bridges \(7-40, 8-41\).*isolate: true lifts them/),
+    });
+    const { result } = await h.run(resistanceMeasure, { a: 7, b: 8, isolate: true });
+    const r = result as Reading & { lifted: string[] };
+    expect(r.kind).toBe('resistor');
+    expect(Math.abs((r.ohms as number) - 4700) / 4700).toBeLessThan(0.05);
+    expect(r.lifted).toEqual(['7-40', '8-41']);
+    // Back as they were, duplicates included, and out of the firmware history.
+    expect(await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]')).toEqual(before);
+    const step = await h.run(firmwareUndo);
+    expect(step.result).toMatchObject({ step: 'connect 8-41' });
+    await h.run(firmwareUndo, { redo: true });
+    await h.session.exec('disconnect(7, 40)\ndisconnect(8, 41)');
+  });
+
   it('classifies survey points: ohmic both ways, one way only, or nothing', () => {
     const p = (drive: number, amps: number) => ({ drive, volts: drive, amps, ampsError: 1e-6 });
     expect(classify([p(0, 0), p(1, 0.001), p(-1, -0.001), p(2, 0.002)])).toBe('resistor');

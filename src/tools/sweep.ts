@@ -94,7 +94,10 @@ export const voltageSweep = defineDeviceTool({
   output: z.object({
     supply: z.enum(SWEEP_SUPPLIES),
     node: z.string().optional(),
-    read_by: z.string().optional().describe('Which ADC read the node, and whether it was bridged for the sweep only'),
+    read_by: z
+      .string()
+      .optional()
+      .describe('Which ADC read the node, and whether it was bridged for the sweep only'),
     points: z.array(sweepPoint),
     current: z.string().describe('Whether the points hold the ISENSE current, and why not when they do not'),
     restored_volts: z
