@@ -71,12 +71,12 @@ async function joined(c: Connection, a: string | number, b: string | number): Pr
   return (await read(c, 'net_check', { a, b })).same_net === true;
 }
 
-/** The bridges on the board as `a-b` (print names), probe power left out. */
+/** The bridges on the board as `a-b` (the tools' names), probe power left out. */
 async function bridges(c: Connection): Promise<string[]> {
   const list = (await read(c, 'bridges_list')).bridges as Array<{ node1: string; node2: string }>;
   return list
     .map((b) => `${b.node1}-${b.node2}`)
-    .filter((b) => b !== 'ROUTABLE_BUFFER_IN-DAC0' && b !== 'DAC0-ROUTABLE_BUFFER_IN');
+    .filter((b) => b !== 'BUFFER_IN-DAC0' && b !== 'DAC0-BUFFER_IN');
 }
 
 /** A bridge as `a-b` with its ends in name order: 12-GND and GND-12 are the same bridge. */
@@ -424,7 +424,7 @@ export const SCENARIOS: readonly Scenario[] = [
       ...within('the current when on (mA)', last(r)?.result.on_milliamps, 2.5, 5),
       ...within('the current when off (mA)', last(r)?.result.off_milliamps, -0.1, 0.1),
     ],
-    board: (c) => onlyBridges(c, ['RP_GPIO_1-ISENSE_PLUS', 'ISENSE_MINUS-19']),
+    board: (c) => onlyBridges(c, ['GPIO_1-ISENSE_PLUS', 'ISENSE_MINUS-19']),
   },
   {
     id: 'undo_mistake',

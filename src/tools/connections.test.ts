@@ -373,7 +373,7 @@ describe('disconnect and clear', () => {
     expect(result).toMatchObject({ removed: 2, probe_power_restored: true });
     expect((result as { remaining: Array<{ node1: string; node2: string }> }).remaining).toEqual([
       expect.objectContaining({
-        node1: 'ROUTABLE_BUFFER_IN',
+        node1: 'BUFFER_IN',
         node2: 'DAC0',
         extra_parallel_paths: 0,
         route: 'routed',

@@ -301,7 +301,7 @@ describe('state', () => {
     const fresh = await h.run(stateGet);
     expect(fresh.result).toMatchObject({ nets: [], gpio: [], overlays: [] });
     expect(fresh.result.as_at_power_on).toBe(
-      'nets 1, 2, 3, 4, 5 (each supply alone); pins 1, 2, 3, 4, 5, 6, 7, 8, TX, RX (on no net, inputs with pull-down; TX/RX the UART); no LED overlays',
+      'nets 1, 2, 3, 4, 5 (each supply alone); net 4 is DAC0 with BUFFER_IN (the probe-power bridge BUFFER_IN-DAC0); pins 1, 2, 3, 4, 5, 6, 7, 8, TX, RX (on no net, inputs with pull-down; TX/RX the UART); no LED overlays',
     );
     expect(Buffer.byteLength(JSON.stringify(fresh.result))).toBeLessThan(400);
     await h.python('connect(1, 2)');
@@ -315,8 +315,8 @@ describe('state', () => {
     }>(stateGet);
     expect(result).toMatchObject({ power: { dac0: 3.33 } });
     expect(result.nets.map((n) => n.nodes)).toEqual([
-      ['TOP_R', '9'],
-      ['1', '2', 'GP_3'],
+      ['TOP_RAIL', '9'],
+      ['1', '2', 'GPIO_3'],
     ]);
     expect(result.gpio.map((g) => g.pin)).toEqual([3, 5]);
     expect(result.as_at_power_on).toMatch(/^nets 1, 3, 4, 5 .*pins 1, 2, 4, 6, 7, 8, TX, RX/);
@@ -333,7 +333,7 @@ describe('state', () => {
     });
     expect(result).toMatchObject({ applied: true, differences: [] });
     expect(result.nets).toEqual(
-      expect.arrayContaining([expect.objectContaining({ nodes: ['14', 'GP_2', '15'] })]),
+      expect.arrayContaining([expect.objectContaining({ nodes: ['14', 'GPIO_2', '15'] })]),
     );
     expect(await connected('TOP_R', '10')).toBe(true);
     expect(await connected('14', 'GP_2')).toBe(true);
