@@ -3,8 +3,8 @@
  * undo of this server's changes and host-side snapshots (stateUndo.ts, journal.ts), and Wokwi import (wokwi.ts).
  */
 import { z } from 'zod';
-import type { BoardClient } from '../device/board.js';
 import { asToolName } from '../board/nodes.js';
+import type { BoardClient } from '../device/board.js';
 import { renderBoardPicture } from './boardPicture.js';
 import {
   overlaySummarySchema,
@@ -120,9 +120,7 @@ export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_p
   const parts = [
     quietNets.length > 0 ? `nets ${quietNets.join(', ')} (each supply alone)` : '',
     // Net 4 at power-on holds the probe-power bridge: said, so a bridges_list showing it agrees.
-    quietNets.includes(4)
-      ? 'net 4 is DAC0 with BUFFER_IN (the probe-power bridge BUFFER_IN-DAC0)'
-      : '',
+    quietNets.includes(4) ? 'net 4 is DAC0 with BUFFER_IN (the probe-power bridge BUFFER_IN-DAC0)' : '',
     quietPins.length > 0
       ? `pins ${quietPins.join(', ')} (on no net, inputs with pull-down; TX/RX the UART)`
       : '',
@@ -132,7 +130,6 @@ export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_p
   const named = nets.map((n) => ({ ...n, nodes: n.nodes.map(asToolName) }));
   return { ...state, nets: named, gpio, as_at_power_on: parts.join('; ') };
 }
-
 
 /** The picture the board_picture resource has, for clients that only call tools. */
 export const boardPicture = defineDeviceTool({
