@@ -271,8 +271,8 @@ export const resistanceMeasure = defineDeviceTool({
       },
       async () => {
         await board.call(py`_jlt.meas_dac_back(1, ${dacBefore})`, noSignal);
-        // The lifted bridges go back in the same job as the measurement's own come out: the
-        // history mark then steps over all of it, so firmware_undo never meets them.
+        // The lifted bridges go back after the measurement's own come out, and the history mark
+        // from before the lift covers both (seen to hold on a short history; see the test).
         await board.call(py`_jlt.meas_unroute(${pairs}, ${null})`, noSignal);
         if (lift.length > 0) await board.call(py`_jlt.meas_rejoin(${lifted}, ${history})`, noSignal);
         else await board.call(py`_jlt.meas_unroute(${[]}, ${history})`, noSignal);
