@@ -92,7 +92,9 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
     expect((await h.run(apiReference)).result).toEqual({ text: API_REFERENCE });
     const { result } = await h.run(apiReference, { section: 'gpio' });
     // A section alone opens with what it would leave a script's author to guess: no import needed.
-    expect((result as { text: string }).text).toMatch(/^In script_run code every function below is imported already[^\n]*\n+## GPIO and PWM\n/);
+    expect((result as { text: string }).text).toMatch(
+      /^In script_run code every function below is imported already[^\n]*\n+## GPIO and PWM\n/,
+    );
     expect((result as { text: string }).text).not.toMatch(/## Slots/);
   });
 
