@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
-import { leaseHolder } from '../device/boardLeases.js';
 import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool } from './tool.js';
@@ -376,8 +375,7 @@ export const boardLease = defineDeviceTool({
   // Who holds it now (absent: nobody); a take that returns is this caller's. Read-only callers see
   // the lease in board health and in every refusal.
   output: z.object({ holder: z.string().optional(), until: z.string().optional() }),
-  handle: async ({ minutes }, { board, caller }) => {
-    const holder = leaseHolder(caller);
+  handle: async ({ minutes }, { board, leaseHolder: holder }) => {
     const { lease } = await board.boardLease(
       minutes === 0 ? { action: 'release', holder } : { action: 'take', holder, ttlMs: minutes * 60_000 },
     );
