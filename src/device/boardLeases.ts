@@ -89,7 +89,8 @@ export class BoardLeases {
   /** Outside leases a newer one of the same name ended (`name/lease`), newest last. */
   private readonly ended: string[] = [];
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `now` reads the clock at each use, so a test's faked Date moves it. */
+  constructor(private readonly now: () => number = () => Date.now()) {}
 
   /** Applies a request; throws `busy` (with the holder and until when) when another holds the board. */
   apply(request: BoardLeaseRequest): BoardLeaseAnswer {

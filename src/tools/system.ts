@@ -161,6 +161,10 @@ export const deviceInfo = defineDeviceTool({
     flash_free_bytes: z.number().nullable(),
     firmware_functions: z.number(),
     health: healthOutput,
+    /** Who holds the board (board_lease, or an outside lease) and until when; absent: nobody. */
+    lease: z
+      .object({ holder: z.string(), since: z.string(), until: z.string(), note: z.string().optional() })
+      .optional(),
   }),
   handle: async (_args, { board }) => {
     const info = z
@@ -201,6 +205,7 @@ export const deviceInfo = defineDeviceTool({
         resets: h.resets,
         last_error: h.lastError ? `${h.lastError.code}: ${h.lastError.message}` : null,
       },
+      ...(h.lease ? { lease: h.lease } : {}),
     };
   },
 });
