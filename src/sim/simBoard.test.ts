@@ -396,7 +396,6 @@ describe('CDC0 main port (spec §2) and CDC3 backchannel (spec §4)', () => {
     const reply = await back.until('}\r\n');
     expect(JSON.parse(reply)).toMatchObject({ error: 'blocked', cmd: 'x', hint: ':cmds' });
     back.write(':ver\n');
-    expect(await back.until('\r\n')).toBe(':ver\r\n');
-    expect(await back.until('\r\n')).toBe('5.7.11.0\r\n');
+    expect(await back.until('5.7.11.0\r\n')).toBe(':ver\r\n5.7.11.0\r\n');
   });
 });
