@@ -240,14 +240,35 @@ program.hook('preAction', (_program, command) => {
 
 program
   .command('state')
-  .description("print the board's state: supplies, nets, GPIO, overlays (the state_get tool)")
+  .description(
+    "print the board's state: supplies, nets, GPIO, overlays (the state_get tool) and its fingerprint; " +
+      "'state diff FILE' compares a declared state (JSON: supplies, nets, gpio, overlays) with the board, " +
+      "'state apply FILE' makes the board it (exit 0: the board matches)",
+  )
+  .argument('[action]', 'diff or apply')
+  .argument('[file]', 'the declared state, a JSON file')
   .option('--device <url>', COMMAND_DEVICE_HELP)
   .option('--sim', SIM_HELP)
-  .option('--json', 'print the state document as JSON')
-  .action(async (options: { json?: boolean } & BoardOptions) => {
-    const { runState } = await import('./stateCommand.js');
-    process.exitCode = await runState({ ...options, device: board(options) }, io);
-  });
+  .option('--json', 'print the state document (or the diff) as JSON')
+  .action(
+    async (
+      action: string | undefined,
+      file: string | undefined,
+      options: { json?: boolean } & BoardOptions,
+    ) => {
+      const { runState, runStateDeclared } = await import('./stateCommand.js');
+      if (action === undefined) {
+        process.exitCode = await runState({ ...options, device: board(options) }, io);
+        return;
+      }
+      if ((action !== 'diff' && action !== 'apply') || file === undefined) {
+        process.stderr.write('state: give diff FILE or apply FILE (or nothing, to print the state)\n');
+        process.exitCode = 2;
+        return;
+      }
+      process.exitCode = await runStateDeclared(action, file, { ...options, device: board(options) }, io);
+    },
+  );
 
 program
   .command('firmware-probe')

@@ -1,8 +1,18 @@
 /**
  * `jumperless-mcp state [--json]`: the board state (supplies, nets, GPIO, overlays) as the
- * `state_get` tool reads it, through the same dispatch as MCP.
+ * `state_get` tool reads it, through the same dispatch as MCP, with its fingerprint.
+ * `state diff FILE` and `state apply FILE`: a declared state (desiredState.ts) against the board.
  */
+import { readFileSync } from 'node:fs';
 import type { StateSummary } from '../tools/boardState.js';
+import {
+  applySteps,
+  boardFingerprint,
+  type DesiredState,
+  declaredFingerprint,
+  diffState,
+  parseDesiredState,
+} from './desiredState.js';
 import { openCliApp, reportFailure } from './toolRunner.js';
 
 export interface StateOptions {
@@ -17,10 +27,93 @@ export async function runState(
   const cli = await openCliApp(options.device);
   try {
     const state = (await cli.call('state_get')) as unknown as StateSummary;
-    io.stdout.write(options.json ? `${JSON.stringify(state, null, 2)}\n` : describeState(state));
+    const fingerprint = boardFingerprint(state);
+    io.stdout.write(
+      options.json
+        ? `${JSON.stringify({ ...state, fingerprint }, null, 2)}\n`
+        : `${describeState(state)}fingerprint: ${fingerprint}\n`,
+    );
     return 0;
   } catch (error) {
     return reportFailure('state', error, io.stderr);
+  } finally {
+    await cli.close();
+  }
+}
+
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+
+/** A declaration read from its file; undefined (and the reason on stderr) when it is not one. */
+function readDeclaration(file: string, stderr: NodeJS.WritableStream): DesiredState | undefined {
+  try {
+    return parseDesiredState(readFileSync(file, 'utf8'));
+  } catch (error) {
+    stderr.write(`state: ${file}: ${(error as Error).message}\n`);
+    return undefined;
+  }
+}
+
+export interface StateReport {
+  same: boolean;
+  fingerprint: string;
+  declared_fingerprint: string;
+  differences: string[];
+  applied?: string[];
+}
+
+function writeReport(report: StateReport, json: boolean | undefined, stdout: NodeJS.WritableStream): void {
+  if (json) {
+    stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
+  const lines = [
+    ...report.differences,
+    report.same
+      ? `same: fingerprint ${report.fingerprint}`
+      : `differs: board ${report.fingerprint}, declared ${report.declared_fingerprint}`,
+  ];
+  stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * `state diff FILE` (changes nothing) and `state apply FILE` (the tool calls that make the board the
+ * declaration, then the diff again). Exit 0 when the board matches, 1 when it does not or a call
+ * failed (nothing after it is sent), 2 when the file is not a declaration.
+ */
+export async function runStateDeclared(
+  action: 'diff' | 'apply',
+  file: string,
+  options: StateOptions,
+  io: Io,
+): Promise<number> {
+  const doc = readDeclaration(file, io.stderr);
+  if (!doc) return 2;
+  const cli = await openCliApp(options.device);
+  try {
+    const applied: string[] = [];
+    if (action === 'apply') {
+      const before = (await cli.call('state_get')) as unknown as StateSummary;
+      for (const step of applySteps(doc, before)) {
+        const line = `${step.tool} ${JSON.stringify(step.args)}`;
+        await cli.call(step.tool, step.args);
+        applied.push(line);
+        // Said as it goes: when a later call is refused, what went before is on the screen.
+        if (!options.json) io.stdout.write(`applied: ${line}\n`);
+      }
+    }
+    const state = (await cli.call('state_get')) as unknown as StateSummary;
+    const differences = diffState(doc, state);
+    const report: StateReport = {
+      same: differences.length === 0,
+      fingerprint: boardFingerprint(state),
+      declared_fingerprint: declaredFingerprint(doc),
+      differences,
+      ...(action === 'apply' ? { applied } : {}),
+    };
+    writeReport(report, options.json, io.stdout);
+    return report.same ? 0 : 1;
+  } catch (error) {
+    return reportFailure(`state ${action}`, error, io.stderr);
   } finally {
     await cli.close();
   }

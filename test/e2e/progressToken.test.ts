@@ -16,7 +16,7 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientInfo': { name: 'e2e', version: '0' },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-const SWEEP = { supply: 'DAC1', start_volts: 0, stop_volts: 1, points: 101 };
+const SWEEP = { supply: 'DAC1', node: 1, start_volts: 0, stop_volts: 1, points: 101 };
 
 interface Wire {
   child: ChildProcess;
