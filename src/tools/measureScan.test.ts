@@ -41,7 +41,7 @@ function onFirmware(firmware: FirmwareVersion) {
       '[[list(get_bridge(i)) for i in range(get_num_bridges())], [history_size(), history_position()]]',
     );
   const measure = async (node: number, extra = {}) =>
-    (await h.run(voltageMeasure, { node }, extra)).result as Measured;
+    (await h.run(voltageMeasure, { node }, extra)).result as unknown as Measured;
   return { h: () => h, board, measure };
 }
 
