@@ -45,8 +45,13 @@ precision. \`dir(jumperless)\` tells what a board's firmware has (see Releases).
 ## Supplies and measurement
 - \`dac_set(ch, volts, save=True)\`: ch 0 DAC0, 1 DAC1, 2 TOP_RAIL, 3 BOTTOM_RAIL; keep within +-8 V.
   \`dac_get(ch)\` returns the stored setpoint, not a measurement. DAC0 powers the probe LEDs.
-- \`adc_get(ch)\` (0-3): reads only mean something after the ADC is bridged to the point of
-  interest; each read averages 16 samples.
+- \`adc_get(ch)\` (ch a plain int 0-3) returns volts (a float, about +-8.9 V; the mean of 16
+  samples) on node \`ADC0\`-\`ADC3\`, which reads only what it is bridged to: connect it first.
+  Example, the voltage on row 20:
+  \`\`\`
+  connect(ADC0, 20)
+  print(adc_get(0))
+  \`\`\`
 - \`ina_get_current(0)\`, \`ina_get_bus_voltage(0)\`, \`ina_get_power(0)\`: sensor 0 is the ISENSE
   shunt (about +-0.16 A before the shunt ADC saturates).
 - Settling: 2-10 ms after connect or dac_set, 50-100 ms after nodes_clear or set_state.

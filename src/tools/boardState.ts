@@ -63,7 +63,7 @@ export type StateSummary = Omit<StateDocument, 'overlays'> & {
   overlays: Array<z.infer<typeof overlaySummarySchema>>;
 };
 
-export function withOverlaySummaries(state: StateDocument): StateSummary {
+export function withOverlaySummaries<S extends StateDocument>(state: S): Omit<S, 'overlays'> & StateSummary {
   return {
     ...state,
     overlays: state.overlays.map(({ colors, ...where }) => {

@@ -287,7 +287,7 @@ describe('connect', () => {
     expect((result as { bridges: unknown[] }).bridges).toContainEqual({
       node1: '5',
       node2: '6',
-      duplicates: 2,
+      extra_parallel_paths: 2,
       net: null,
       routed: false,
       route: 'not_in_a_net',
@@ -372,7 +372,12 @@ describe('disconnect and clear', () => {
     const { result } = await h.run(nodesClear);
     expect(result).toMatchObject({ removed: 2, probe_power_restored: true });
     expect((result as { remaining: Array<{ node1: string; node2: string }> }).remaining).toEqual([
-      expect.objectContaining({ node1: 'ROUTABLE_BUFFER_IN', node2: 'DAC0', duplicates: 0, route: 'routed' }),
+      expect.objectContaining({
+        node1: 'ROUTABLE_BUFFER_IN',
+        node2: 'DAC0',
+        extra_parallel_paths: 0,
+        route: 'routed',
+      }),
     ]);
     // One Clear All step in the firmware history; putting probe power back is none.
     expect(await h.python('history_label(0)')).toBe('Clear All');

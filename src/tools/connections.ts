@@ -101,7 +101,9 @@ const routeArg = z
 const bridgeOut = z.object({
   node1: z.string(),
   node2: z.string(),
-  duplicates: z.number().describe('Extra parallel paths asked for'),
+  extra_parallel_paths: z
+    .number()
+    .describe('Copies routed beside it where lanes are free (less ohms); go with it'),
   net: z.number().nullable().describe('Net the firmware put it in; null when in none'),
   routed: z.boolean().describe('True only when the board shows its crossbar lanes placed'),
   route: routeArg,
@@ -110,7 +112,7 @@ const bridgeOut = z.object({
 const toBridgeOut = (b: BridgeView): z.infer<typeof bridgeOut> => ({
   node1: b.node1_name,
   node2: b.node2_name,
-  duplicates: b.duplicates,
+  extra_parallel_paths: b.duplicates,
   net: b.net,
   routed: b.routed,
   route: b.route,

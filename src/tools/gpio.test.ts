@@ -23,7 +23,8 @@ describe('gpio tools', () => {
       pin: 1,
       node: 'GP_1',
       direction: 'INPUT',
-      state: 'FLOATING',
+      state: 'LOW',
+      held_by_pull: true,
       net: 'Net 6',
     });
   });
@@ -50,13 +51,15 @@ describe('gpio tools', () => {
     }
   });
 
-  it('gives the digital read of a pin only its pull holds, which the firmware calls FLOATING', async () => {
+  it("reads a pin only its pull holds (the firmware says FLOATING) as the pull's level, held_by_pull", async () => {
     const up = await h.run(gpioConfig, { pin: 6, direction: 'INPUT', pull: 'PULLUP' });
-    expect(up.result).toMatchObject({ state: 'FLOATING', pull: 'PULLUP', digital: 'HIGH' });
+    expect(up.result).toMatchObject({ state: 'HIGH', pull: 'PULLUP', held_by_pull: true });
+    expect(await h.python('str(gpio_get(6))')).toBe('FLOATING');
     const down = await h.run(gpioConfig, { pin: 6, pull: 'PULLDOWN' });
-    expect(down.result).toMatchObject({ state: 'FLOATING', digital: 'LOW' });
+    expect(down.result).toMatchObject({ state: 'LOW', held_by_pull: true });
     const none = await h.run(gpioConfig, { pin: 6, pull: 'NO_PULL' });
-    expect(none.result).toMatchObject({ state: 'FLOATING', digital: null });
+    expect(none.result).toMatchObject({ state: 'FLOATING' });
+    expect(none.result).not.toHaveProperty('held_by_pull');
     await h.run(gpioConfig, { pin: 6, pull: 'PULLDOWN' });
   });
 

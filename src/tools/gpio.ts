@@ -89,8 +89,9 @@ const pinResult = z.object({
   pin: z.number(),
   node: z.string(),
   /**
-   * What the pad reads now: an output reads the level on its pad (what it drives); an input HIGH,
-   * LOW or FLOATING; UNKNOWN where it is not sampled (UART pins, a fresh bus keeper).
+   * What the pad reads now: an output reads the level on its pad (what it drives); an input HIGH or
+   * LOW (held_by_pull when only its pull holds it), FLOATING when nothing does; UNKNOWN where it is
+   * not sampled (UART pins, a fresh bus keeper).
    */
   state: z.enum(STATES),
   /** The pad's direction (a slow PWM makes it an output). */
@@ -99,23 +100,20 @@ const pinResult = z.object({
   /** Name of the net the pin is routed to, or null. */
   net: z.string().nullable(),
   warnings: z.array(z.string()),
-  /**
-   * What a digital read gives (Arduino's digitalRead): the state, or for a FLOATING pin the level
-   * its pull holds it at; null when nothing holds it.
-   */
-  digital: z.enum(LEVELS).nullable().optional(),
+  /** True when nothing drives the pin: its pull holds it at `state` (the firmware's gpio_get says FLOATING). */
+  held_by_pull: z.boolean().optional(),
 });
 
+const PULL_LEVEL: Readonly<Record<string, 'HIGH' | 'LOW'>> = { PULLUP: 'HIGH', PULLDOWN: 'LOW' };
+
 /**
- * The level a plain digital read returns. The firmware's floating detection calls a pin FLOATING
- * when it follows a pull either way, its own pull-up included (Peripherals.cpp:797-870): an open
- * button on a pulled-up input reads FLOATING there, HIGH to everything else.
+ * What the pin reads, as a digital read gives it. The firmware's floating detection calls a pin
+ * FLOATING when it follows a pull either way, its own pull-up included (Peripherals.cpp:797-870):
+ * an open button on a pulled-up input reads HIGH, held there by the pull alone.
  */
-export function digitalOf(read: Info): 'HIGH' | 'LOW' | null {
-  if (read.state === 'HIGH' || read.state === 'LOW') return read.state;
-  if (read.state === 'FLOATING' && read.pull === 'PULLUP') return 'HIGH';
-  if (read.state === 'FLOATING' && read.pull === 'PULLDOWN') return 'LOW';
-  return null;
+export function plainRead(read: Info): Info & { held_by_pull?: boolean } {
+  const level = read.state === 'FLOATING' ? PULL_LEVEL[read.pull] : undefined;
+  return level ? { ...read, state: level, held_by_pull: true } : read;
 }
 
 async function pinInfo(call: Promise<unknown>): Promise<Info> {
@@ -168,7 +166,7 @@ function drivingState(state: StateDocument, pads: readonly string[]): StateDocum
 }
 
 /** A pin runs PWM: in the PWM function, or a pad output the config calls an input (the timer). */
-function runsPwm(state: StateDocument, pads: readonly string[], pin: number): boolean {
+export function runsPwm(state: StateDocument, pads: readonly string[], pin: number): boolean {
   const g = state.gpio.find((x) => x.pin === pin);
   return padFunction(state, pin) === 'PWM' || (pads[pin - 1] === 'OUTPUT' && g?.direction === 'INPUT');
 }
@@ -227,10 +225,9 @@ export const gpioGet = defineDeviceTool({
     return {
       pin,
       node: gpioPinNode(pin),
-      ...read,
+      ...plainRead(read),
       net: netName(state, pin),
       warnings: [],
-      digital: digitalOf(read),
     };
   },
 });
@@ -338,10 +335,9 @@ export const gpioConfig = defineDeviceTool({
       pin,
       node: gpioPinNode(pin),
       ...(target === 'OUTPUT' ? { level: level ?? 'LOW' } : {}),
-      ...(after as Info),
+      ...plainRead(after as Info),
       net: netName(state, pin),
       warnings: [],
-      digital: digitalOf(after as Info),
     };
   },
 });

@@ -108,13 +108,18 @@ describe('current_measure', () => {
   it('reads the current through the ISENSE shunt in series with a 1k load', async () => {
     await setup('connect(DAC1, ISENSE_PLUS)\nconnect(ISENSE_MINUS, 24)\ndac_set(DAC1, 2.0)');
     const { result } = await h.run(currentMeasure, { window_ms: 100 });
-    const r = result as { milliamps: number; bus_volts: number; in_circuit: boolean; changing: boolean };
+    const r = result as {
+      milliamps: number;
+      isense_minus_volts: number;
+      in_circuit: boolean;
+      changing: boolean;
+    };
     expect(r.in_circuit).toBe(true);
     expect(r.changing).toBe(false);
     // 2 V over 1k + the shunt and two crossbar paths (about 80 ohm).
     expect(r.milliamps).toBeGreaterThan(1.75);
     expect(r.milliamps).toBeLessThan(2.0);
-    expect(r.bus_volts).toBeGreaterThan(1.8);
+    expect(r.isense_minus_volts).toBeGreaterThan(1.8);
     expect(result).not.toHaveProperty('frequency_hz');
   });
 

@@ -203,7 +203,9 @@ export const currentMeasure = defineDeviceTool({
     duty: z.number().optional().describe('Fraction of the time at the high level'),
     samples: z.number(),
     window_ms: z.number(),
-    bus_volts: z.number().describe('Voltage at ISENSE_MINUS (never below 0)'),
+    isense_minus_volts: z
+      .number()
+      .describe('Load side of the shunt: supply less shunt and crossbar drops; >= 0'),
     in_circuit: z.boolean().describe('ISENSE_PLUS and ISENSE_MINUS are both bridged to something'),
     saturated: z.boolean(),
     note: z.string().optional(),
@@ -226,7 +228,7 @@ export const currentMeasure = defineDeviceTool({
       ...(shape.duty === undefined ? {} : { duty: round(shape.duty, 2) }),
       samples: samples.length,
       window_ms: samples.at(-1)?.[0] ?? 0,
-      bus_volts: round(bus),
+      isense_minus_volts: round(bus),
       in_circuit: inCircuit,
       saturated: Math.max(Math.abs(shape.min), Math.abs(shape.max)) >= INA_MAX_AMPS * 0.97,
       ...(inCircuit

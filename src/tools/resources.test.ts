@@ -12,7 +12,7 @@ import {
   renderStateJson,
 } from './resources.js';
 import { type BoardSnapshot, readSnapshot } from './snapshot.js';
-import { boardPicture } from './state.js';
+import { boardPicture, pictureSummary } from './state.js';
 
 /** Width, height and a pixel reader for an 8-bit RGB PNG with filter 0 rows (what we write). */
 function decodeRgb(png: Uint8Array): { width: number; height: number; at(x: number, y: number): number } {
@@ -136,8 +136,23 @@ describe('board picture', () => {
     expect(images).toHaveLength(1);
     expect(images[0]?.mimeType).toBe('image/png');
     const png = Buffer.from(images[0]?.data ?? '', 'base64');
-    expect(result).toEqual({ bytes: png.length });
+    expect(result).toEqual({
+      bytes: png.length,
+      summary: expect.stringMatching(
+        /^Top rail 5 V, bottom rail [-\d.]+ V, DAC0 [-\d.]+ V, DAC1 [-\d.]+ V\. Bridges: .*\bTOP_RAIL-3\.$/,
+      ),
+    });
     expect(Buffer.from(renderBoardPng(await readSnapshot(h.client))).equals(png)).toBe(true);
+  });
+
+  it("board_picture's summary names unrouted bridges and counts past the twentieth", async () => {
+    const lines = ['connect(5, TOP_RAIL)', 'connect(6, GND)', 'connect(5, 6)'];
+    for (let r = 11; r < 55; r += 2) lines.push(`connect(${r}, ${r + 1})`);
+    await h.session.exec(lines.join('\n'));
+    const summary = pictureSummary(await readSnapshot(h.client));
+    expect(summary).toContain('5-6 (not in a net)');
+    expect(summary).toMatch(/ and 5 more\.$/);
+    expect(summary.length).toBeLessThan(400);
   });
 
   it('stays under 200 KB with a crowded board (every row wired, long names, all overlays)', async () => {

@@ -95,6 +95,20 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
     expect((result as { text: string }).text).not.toMatch(/## Slots/);
   });
 
+  it("measure section's ADC example, run as it stands, reads a node's volts", async () => {
+    const { result } = await h.run(apiReference, { section: 'measure' });
+    const example = /```\n([\s\S]*?)\n *```/.exec((result as { text: string }).text)?.[1];
+    expect(example).toContain('adc_get(0)');
+    await h.python('nodes_clear()');
+    await h.python('dac_set(1, 2.5, False)');
+    await h.python('connect(DAC1, 20)');
+    const code = (example ?? '').replace(/^ +/gm, '');
+    const run = await h.run<{ output: string }>(scriptRun, { name: 'adc_example', code });
+    expect(Number(run.result.output.trim())).toBeCloseTo(2.5, 1);
+    await h.python('nodes_clear()');
+    await h.python('dac_set(1, 0, False)');
+  });
+
   it('reads the script line out of a traceback', () => {
     const tb =
       'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n  File "/python_scripts/a.py", line 7, in <module>\nValueError: bad\n';

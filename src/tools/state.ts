@@ -3,6 +3,7 @@
  * undo of this server's changes and host-side snapshots (stateUndo.ts, journal.ts), and Wokwi import (wokwi.ts).
  */
 import { z } from 'zod';
+import type { BoardClient } from '../device/board.js';
 import { renderBoardPicture } from './boardPicture.js';
 import {
   overlaySummarySchema,
@@ -13,13 +14,16 @@ import {
   stateDocumentSchema,
   withOverlaySummaries,
 } from './boardState.js';
+import { runsPwm } from './gpio.js';
+import { knownPwm } from './journal.js';
 import { ledsPython } from './leds.js';
 import type { PythonPart } from './pythonParts.js';
 import { restorePlanPython } from './restorePlan.js';
-import { readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
+import { type BoardSnapshot, readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { undo, undoPython } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
+import { runningWave } from './wavegen.js';
 import { wokwiImport } from './wokwi.js';
 
 /** The board-side parts the state tools call: the RAM state, the board image, set_state, the bridges' routes, undo. */
@@ -40,14 +44,45 @@ export const stateGet = defineDeviceTool({
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['get_state'],
+  requires: ['get_state', 'gpio_get_dir', 'wavegen_is_running'],
   input: z.object({}),
   output: stateDocumentSchema.extend({
     overlays: z.array(overlaySummarySchema),
+    running: z.array(z.string()),
     as_at_power_on: z.string().describe('What is left out because it is as the board powers on'),
   }),
-  handle: async (_args, { board }) => leaveOutPowerOn(withOverlaySummaries((await readState(board)).state)),
+  handle: async (_args, { board }) => {
+    const { state } = await readState(board);
+    const [pads, wave] = z
+      .tuple([z.array(z.string()), z.unknown()])
+      .parse(await board.call('[_jlt.gpio_pads(), _jlt.wave_status()]'));
+    return leaveOutPowerOn(withOverlaySummaries(withRunning(board, state, pads, wave)));
+  },
 });
+
+/**
+ * The state with what runs on its own told: get_state gives a PWM pin's configured direction (a
+ * timer PWM leaves it INPUT, on no net: as at power-on) and says nothing of the wave generator.
+ */
+function withRunning(
+  board: BoardClient,
+  state: StateDocument,
+  pads: readonly string[],
+  wave: unknown,
+): StateDocument & { running: string[] } {
+  const running: string[] = [];
+  const gpio = state.gpio.map((g) => {
+    if (typeof g.pin !== 'number' || !runsPwm(state, pads, g.pin)) return g;
+    const pwm = knownPwm(board, g.pin);
+    running.push(
+      `PWM on GPIO_${g.pin}${pwm ? `: ${pwm.frequency} Hz, duty ${pwm.duty}` : ' (not started here: rate unknown)'}`,
+    );
+    return { ...g, function: 'PWM', direction: 'OUTPUT' };
+  });
+  const waveLine = runningWave(wave);
+  if (waveLine) running.push(waveLine);
+  return { ...state, gpio, running };
+}
 
 /** The nets 1-5 as they are at power-on: each supply alone, DAC 0 with the probe's BUFFER_IN. */
 const POWER_ON_NETS: Readonly<Record<number, string>> = {
@@ -71,7 +106,7 @@ function pinAtPowerOn(g: StateDocument['gpio'][number]): boolean {
 }
 
 /** state_get's answer: the state without what is as at power-on, and a line naming what went. */
-export function leaveOutPowerOn(state: StateSummary): StateSummary & { as_at_power_on: string } {
+export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_power_on: string } {
   const nets = state.nets.filter((n) => POWER_ON_NETS[n.index] !== n.nodes.join(','));
   const gpio = state.gpio.filter((g) => !pinAtPowerOn(g));
   // 5.7.11's get_state leaves out a net of one node: a supply net 1-5 it leaves out is that supply
@@ -101,12 +136,28 @@ export const boardPicture = defineDeviceTool({
   capability: 'jumperless.read',
   requires: SNAPSHOT_REQUIRES,
   input: z.object({}),
-  output: z.object({ bytes: z.number().describe('Size of the PNG') }),
+  output: z.object({ bytes: z.number().describe('Size of the PNG'), summary: z.string() }),
   handle: async (_args, { board, attachImage }) => {
-    const png = renderBoardPicture(await readSnapshot(board));
+    const snapshot = await readSnapshot(board);
+    const png = renderBoardPicture(snapshot);
     attachImage({ mimeType: 'image/png', data: Buffer.from(png).toString('base64') });
-    return { bytes: png.length };
+    return { bytes: png.length, summary: pictureSummary(snapshot) };
   },
 });
+
+/** Bridges named in a picture's summary before the rest are counted. */
+const SUMMARY_BRIDGES = 20;
+
+/** The picture in words, for a model that cannot see images: the supplies and the bridges. */
+export function pictureSummary({ state, bridges }: BoardSnapshot): string {
+  const { top_rail, bottom_rail, dac0, dac1 } = state.power;
+  const named = bridges.slice(0, SUMMARY_BRIDGES).map((b) => {
+    const pair = `${b.node1_name}-${b.node2_name}`;
+    return b.routed || b.route === 'unknown' ? pair : `${pair} (${b.route.replaceAll('_', ' ')})`;
+  });
+  const more = bridges.length - named.length;
+  const list = named.length === 0 ? 'none' : named.join(', ') + (more > 0 ? ` and ${more} more` : '');
+  return `Top rail ${top_rail} V, bottom rail ${bottom_rail} V, DAC0 ${dac0} V, DAC1 ${dac1} V. Bridges: ${list}.`;
+}
 
 export default [stateGet, stateSet, undo, wokwiImport, boardPicture];

@@ -150,7 +150,8 @@ async function undoBridges(board: BoardClient, change: NonNullable<Change['bridg
   }
   for (const row of remove) out.restored.push(`removed bridge ${bridgeName(row)}`);
   for (const row of add) out.restored.push(`put back bridge ${bridgeName(row)}`);
-  for (const row of counts) out.restored.push(`bridge ${bridgeName(row)} back to ${row[2]} duplicates`);
+  for (const row of counts)
+    out.restored.push(`bridge ${bridgeName(row)} back to ${row[2]} extra parallel paths`);
 }
 
 /** Names the nets holding these nodes again, where they lost their name. */

@@ -100,6 +100,13 @@ function shape(r: Raw): Status {
 
 const round = (v: number): number => Math.round(v * 1e6) / 1e6;
 
+/** A running wave in one line for state_get (null when it is stopped), from `_jlt.wave_status()`. */
+export function runningWave(status: unknown): string | null {
+  const s = shape(raw.parse(status));
+  if (!s.running) return null;
+  return `${s.waveform} wave on ${s.output}: ${s.frequency_hz} Hz, ${s.min_volts} to ${s.max_volts} V`;
+}
+
 async function readStatus(board: ToolContext['board']): Promise<Raw> {
   return raw.parse(await board.call('_jlt.wave_status()'));
 }

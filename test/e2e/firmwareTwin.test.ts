@@ -34,7 +34,7 @@ async function call<T = Record<string, unknown>>(
 const python = (code: string) =>
   call<{ ok: boolean; stdout: string; soft_reset: boolean }>('python_exec', { code });
 
-type Bridge = { node1: string; node2: string; duplicates: number };
+type Bridge = { node1: string; node2: string; extra_parallel_paths: number };
 const bridges = async () => (await call<{ bridges: Bridge[] }>('bridges_list')).bridges;
 const pairsOf = (list: Bridge[]) => list.map((b) => `${b.node1}-${b.node2}`).sort();
 

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { pwmStart } from './gpio.js';
+import { stateGet } from './state.js';
+import { wavegenConfigure } from './wavegen.js';
+
+let h: ToolHarness;
+beforeAll(async () => {
+  h = await startToolHarness();
+});
+afterAll(async () => h.close());
+beforeEach(async () => {
+  await h.python('nodes_clear()');
+  await h.python('wavegen_stop()');
+  await h.python('[pwm_stop(p) for p in range(1, 9)]');
+});
+
+type Pin = { pin: number | string; function: string; direction: string };
+type Answer = { gpio: Pin[]; running: string[]; as_at_power_on: string };
+
+describe('state_get tells what runs on its own', () => {
+  it('keeps a slow (timer) PWM pin on no net, which get_state reports as at power-on', async () => {
+    await h.run(pwmStart, { pin: 1, frequency_hz: 2, duty_cycle: 0.5 });
+    const { result } = await h.run<Answer>(stateGet);
+    expect(result.gpio).toContainEqual(
+      expect.objectContaining({ pin: 1, function: 'PWM', direction: 'OUTPUT' }),
+    );
+    expect(result.running).toEqual(['PWM on GPIO_1: 2 Hz, duty 0.5']);
+    expect(result.as_at_power_on).not.toMatch(/pins [^;]*\b1\b/);
+  });
+
+  it('keeps a hardware PWM pin and a PWM started by a script (rate unknown)', async () => {
+    await h.python('pwm(3, 1000, 0.25)');
+    const { result } = await h.run<Answer>(stateGet);
+    expect(result.gpio).toContainEqual(
+      expect.objectContaining({ pin: 3, function: 'PWM', direction: 'OUTPUT' }),
+    );
+    expect(result.running).toEqual(['PWM on GPIO_3 (not started here: rate unknown)']);
+  });
+
+  it('names a running wave, and nothing once it stops', async () => {
+    await h.run(wavegenConfigure, {
+      output: 'DAC1',
+      waveform: 'sine',
+      frequency_hz: 50,
+      amplitude_vpp: 2,
+      offset_volts: 1,
+      running: true,
+    });
+    expect((await h.run<Answer>(stateGet)).result.running).toEqual(['sine wave on DAC1: 50 Hz, 0 to 2 V']);
+    await h.run(wavegenConfigure, { running: false });
+    const { result } = await h.run<Answer>(stateGet);
+    expect(result.running).toEqual([]);
+    expect(result.gpio).toEqual([]);
+  });
+});
