@@ -8,7 +8,6 @@ import { z } from 'zod';
 import { ISENSE_SHUNT_OHMS } from '../board/limits.js';
 import { ADC0, ISENSE_MINUS, ISENSE_PLUS } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
-import type { BoardClient } from '../device/board.js';
 import {
   ADC_SPAN,
   adcFor,
@@ -79,20 +78,16 @@ const INA_MAX_AMPS = 0.32 / ISENSE_SHUNT_OHMS;
 
 const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
 
-/**
- * The node's volts from 5.7.11's passive scan, where the board lists `get_node_voltage` and it has
- * a value: no ADC is routed, so no bridge and no undo entry. Undefined when there is none (a node
- * in no net, an undriven or changing one, the scan off or stale; the probe
- * scan.node_voltage_answers). The value is the firmware's smoothed DC reading, fresh within 5 s and
- * wiped on any routing change (Architeuthis-Flux/JumperlOS@09391b7 src/NetVoltageScan.cpp:
- * kVoltageFreshMs, the fingerprint reset, kFloatingDriftVolts).
+/*
+ * Why voltage_measure routes an ADC on 5.7.11 too, though the board lists get_node_voltage: nothing
+ * says how old the scan's number is, and it can be the board as it was before the caller's last
+ * change. It is a blend of taps (30 % each) kept while younger than 5 s, a supply change does not
+ * clear it, the wipe after a routing change waits for the scan's next pass, and no pass runs within
+ * 100 ms of user input, raw-REPL traffic included (Architeuthis-Flux/JumperlOS@09391b7
+ * src/NetVoltageScan.cpp: kVoltageFreshMs, serviceNetVoltageScan; SophisticaSean/JumperlOS@d66858f
+ * src/snakes/MpRemoteService.cpp: noteUserInput after each raw-REPL batch). No call reports its age
+ * or runs a pass on demand (modjumperless.c@796c56c), so a host cannot know a value is fresh.
  */
-async function scanVolts(board: BoardClient, node: number): Promise<number | undefined> {
-  if (!(await board.firmwareFunctions()).has('get_node_voltage')) return undefined;
-  const volts = await board.call<unknown>(py`get_node_voltage(${node})`);
-  return typeof volts === 'number' && Number.isFinite(volts) ? volts : undefined;
-}
-
 export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
@@ -121,10 +116,7 @@ export const voltageMeasure = defineDeviceTool({
     min_volts: z.number(),
     max_volts: z.number(),
     samples: z.number(),
-    via: z
-      .enum(['scan', 'adc'])
-      .describe("scan: the firmware's passive scan (DC, smoothed, at most 5 s old)"),
-    adc: z.string().optional().describe('ADC used'),
+    adc: z.string().describe('ADC used'),
     routed_temporarily: z.boolean().describe('The ADC was bridged for this reading and removed after'),
     clipped: z.boolean().describe('At the edge of the ADC range: the true voltage may be beyond it'),
   }),
@@ -132,23 +124,7 @@ export const voltageMeasure = defineDeviceTool({
     const node = routableNode(arg);
     const snapshot = await readSnapshot(board);
     const { adc, route } = adcFor(snapshot, node);
-    if (route) {
-      const scanned = await scanVolts(board, node.id);
-      if (scanned !== undefined) {
-        const volts = round(scanned);
-        return {
-          node: node.name,
-          volts,
-          min_volts: volts,
-          max_volts: volts,
-          samples: 1,
-          via: 'scan' as const,
-          routed_temporarily: false,
-          clipped: scanned >= ADC_SPAN.max - 0.05 || scanned <= ADC_SPAN.min + 0.05,
-        };
-      }
-      await assertNoWave(board, { routing: true });
-    }
+    if (route) await assertNoWave(board, { routing: true });
     const reads = await restoring(
       () =>
         board.call<number[] | null>(
@@ -170,7 +146,6 @@ export const voltageMeasure = defineDeviceTool({
       min_volts: Math.min(...values),
       max_volts: Math.max(...values),
       samples: values.length,
-      via: 'adc' as const,
       adc: nodeLabel(adc),
       routed_temporarily: route,
       clipped: volts >= ADC_SPAN.max - 0.05 || volts <= ADC_SPAN.min + 0.05,
