@@ -98,11 +98,17 @@ export function createScanModel(hw: Hardware, circuit: Circuit): ScanModel {
   /** nodeVoltage / nodeVoltageMs of the round's nodes, and of the supplies and bridged ADCs. */
   const reading = new Map<number, { volts: number; at: number }>();
 
-  // connectionsFingerprint: the paths (node1, node2, net) and the number of nets.
-  const fingerprintNow = (): string =>
-    `${hw.conns.getNumNets()}|${routingOf(hw)
-      .paths.map((p) => `${p.node1}-${p.node2}-${p.net}`)
-      .join(',')}`;
+  // connectionsFingerprint: the paths (node1, node2, net) and the number of nets. Worked out again
+  // only when the routing was (routingOf keeps one object while the bridges stay as they are).
+  let fingerprintOf: { routing: unknown; text: string } | undefined;
+  const fingerprintNow = (): string => {
+    const routing = routingOf(hw);
+    if (fingerprintOf?.routing !== routing) {
+      const paths = routing.paths.map((p) => `${p.node1}-${p.node2}-${p.net}`).join(',');
+      fingerprintOf = { routing, text: `${hw.conns.getNumNets()}|${paths}` };
+    }
+    return fingerprintOf.text;
+  };
 
   // rebuildScanList: every node of every net (net 1 up), in net order, each once.
   const scanList = (): number[] => {
