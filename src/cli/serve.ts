@@ -62,6 +62,7 @@ export async function runHttp(
       // Off loopback the Host is whatever name reaches us; bearers guard it instead.
       loopbackHostOnly: isLoopback(where.host),
       auth: access,
+      ...(app.outsideLease ? { outsideLease: app.outsideLease } : {}),
       dispatcher: app.dispatcher,
       createServer: (_, era) => app.createServer(httpCaller, { era, perRequest: era === 'modern' }),
     });

@@ -58,6 +58,8 @@ export interface ToolSubsystemOptions {
   tools: readonly AnyTool[];
   /** Voltage limits in force; default the board's envelope. */
   safety?: SafetyPolicy;
+  /** The outside lease name the board is bound to (tools/tool.ts `ToolEnv.leaseName`). */
+  leaseName?: string;
   /** The board the device tools act on: one at hand (tests, fixtures), or where to open it. */
   board?: Board | BoardSource;
   /** Resources, given the way to the board (opened when a read needs it). */
@@ -151,7 +153,12 @@ export class ToolSubsystem implements Subsystem {
     if (!tool) throw new RpcError(JSONRPC.invalidParams, `Unknown tool: ${name}`);
     // The board is open before the tool starts, so what it keeps per board goes under its real id.
     const board = this.source ? await this.board() : this.atHand;
-    return handleCall(tool, args, context, { ...(board ? { board } : {}), safety: this.safety });
+    const leaseName = this.options.leaseName;
+    return handleCall(tool, args, context, {
+      ...(board ? { board } : {}),
+      safety: this.safety,
+      ...(leaseName !== undefined ? { leaseName } : {}),
+    });
   }
 
   health(): SubsystemHealth {

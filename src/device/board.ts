@@ -10,7 +10,10 @@ import {
   type BoardLeaseAnswer,
   type BoardLeaseRequest,
   BoardLeases,
+  leaseHolder,
   leaseRefusal,
+  type OutsideLease,
+  outsideHolder,
 } from './boardLeases.js';
 import { DeviceError } from './errors.js';
 import type { SessionHealth } from './health.js';
@@ -101,6 +104,17 @@ export interface HoldOptions {
    * (`busy`, with who and until when) before its first job. Calls that only read are not.
    */
   mutates?: boolean;
+  /**
+   * The outside lease the caller holds this board by (a labgrid place, a Jumpstarter lease, as its
+   * board is bound): every call of it takes or renews the board under that lease's name, and its
+   * changes are that lease's. Absent: the caller holds leases as itself.
+   */
+  outside?: OutsideLease;
+}
+
+/** The name a call holds a board lease under: its outside lease's, else the caller's own. */
+export function holderOf(call: Pick<HoldOptions, 'owner' | 'outside'>): string {
+  return call.outside ? outsideHolder(call.outside) : leaseHolder(call.owner);
 }
 
 export interface HeldBoard {
@@ -163,15 +177,21 @@ export class Board implements BoardClient {
     let leasing: Promise<JobLease> | undefined;
     let allowed: Promise<void> | undefined;
     let ended = false;
+    const outside = call.outside;
     const run = async (kind: JobKind, code: string, options: BoardCallOptions = {}) => {
       const merged = { signal: call.signal, owner: call.owner, ...options };
-      if (call.mutates) {
-        // Asked once per call, before its first job: the lease in force where the port is held.
-        allowed ??= this.jobs.boardLease({ action: 'status' }).then(({ lease }) => {
-          const refusal = leaseRefusal(lease, call.owner);
-          if (refusal) throw refusal;
-        });
-        await allowed;
+      if (call.mutates || outside) {
+        // Asked once per call, before its first job, where the port is held: the lease in force,
+        // or, for an outside lease's holder, that lease taken or renewed (even by a read).
+        allowed ??= this.jobs
+          .boardLease(outside ? { action: 'outside', outside } : { action: 'status' })
+          .then(({ lease }) => {
+            const refusal = leaseRefusal(lease, call.owner, holderOf(call));
+            if (refusal) throw refusal;
+          });
+        // A read goes on whoever holds the board, and whatever its outside lease came to.
+        if (call.mutates) await allowed;
+        else await allowed.catch(() => {});
       }
       if (call.atomic && !ended) {
         leasing ??= this.jobs.lease(call.owner, call.signal).catch((error: unknown) => {

@@ -19,6 +19,7 @@ import type { Dispatcher } from '../core/dispatcher.js';
 import type { Era } from '../core/era.js';
 import { JSONRPC } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
+import type { OutsideLeaseSource } from '../core/outsideLease.js';
 import { type BoardView, createBoardView } from '../core/view.js';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
@@ -29,6 +30,7 @@ import { answerClientError } from './clientError.js';
 import { checkHostPresent, checkLoopbackHost } from './host.js';
 import { claimsModernEra, createModernHandler } from './modern.js';
 import { checkOrigin } from './origin.js';
+import { presentedLease } from './outsideLease.js';
 import { type Rejection, reject, sendRejection } from './rejection.js';
 import { SessionStore } from './sessions.js';
 import { watchStream } from './streamAuth.js';
@@ -64,6 +66,8 @@ export interface HttpOptions {
    * get every capability but exec and admin.
    */
   auth?: HttpAuthOptions;
+  /** Where a caller's outside lease is read (core/outsideLease.ts). Default: none is. */
+  outsideLease?: OutsideLeaseSource;
   /** Operator log (broker failures, handler crashes). Default stderr. */
   log?: (line: string) => void;
 }
@@ -156,7 +160,9 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
 
     const who = await authenticate(req.headers, auth);
     if (!who.ok) return who.rejection;
-    attachCaller(req, who.caller);
+    const presented = presentedLease(options.outsideLease, who.caller, req);
+    if (!presented.ok) return presented.rejection;
+    attachCaller(req, presented.lease ? { ...who.caller, outsideLease: presented.lease } : who.caller);
 
     let body: unknown;
     if (raw !== undefined) {

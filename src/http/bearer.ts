@@ -18,6 +18,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { type BearerOutcome, checkBearer, type TokenBroker, tokenFingerprint } from '../auth/index.js';
 import { ANONYMOUS_CAPABILITIES, CAPABILITIES, intersectCapabilities } from '../core/capabilities.js';
+import type { PresentedLease } from '../core/toolDefinition.js';
 import { type Rejection, reject } from './rejection.js';
 
 /** JSON-RPC code of every bearer refusal; the HTTP status and headers tell the classes apart. */
@@ -47,6 +48,10 @@ export interface HttpCaller {
   /** The bearer as sent, kept in memory only to re-check a long-lived stream. */
   bearer?: string;
   expiresAt?: Date;
+  /** What the broker vouches for about the caller (`labgrid_place`), from its token. */
+  claims?: Readonly<Record<string, string>>;
+  /** The outside lease this request presents (http/outsideLease.ts). */
+  outsideLease?: PresentedLease;
 }
 
 export type AuthResult = { ok: true; caller: HttpCaller } | { ok: false; rejection: Rejection };
@@ -109,6 +114,7 @@ export async function authenticate(
       bearer: token,
     };
     if (outcome.identity.expiresAt) caller.expiresAt = outcome.identity.expiresAt;
+    if (outcome.identity.claims) caller.claims = outcome.identity.claims;
     return { ok: true, caller };
   }
   return { ok: false, rejection: rejectionOf(outcome, token, options.log ?? logToStderr) };

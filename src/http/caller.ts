@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { CAPABILITIES, type Capability } from '../core/capabilities.js';
 import type { Caller } from '../core/runTool.js';
+import type { PresentedLease } from '../core/toolDefinition.js';
 import type { HttpCaller } from './bearer.js';
 
 const KNOWN = new Set<string>(CAPABILITIES);
@@ -23,7 +24,11 @@ export function authInfoOf(caller: HttpCaller, connection?: string): AuthInfo {
     clientId: caller.id ?? 'anonymous',
     scopes: caller.capabilities,
     ...(caller.expiresAt ? { expiresAt: Math.floor(caller.expiresAt.getTime() / 1000) } : {}),
-    extra: { anonymous: caller.id === undefined, ...(connection ? { connection } : {}) },
+    extra: {
+      anonymous: caller.id === undefined,
+      ...(connection ? { connection } : {}),
+      ...(caller.outsideLease ? { outsideLease: caller.outsideLease } : {}),
+    },
   };
 }
 
@@ -60,8 +65,11 @@ function connectionKey(socket: Socket | null | undefined): string | undefined {
 export function httpCaller(sessionId: string | undefined, auth: AuthInfo | undefined): Caller {
   if (!auth) return { id: `http:${sessionId ?? 'stateless'}`, granted: new Set() };
   const granted = new Set(auth.scopes.filter((name): name is Capability => KNOWN.has(name)));
+  // Set only by attachCaller, from the operator's source: never from the request's JSON.
+  const outside = auth.extra?.outsideLease as PresentedLease | undefined;
+  const lease = outside ? { outsideLease: outside } : {};
   if (auth.extra?.anonymous !== true)
-    return { id: `http:${auth.clientId}`, granted, principal: auth.clientId };
+    return { id: `http:${auth.clientId}`, granted, principal: auth.clientId, ...lease };
   const connection = typeof auth.extra.connection === 'string' ? auth.extra.connection : 'stateless';
-  return { id: `http:${sessionId ?? connection}`, granted };
+  return { id: `http:${sessionId ?? connection}`, granted, ...lease };
 }

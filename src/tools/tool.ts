@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { missingFunctionsReason } from '../board/firmware.js';
 import { ToolError } from '../core/errors.js';
 import type { HandlerContext, Tool, ToolShape } from '../core/toolDefinition.js';
-import type { Board, BoardClient } from '../device/board.js';
+import { type Board, type BoardClient, holderOf } from '../device/board.js';
 import { DeviceError } from '../device/errors.js';
 import type { SafetyPolicy } from './safety.js';
 import { BOARD_APP_URI } from './viewPage.js';
@@ -25,6 +25,11 @@ export interface ToolEnv {
   board?: Board;
   /** Voltage limits in force (board envelope, tightened by the operator). */
   safety: SafetyPolicy;
+  /**
+   * The outside lease name the operator bound this board to (a labgrid place, a Jumpstarter
+   * exporter): a caller presenting it holds the board (device/boardLeases.ts). Absent: none.
+   */
+  leaseName?: string;
 }
 
 /** What a device tool's handler gets: the call's context with the board held for it. */
@@ -32,6 +37,8 @@ export interface ToolContext extends HandlerContext {
   /** The board, held for this call (see `atomic`); every job takes the call's signal. */
   board: BoardClient;
   safety: SafetyPolicy;
+  /** The name this call holds a board lease under: its outside lease's on a board bound to it, else the caller's. */
+  leaseHolder: string;
   /** Attaches a picture to the result (after the JSON text item). */
   attachImage(image: ToolImage): void;
 }
@@ -79,9 +86,14 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
         throw new DeviceError('not_found', 'this server was started without a board');
       }
       const changes = mutates ?? spec.kind !== 'read';
+      // A caller's outside lease counts on the board bound to its name only.
+      const presented = context.outsideLease;
+      const outside =
+        env.leaseName !== undefined && presented?.name === env.leaseName ? presented : undefined;
+      const call = { owner: context.caller, ...(outside ? { outside } : {}) };
       const held = env.board.hold({
         signal: context.signal,
-        owner: context.caller,
+        ...call,
         atomic: atomic !== false,
         mutates: changes,
       });
@@ -91,6 +103,7 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
           ...context,
           board: held.board,
           safety: env.safety,
+          leaseHolder: holderOf(call),
           attachImage: (image) =>
             context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
         });
