@@ -111,6 +111,16 @@ describe('connect', () => {
     expect((rendered as ToolError).code).toBe('unsafe_short');
   });
 
+  it('a fixed 5 V node, which has no crossbar lane, is refused with the way to 5 V: a rail (issue 20)', async () => {
+    await expect(h.run(connect, { pairs: [['5V', 50]] })).rejects.toMatchObject({
+      code: 'invalid_node',
+      message: expect.stringMatching(
+        /For 5 V, set a rail to it \(dac_set channel TOP_RAIL\) and connect to TOP_RAIL/,
+      ),
+    });
+    expect((await h.run(connect, { pairs: [['3V3', 50]] }).catch((e) => e)).message).toMatch(/For 3.3 V/);
+  });
+
   it('adds pairs in order and reports the net each joined', async () => {
     const { result } = await h.run(connect, {
       pairs: [
