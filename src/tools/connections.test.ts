@@ -121,6 +121,16 @@ describe('connect', () => {
     expect((await h.run(connect, { pairs: [['3V3', 50]] }).catch((e) => e)).message).toMatch(/For 3.3 V/);
   });
 
+  it('net_check gives a lone supply its fixed net and says why a net is null (issue 20)', async () => {
+    await setup('nodes_clear()');
+    const { result } = await h.run(netCheck, { a: 'TOP_RAIL', b: 50 });
+    expect(result).toMatchObject({
+      a_net: 2,
+      b_net: null,
+      nets_note: expect.stringMatching(/50 is on no net/),
+    });
+  });
+
   it('adds pairs in order and reports the net each joined', async () => {
     const { result } = await h.run(connect, {
       pairs: [

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { FIRMWARE_COLORS, firmwareParseColor } from '../board/colors.js';
 import { type Connections, isForbiddenPair, NET_NAME_MAX } from '../board/connections.js';
 import { MAX_BRIDGES } from '../board/limits.js';
-import { BUFFER_IN, DAC0, DAC1 } from '../board/nodes.js';
+import { BOTTOM_RAIL, BUFFER_IN, DAC0, DAC1, GND, TOP_RAIL } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import type { StateDocument } from './boardState.js';
@@ -694,6 +694,7 @@ export const netCheck = defineDeviceTool({
     same_net: z.boolean(),
     a_net: z.number().nullable(),
     b_net: z.number().nullable(),
+    nets_note: z.string().optional().describe('Why a_net or b_net is null'),
     net_name: z.string().optional(),
     unrouted_bridges: z
       .number()
@@ -720,6 +721,13 @@ export const netCheck = defineDeviceTool({
     const nx = netOf(snapshot, x.id);
     const ny = netOf(snapshot, y.id);
     const same = x.id === y.id || (nx !== undefined && nx.index === ny?.index);
+    // A supply alone is left out of the firmware's net list, but it always owns its fixed net.
+    const aNet = nx?.index ?? SUPPLY_NETS.get(x.id) ?? null;
+    const bNet = ny?.index ?? SUPPLY_NETS.get(y.id) ?? null;
+    const loose = [
+      [x, aNet],
+      [y, bNet],
+    ].flatMap(([end, net]) => (net === null ? [(end as ResolvedNode).name] : []));
     return {
       a: x.name,
       b: y.name,
@@ -728,12 +736,26 @@ export const netCheck = defineDeviceTool({
       ...(route ? { route } : {}),
       net: bridgeNet,
       same_net: same,
-      a_net: nx?.index ?? null,
-      b_net: ny?.index ?? null,
+      a_net: aNet,
+      b_net: bNet,
+      ...(loose.length > 0
+        ? {
+            nets_note: `null: ${loose.join(' and ')} ${loose.length === 1 ? 'is' : 'are'} on no net (nothing bridged to it).`,
+          }
+        : {}),
       ...(same && nx ? { net_name: nx.name, unrouted_bridges: unplacedIn(snapshot, nx.index) } : {}),
     };
   },
 });
+
+/** The nets the firmware gives the supplies, each alone at power-on (spec §6.4). */
+const SUPPLY_NETS: ReadonlyMap<number, number> = new Map([
+  [GND, 1],
+  [TOP_RAIL, 2],
+  [BOTTOM_RAIL, 3],
+  [DAC0, 4],
+  [DAC1, 5],
+]);
 
 const netTarget = {
   net: z.number().int().min(1).max(59).optional(),
