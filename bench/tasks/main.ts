@@ -80,8 +80,8 @@ async function serve(scenario: Scenario): Promise<number> {
   out(`Scenario ${scenario.id}: a virtual Jumperless V5 is served at ${url}`);
   out();
   out('The trial presents this bearer token: it makes every call one caller (the board lease is');
-  out('held by a caller; without a token each MCP session is another one). Its calls are the');
-  out(`board's ${person.holder}.`);
+  out('held by a caller; without a token each MCP session is another one). Its calls hold');
+  out(`leases as ${person.holder}.`);
   out('MCP setup (Claude Code):');
   out(`  claude mcp add --transport http jumperless ${url} --header "${header}"`);
   out('MCP setup (JSON clients):');
