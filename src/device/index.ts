@@ -26,7 +26,7 @@ export { HELPER_NAME, parseMarked, RESULT_MARKER } from './helper.js';
 export { type DeviceLink, type StreamSource, streamLink } from './link.js';
 export { findPortHolders, type PortHolder } from './portHolders.js';
 export { probeRawRepl } from './probe.js';
-export { type PyValue, pyLiteral, pyString } from './pyLiteral.js';
+export { type PyValue, py, pyLiteral, pyString } from './pyLiteral.js';
 export { type PythonErrorInfo, parsePythonError } from './pythonError.js';
 export { encodeCode, MAX_OUTPUT_BYTES } from './rawRepl.js';
 export { rfc2217Link } from './rfc2217Link.js';
