@@ -6,7 +6,7 @@
  * recovery ladder below; a lost link is reopened with backoff. Every wait has a bound, and nothing
  * sent can hide a Ctrl-C from the board (the driver refuses it).
  */
-import { firmwareOf, type ResetEvent } from './banner.js';
+
 import { DeadlineClock, type Race, raceDeadline } from './deadline.js';
 import { asDeviceError, DeviceError } from './errors.js';
 import { type RecoveryStep, type SessionHealth, type SessionState, SessionStats } from './health.js';
@@ -22,7 +22,7 @@ import {
 import { nextStep } from './lineState.js';
 import type { DeviceLink } from './link.js';
 import { isExceptionReport, parsePythonError } from './pythonError.js';
-import { encodeCode, encodeExec } from './rawRepl.js';
+import { encodeCode, encodeExec, firmwareOf, type ResetEvent } from './rawRepl.js';
 import { type ExecOutcome, ReplDriver } from './replDriver.js';
 import { type Job, type Lease, Turns } from './turns.js';
 
