@@ -1,17 +1,15 @@
 /**
  * The board as tools use it (DESIGN.md §2 device, §4 Device): one-line calls that come back as
  * JSON, scripts, raw execs and the firmware's function list, over wherever the board's jobs run,
- * this process's session or the process that holds the port (share/remote.ts). `hold` is the one
- * way a call has the board: every job carries the call's signal and owner, and an atomic call
- * holds a lease from its first job to its end, so no other caller's job runs in between.
+ * this process's session or the process that holds the port (share/remote.ts). The two ways a
+ * caller has the board:
+ *
+ * - `hold`, for one call: every job carries the call's signal and owner, and an atomic call holds
+ *   a lease from its first job to its end, so no other caller's job runs in between;
+ * - a board lease (`BoardLeases`, issue 26), for minutes: while one caller holds it, `hold`
+ *   refuses every other caller's calls that change the board, with who holds it and until when;
+ *   calls that only read still work.
  */
-import {
-  type BoardLease,
-  type BoardLeaseAnswer,
-  type BoardLeaseRequest,
-  BoardLeases,
-  leaseRefusal,
-} from './boardLeases.js';
 import { DeviceError } from './errors.js';
 import type { SessionHealth } from './health.js';
 import type { DeviceSession, ExecResult, HelperModule, SessionLease } from './session.js';
@@ -32,7 +30,7 @@ export interface BoardSharing {
   clients: Array<{ client: string; pid: number; since: string; connections: number }>;
 }
 
-/** `lease`: the caller's lease on the board in force now (boardLeases.ts), if any. */
+/** `lease`: the caller's lease on the board in force now (below), if any. */
 export type BoardHealth = SessionHealth & { sharing?: BoardSharing; lease?: BoardLease };
 
 /** `call`: one expression's JSON value; `script`: statements ending in `_jlh.out(value)`; `exec`: code as is. */
@@ -52,7 +50,7 @@ export interface JobTarget {
   health(): Promise<BoardHealth>;
   /** Tells when what tools saw of the board may be stale: a reset, a reconnect, another owner. */
   onStale(listener: () => void): () => void;
-  /** A caller's lease on the board (boardLeases.ts), kept where the port is held. */
+  /** A caller's lease on the board (below), kept where the port is held. */
   boardLease(request: BoardLeaseRequest): Promise<BoardLeaseAnswer>;
 }
 
@@ -76,7 +74,7 @@ export interface BoardClient {
   firmwareFunctions(options?: BoardCallOptions): Promise<ReadonlySet<string>>;
   readonly id: string;
   health(): Promise<BoardHealth>;
-  /** Takes, renews, releases or reads the board's lease (boardLeases.ts); `busy` when another holds it. */
+  /** Takes, renews, releases or reads the board's lease (below); `busy` when another holds it. */
   boardLease(request: BoardLeaseRequest): Promise<BoardLeaseAnswer>;
   /**
    * What tools last saw of this board, shared by every caller and forgotten at any reset or
@@ -263,4 +261,117 @@ export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobT
         if (event.type === 'reset' || event.type === 'state') listener();
       }),
   };
+}
+
+// ---- a caller's lease on the board, for minutes ------------------------------------------------
+
+/*
+ * Not a turn (turns.ts: one call's jobs with no other caller's in between): a lease spans many
+ * calls and minutes, held for a bounded time, renewed, released, or expired. Leases live where the
+ * board's port is held (the owner process, share/owner.ts), so any process that works through it,
+ * a gateway replica among them, sees the same lease, and the death of one of them neither drops the
+ * lease nor keeps it past its time. An owner that stops forgets them: leases are bounded, and a
+ * holder renews.
+ */
+
+export interface BoardLease {
+  /** Who holds it: a caller id (`http:tok_1a2b`, `stdio:1234`), or an outside lease's name. */
+  holder: string;
+  since: string;
+  until: string;
+  /** What the holder said it is for, shown to those refused. */
+  note?: string;
+}
+
+export type BoardLeaseRequest =
+  /** By its holder: renews it from now, keeping when it began and its note. */
+  | { action: 'take'; holder: string; ttlMs: number; note?: string }
+  | { action: 'release'; holder: string }
+  | { action: 'status' };
+
+/** The lease in force once the request was applied (none: the board is free). */
+export interface BoardLeaseAnswer {
+  lease?: BoardLease;
+}
+
+/** How long one take or renew may hold the board. */
+export const LEASE_TTL_MS = { min: 1000, max: 24 * 3600 * 1000 } as const;
+
+/**
+ * The holder name of a caller. A stdio caller is `stdio` in every process, and several processes
+ * reach one board through its owner, so the process id tells them apart.
+ */
+export function leaseHolder(caller: string): string {
+  return caller === 'stdio' ? `stdio:${process.pid}` : caller;
+}
+
+/** One board's lease, kept by the process that holds the board. */
+export class BoardLeases {
+  private held: { holder: string; since: number; until: number; note?: string } | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Applies a request; throws `busy` (with the holder and until when) when another holds the board. */
+  apply(request: BoardLeaseRequest): BoardLeaseAnswer {
+    const held = this.current();
+    if (request.action === 'status') return this.answer();
+    if (held && held.holder !== request.holder) {
+      throw leasedError(this.view(held), 'only its holder can renew or release it; take it once it ends');
+    }
+    const now = this.now();
+    switch (request.action) {
+      case 'take': {
+        const ttl = Math.min(LEASE_TTL_MS.max, Math.max(LEASE_TTL_MS.min, Math.round(request.ttlMs)));
+        const note = request.note ?? held?.note;
+        this.held = {
+          holder: request.holder,
+          since: held?.since ?? now,
+          until: now + ttl,
+          ...(note ? { note } : {}),
+        };
+        return this.answer();
+      }
+      case 'release':
+        this.held = undefined;
+        return {};
+    }
+  }
+
+  private current() {
+    if (this.held && this.held.until <= this.now()) this.held = undefined;
+    return this.held;
+  }
+
+  private answer(): BoardLeaseAnswer {
+    const held = this.current();
+    return held ? { lease: this.view(held) } : {};
+  }
+
+  private view(held: NonNullable<BoardLeases['held']>): BoardLease {
+    return {
+      holder: held.holder,
+      since: new Date(held.since).toISOString(),
+      until: new Date(held.until).toISOString(),
+      ...(held.note ? { note: held.note } : {}),
+    };
+  }
+}
+
+/** Why `caller` may not change the board under `lease` (the one in force), or undefined when it may. */
+export function leaseRefusal(lease: BoardLease | undefined, caller: string): DeviceError | undefined {
+  if (!lease || lease.holder === leaseHolder(caller)) return undefined;
+  return leasedError(
+    lease,
+    'calls that change the board are refused to other callers until then; reads still work',
+  );
+}
+
+/** Who holds the board, until when, and what that means for the one refused. */
+function leasedError(lease: BoardLease, what: string): DeviceError {
+  const note = lease.note ? ` (${lease.note})` : '';
+  return new DeviceError(
+    'busy',
+    `the board is leased to ${lease.holder}${note} until ${lease.until}; ${what}`,
+    { leasedTo: lease.holder, until: lease.until, ...(lease.note ? { note: lease.note } : {}) },
+  );
 }

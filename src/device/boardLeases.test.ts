@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoardLeases, leaseHolder, leaseRefusal } from './boardLeases.js';
+import { BoardLeases, leaseHolder, leaseRefusal } from './board.js';
 import type { DeviceError } from './errors.js';
 
 /** A lease desk on a clock the test moves. */

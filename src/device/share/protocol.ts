@@ -37,7 +37,7 @@ export const shareRequest = z.discriminatedUnion('type', [
   z.object({ type: z.literal('lease'), owner }),
   z.object({ type: z.literal('release') }),
   z.object({ type: z.literal('health') }),
-  // A caller's lease on the board (boardLeases.ts), kept by the owner for every process.
+  // A caller's lease on the board (board.ts), kept by the owner for every process.
   z.object({
     type: z.literal('board_lease'),
     request: z.discriminatedUnion('action', [
