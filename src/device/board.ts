@@ -12,7 +12,7 @@
  */
 import { DeviceError } from './errors.js';
 import type { SessionHealth } from './health.js';
-import type { DeviceSession, ExecResult, HelperModule, SessionLease } from './session.js';
+import type { DeviceSession, ExecResult, HelperModule, JobKind } from './session.js';
 
 export interface BoardCallOptions {
   signal?: AbortSignal;
@@ -32,9 +32,6 @@ export interface BoardSharing {
 
 /** `lease`: the caller's lease on the board in force now (below), if any. */
 export type BoardHealth = SessionHealth & { sharing?: BoardSharing; lease?: BoardLease };
-
-/** `call`: one expression's JSON value; `script`: statements ending in `_jlh.out(value)`; `exec`: code as is. */
-export type JobKind = 'call' | 'script' | 'exec';
 
 /**
  * Where one board's jobs run: a session in this process (`sessionJobs`), or the process that
@@ -227,30 +224,10 @@ export const FIRMWARE_FUNCTIONS = '_jlh.fw()';
 export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobTarget {
   if (helper) session.addHelper(helper);
   const leases = new BoardLeases();
-  const run = (
-    on: Pick<SessionLease, 'call' | 'callScript' | 'exec'>,
-    kind: JobKind,
-    code: string,
-    options: BoardCallOptions,
-  ): Promise<unknown> =>
-    kind === 'call'
-      ? on.call(code, options)
-      : kind === 'script'
-        ? on.callScript(code, options)
-        : on.exec(code, options);
   return {
     id: session.link.id,
-    run: (kind, code, options) => run(session, kind, code, options),
-    lease: async (owner, signal) => {
-      const lease = await session.lease({ owner, ...(signal ? { signal } : {}) });
-      return {
-        run: (kind, code, { owner: _owner, ...options }) => run(lease, kind, code, options),
-        get released() {
-          return lease.released;
-        },
-        release: () => lease.release(),
-      };
-    },
+    run: (kind, code, options) => session.run(kind, code, options),
+    lease: (owner, signal) => session.lease({ owner, ...(signal ? { signal } : {}) }),
     health: async () => {
       const { lease } = leases.apply({ action: 'status' });
       return { ...session.health(), ...(lease ? { lease } : {}) };

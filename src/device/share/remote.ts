@@ -9,12 +9,12 @@ import type {
   BoardHealth,
   BoardLeaseAnswer,
   BoardLeaseRequest,
-  JobKind,
   JobLease,
   JobTarget,
 } from '../board.js';
 import { DeviceError, type DeviceErrorCode } from '../errors.js';
 import { FrameClient } from '../frameClient.js';
+import type { JobKind } from '../session.js';
 import { aliveNotice, SHARE_PROTOCOL, type ShareResponse, shareResponse } from './protocol.js';
 
 type Welcome = Extract<ShareResponse, { type: 'welcome' }>;

@@ -11,12 +11,11 @@ import type {
   BoardHealth,
   BoardLeaseAnswer,
   BoardLeaseRequest,
-  JobKind,
   JobLease,
   JobTarget,
 } from '../board.js';
 import { DeviceError, isDeviceError } from '../errors.js';
-import type { DeviceSession, SessionEvent } from '../session.js';
+import type { DeviceSession, JobKind, SessionEvent } from '../session.js';
 import { SocketPathError } from '../socketPath.js';
 import { type BoardShareServer, serveBoard } from './owner.js';
 import { RemoteBoard } from './remote.js';
