@@ -47,7 +47,7 @@ export async function runHttp(
   // Loaded here so stdio servers do not pay for the HTTP stack at start.
   const [{ startHttpServer }, { httpCaller }] = await Promise.all([
     import('../http/app.js'),
-    import('../http/caller.js'),
+    import('../http/bearer.js'),
   ]);
   const listen = (port: number) =>
     startHttpServer({
