@@ -37,7 +37,7 @@ function scenarioOf(id: string | undefined): Scenario {
 
 async function table(): Promise<number> {
   out(
-    `${'task'.padEnd(18)} ${'calls'.padStart(5)} ${'bytes'.padStart(7)} ${'images'.padStart(6)} ${'traps'.padStart(5)}  result`,
+    `${'task'.padEnd(20)} ${'calls'.padStart(5)} ${'bytes'.padStart(7)} ${'images'.padStart(6)} ${'traps'.padStart(5)}  result`,
   );
   const rows = [];
   for (const scenario of SCENARIOS) {
@@ -45,7 +45,7 @@ async function table(): Promise<number> {
     rows.push(r);
     const verdict = r.failures.length === 0 ? 'right' : `WRONG: ${r.failures.join('; ')}`;
     out(
-      `${r.id.padEnd(18)} ${String(r.calls).padStart(5)} ${String(r.bytes).padStart(7)} ${String(r.images).padStart(6)} ${`${r.traps.taken.length}/${r.traps.checked}`.padStart(5)}  ${verdict}`,
+      `${r.id.padEnd(20)} ${String(r.calls).padStart(5)} ${String(r.bytes).padStart(7)} ${String(r.images).padStart(6)} ${`${r.traps.taken.length}/${r.traps.checked}`.padStart(5)}  ${verdict}`,
     );
   }
   const calls = median(rows.map((r) => r.calls));
@@ -122,7 +122,7 @@ async function serve(scenario: Scenario): Promise<number> {
 
 async function main(): Promise<number> {
   if (args.includes('--list')) {
-    for (const s of SCENARIOS) out(`${s.id.padEnd(18)} ${s.exec ? '[exec] ' : ''}${s.words}`);
+    for (const s of SCENARIOS) out(`${s.id.padEnd(20)} ${s.exec ? '[exec] ' : ''}${s.words}`);
     return 0;
   }
   const serving = option('--serve');

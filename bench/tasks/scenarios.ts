@@ -71,12 +71,12 @@ async function joined(c: Connection, a: string | number, b: string | number): Pr
   return (await read(c, 'net_check', { a, b })).same_net === true;
 }
 
-/** The bridges on the board as `a-b` (print names), probe power left out. */
+/** The bridges on the board as `a-b` (the tools' names), probe power left out. */
 async function bridges(c: Connection): Promise<string[]> {
   const list = (await read(c, 'bridges_list')).bridges as Array<{ node1: string; node2: string }>;
   return list
     .map((b) => `${b.node1}-${b.node2}`)
-    .filter((b) => b !== 'ROUTABLE_BUFFER_IN-DAC0' && b !== 'DAC0-ROUTABLE_BUFFER_IN');
+    .filter((b) => b !== 'BUFFER_IN-DAC0' && b !== 'DAC0-BUFFER_IN');
 }
 
 /** A bridge as `a-b` with its ends in name order: 12-GND and GND-12 are the same bridge. */
@@ -120,6 +120,48 @@ export const SCENARIOS: readonly Scenario[] = [
       ...equal('the E12 value', last(r)?.result.e12, '4.7k'),
     ],
     board: (c) => onlyBridges(c, []),
+  },
+  {
+    id: 'resistor_in_circuit',
+    parts: 'unknown_resistor.json',
+    setup: [
+      { tool: 'dac_set', args: { channel: 'TOP_RAIL', volts: 5 } },
+      {
+        tool: 'connect',
+        args: {
+          pairs: [
+            ['TOP_RAIL', 20],
+            [25, 'GND'],
+          ],
+        },
+      },
+    ],
+    words:
+      'The resistor between rows 20 and 25 is wired in: row 20 to the top rail, row 25 to ground. What value is it? Leave my wiring as it is.',
+    truth:
+      'It is a 4.7 kohm resistor (E12 4.7k); the bridges TOP_RAIL-20 and 25-GND are there again after the measurement.',
+    // The trials cut and restored the wiring by hand (and put one bridge back the other way round).
+    solution: [{ tool: 'resistance_measure', args: { a: 20, b: 25, isolate: true } }],
+    answer: (r) => [
+      ...ok(last(r)),
+      ...within('ohms', last(r)?.result.ohms, 4700 * 0.95, 4700 * 1.05),
+      ...equal('the E12 value', last(r)?.result.e12, '4.7k'),
+      ...equal('lifted', last(r)?.result.lifted, ['TOP_RAIL-20', '25-GND']),
+    ],
+    board: async (c) => [
+      ...(await onlyBridges(c, ['TOP_RAIL-20', '25-GND'])),
+      ...equal('the top rail', (await read(c, 'power_get')).top_rail_volts, 5),
+    ],
+    traps: [
+      {
+        name: 'the wiring was cut for the measurement and not put back',
+        take: [
+          { tool: 'disconnect', args: { nodes: [20, 25] } },
+          { tool: 'resistance_measure', args: { a: 20, b: 25 } },
+        ],
+        taken: async (c) => !(await joined(c, 20, 'TOP_RAIL')) || !(await joined(c, 25, 'GND')),
+      },
+    ],
   },
   {
     id: 'led_polarity',
@@ -258,6 +300,11 @@ export const SCENARIOS: readonly Scenario[] = [
     answer: (r) => [
       ...r.flatMap(ok),
       ...equal('the slot after saving', r[0]?.result.active_slot, 0),
+      // The trials' guesses: does the save hold the PWM, and where does the clear go?
+      ...(/PWM.*slot 0/.test(String(r[0]?.result.note)) ? [] : ['slot_save does not say what it saved']),
+      ...(String(r[1]?.result.autosave).startsWith('Slot 0 (the active slot)')
+        ? []
+        : ['nodes_clear does not say it is autosaved into slot 0']),
       ...equal('restored', r[2]?.result.restored, true),
       ...equal('not restored', r[2]?.result.not_restored, []),
     ],
@@ -374,9 +421,10 @@ export const SCENARIOS: readonly Scenario[] = [
       ...ok(last(r)),
       ...within('the frequency (Hz)', last(r)?.result.frequency_hz, 1.7, 2.3),
       ...within('the duty', last(r)?.result.duty, 0.35, 0.65),
-      ...within('the current when on (mA)', last(r)?.result.max_milliamps, 2.5, 5),
+      ...within('the current when on (mA)', last(r)?.result.on_milliamps, 2.5, 5),
+      ...within('the current when off (mA)', last(r)?.result.off_milliamps, -0.1, 0.1),
     ],
-    board: (c) => onlyBridges(c, ['RP_GPIO_1-ISENSE_PLUS', 'ISENSE_MINUS-19']),
+    board: (c) => onlyBridges(c, ['GPIO_1-ISENSE_PLUS', 'ISENSE_MINUS-19']),
   },
   {
     id: 'undo_mistake',
@@ -388,9 +436,12 @@ export const SCENARIOS: readonly Scenario[] = [
     words: "Oops, I didn't mean to put row 50 on the top rail. Undo that.",
     truth:
       'The bridge 50-TOP_RAIL is gone; nothing else changed (no ADC left on row 50, the rail still at 5 V).',
-    solution: [{ tool: 'undo' }],
+    // The trials could not tell what undo would take back before calling it: a preview names it.
+    solution: [{ tool: 'undo', args: { preview: true } }, { tool: 'undo' }],
     answer: (r) => [
-      ...ok(last(r)),
+      ...r.flatMap(ok),
+      ...equal('what the preview names', r[0]?.result.next, 'connect 50-TOP_RAIL'),
+      ...equal('what the preview would do', r[0]?.result.preview, ['remove bridge 50-TOP_RAIL']),
       ...equal('what was undone', last(r)?.result.undone, 'connect 50-TOP_RAIL'),
     ],
     board: async (c) => [
@@ -429,6 +480,10 @@ export const SCENARIOS: readonly Scenario[] = [
       ...(String(last(r)?.result.text).includes('adc_get(ch)')
         ? []
         : ['the reference does not show adc_get']),
+      // The trials' guess: does a script need `from jumperless import *`? The section says.
+      ...(String(last(r)?.result.text).includes('imported already')
+        ? []
+        : ['the section does not say whether a script imports the API']),
     ],
     board: (c) => onlyBridges(c, []),
   },
@@ -451,7 +506,12 @@ export const SCENARIOS: readonly Scenario[] = [
       'My red LED on row 16 is powered from the 5 V rail through the current sensor and a 330 ohm resistor. How much current does it draw?',
     truth: 'About 7.5 mA: (5 V - 1.9 V) over 330 ohm plus about 80 ohm of crossbar paths.',
     solution: [{ tool: 'current_measure', args: { window_ms: 200 } }],
-    answer: (r) => [...ok(last(r)), ...within('the current (mA)', last(r)?.result.milliamps, 6.5, 8.5)],
+    answer: (r) => [
+      ...ok(last(r)),
+      ...within('the current (mA)', last(r)?.result.milliamps, 6.5, 8.5),
+      // A trial blamed the rail for the drop: the result says bridges are about 80 ohm each.
+      ...(/crossbar path of about 80 ohm/.test(String(last(r)?.result.note)) ? [] : ['no word on path ohms']),
+    ],
     board: (c) => onlyBridges(c, ['TOP_RAIL-ISENSE_PLUS', 'ISENSE_MINUS-15']),
   },
   {
@@ -478,6 +538,8 @@ export const SCENARIOS: readonly Scenario[] = [
           ),
         ),
         ...equal('the plot', last(r)?.result.plot, 'Voltage at 10 (V) against the DAC1 setpoint (V)'),
+        // A trial's guess: must row 10 be bridged to an ADC first? The result says how it was read.
+        ...equal('read by', last(r)?.result.read_by, 'ADC0, bridged to 10 for the sweep and removed after'),
       ];
     },
     board: async (c) => [
@@ -509,7 +571,11 @@ export const SCENARIOS: readonly Scenario[] = [
       const shown = nets.map((n) => n.nodes.join(','));
       return [
         ...ok(last(r)),
-        ...(shown.includes('TOP_R,5') ? [] : ['row 5 on the top rail is not shown']),
+        // Named as the tools take the node (a trial met TOP_R here and TOP_RAIL elsewhere).
+        ...(shown.includes('TOP_RAIL,5') ? [] : ['row 5 on the top rail is not shown']),
+        ...(/probe-power bridge/.test(String(last(r)?.result.as_at_power_on))
+          ? []
+          : ['the probe-power bridge is left out without a word']),
         ...(shown.includes('20,21,22') ? [] : ['the net of rows 20-22 is not shown']),
         ...equal('the GPIO shown', last(r)?.result.gpio, []),
       ];

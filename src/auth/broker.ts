@@ -18,6 +18,8 @@ export interface BearerIdentity {
   capabilities: readonly string[];
   /** Authoritative: nobody may keep using this identity after it (SSE streams re-check). */
   expiresAt?: Date;
+  /** What the broker vouches for about the caller, by name (an outside lease: `labgrid_place`). */
+  claims?: Readonly<Record<string, string>>;
 }
 
 export type BearerRejection = 'unknown' | 'expired' | 'revoked';

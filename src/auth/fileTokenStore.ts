@@ -32,6 +32,7 @@ export interface TokenSummary {
   expiresAt: string | null;
   revokedAt?: string;
   revokedReason?: string;
+  claims?: Record<string, string>;
   state: TokenState;
 }
 
@@ -40,6 +41,8 @@ export interface CreateTokenInput {
   /** Omitted: never expires. */
   expiresAt?: Date;
   name?: string;
+  /** Named claims the broker hands on with the caller (`labgrid_place: jumperless-3`). */
+  claims?: Record<string, string>;
 }
 
 /** A request the store refuses (unknown id, unreadable file); the message says what to do. */
@@ -100,6 +103,7 @@ export class FileTokenStore implements TokenBroker {
     }
     const identity: BearerIdentity = { callerId: `token:${found.id}`, capabilities: found.capabilities };
     if (found.expiresAt !== null) identity.expiresAt = new Date(found.expiresAt);
+    if (found.claims) identity.claims = found.claims;
     return { ok: true, identity };
   }
 
@@ -121,6 +125,7 @@ export class FileTokenStore implements TokenBroker {
         capabilities: normalizeCapabilities(input.capabilities),
         createdAt: new Date(this.now()).toISOString(),
         expiresAt: input.expiresAt ? input.expiresAt.toISOString() : null,
+        ...(input.claims && Object.keys(input.claims).length > 0 ? { claims: { ...input.claims } } : {}),
       };
       return { records: [...records, created], result: created };
     });

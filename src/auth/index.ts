@@ -13,4 +13,4 @@ export {
 } from './broker.js';
 export { FileTokenStore, TokenStoreError, type TokenSummary } from './fileTokenStore.js';
 export { defaultTokenStorePath } from './storePath.js';
-export { looksLikeToken, mintToken, TOKEN_PREFIX, tokenFingerprint } from './token.js';
+export { CLAIM_NAME, looksLikeToken, mintToken, TOKEN_PREFIX, tokenFingerprint } from './token.js';

@@ -8,6 +8,9 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 export const TOKEN_PREFIX = 'jlmcp_';
 const TOKEN_PATTERN = /^jlmcp_[A-Za-z0-9_-]{43}$/;
 
+/** A claim's name (tokenFile.ts): letters, digits and `_ . -`, as a flag or a config file writes it. */
+export const CLAIM_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
 export function mintToken(): string {
   return TOKEN_PREFIX + randomBytes(32).toString('base64url');
 }

@@ -3,6 +3,7 @@
  * never the token itself. Parsing is strict and total: any file gives records or a message.
  */
 import { z } from 'zod';
+import { CLAIM_NAME } from './token.js';
 
 const isoDate = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'not a date');
 
@@ -17,6 +18,11 @@ const tokenRecordSchema = z.object({
   expiresAt: isoDate.nullable(),
   revokedAt: isoDate.optional(),
   revokedReason: z.string().max(500).optional(),
+  /**
+   * What the operator vouches for about the caller, by name: an outside lease the token stands for
+   * (`labgrid_place: jumperless-3`), read by `--outside-lease claim:<name>`.
+   */
+  claims: z.record(z.string().regex(CLAIM_NAME), z.string().min(1).max(200)).optional(),
 });
 
 const tokenFileSchema = z.object({

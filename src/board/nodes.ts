@@ -251,6 +251,27 @@ export const nodeInfo = (id: number): NodeInfo | undefined => table.get(id);
 /** `print(node)` text; '' for ids the firmware has no name for (it prints an empty string). */
 export const printName = (id: number): string => table.get(id)?.printName ?? '';
 
+/**
+ * The name the tools' descriptions use and their results echo, one per node (a trial met GPIO_3,
+ * RP_GPIO_3 and GP_3 for one pin): `GPIO_3`, `D13`, `A0`, `BUFFER_IN`, `UART_TX`, else the print name.
+ */
+export function toolName(id: number): string {
+  const info = table.get(id);
+  if (!info) return String(id);
+  if (info.kind === 'gpio') return info.printName.replace(/^RP_/, '');
+  if (info.kind === 'uart') return info.aliases.find((a) => a.startsWith('UART_')) ?? info.printName;
+  if (info.kind === 'nano' && /^NANO_[DA]\d+$/.test(info.printName)) return info.printName.slice(5);
+  if (id === BUFFER_IN) return 'BUFFER_IN';
+  if (id === BUFFER_OUT) return 'BUFFER_OUT';
+  return info.printName || String(id);
+}
+
+/** A node of get_state's listing (`TOP_R`, `GP_3`) by the name the tools take (`TOP_RAIL`, `GPIO_3`). */
+export function asToolName(short: string): string {
+  const id = parseShortName(short);
+  return id === undefined ? short : toolName(id);
+}
+
 /** Net-listing name; unknown ids print as their number. */
 export const shortName = (id: number): string => table.get(id)?.shortName ?? String(id);
 

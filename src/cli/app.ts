@@ -10,6 +10,7 @@
 import { fileAuditSink } from '../core/audit.js';
 import { createDispatcher, type Dispatcher, type ServerExtras } from '../core/dispatcher.js';
 import type { Era } from '../core/era.js';
+import type { OutsideLeaseSource } from '../core/outsideLease.js';
 import type { Subsystem } from '../core/subsystem.js';
 import { wireFormat } from '../federation/wireNames.js';
 import type { CallerOf, McpServerHandle } from '../mcp/server.js';
@@ -28,6 +29,8 @@ export interface App {
   readonly board: ServedBoard | undefined;
   /** A server for a connection or request of `era`; `perRequest`: for one 2026-07-28 HTTP request (it follows no changes). */
   createServer(caller: CallerOf, options: { era: Era; perRequest?: boolean }): McpServerHandle;
+  /** Where HTTP reads a caller's outside lease: `--outside-lease`, else the bench's `outsideLease`. */
+  readonly outsideLease: OutsideLeaseSource | undefined;
   /** Resolves once every remote child of a bench has connected or failed once (at once for a board). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -58,7 +61,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ? (await import('./bench.js')).loadBench(config.federation, safety, openBoard)
     : undefined;
   const mcp = options.mcp === false ? undefined : await import('../mcp/server.js');
-  const root: Subsystem = bench ? bench.root : boardSubsystem('jumperless', config.device, safety, openBoard);
+  const root: Subsystem = bench
+    ? bench.root
+    : boardSubsystem('jumperless', config.device, safety, openBoard, {
+        ...(config.leaseName !== undefined ? { leaseName: config.leaseName } : {}),
+      });
+  const outsideLease = config.outsideLease ?? bench?.file.outsideLease;
   const audit = config.audit ? fileAuditSink(config.audit) : undefined;
   const extras = options.extras ?? {};
   const own: ServerExtras = {
@@ -110,6 +118,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         ...(listMode ? { listMode } : {}),
       });
     },
+    outsideLease,
     ready: () => connecting,
     close,
   };

@@ -58,7 +58,10 @@ function subsystemOf(
   const common = { name: child.name, ...(child.ring ? { ring: child.ring } : {}) };
   switch (child.type) {
     case 'jumperless':
-      return boardSubsystem(child.name, child.device, safety, open, child.ring ? { ring: child.ring } : {});
+      return boardSubsystem(child.name, child.device, safety, open, {
+        ...(child.ring ? { ring: child.ring } : {}),
+        ...(child.leaseName !== undefined ? { leaseName: child.leaseName } : {}),
+      });
     case 'stdio':
       return new McpChild({
         ...common,

@@ -11,11 +11,12 @@ export function boardSubsystem(
   device: string,
   safety: SafetyPolicy,
   open: (device: string) => Promise<ServedBoard>,
-  options: { ring?: string } = {},
+  options: { ring?: string; leaseName?: string } = {},
 ): ToolSubsystem {
   return new ToolSubsystem({
     name,
     ...(options.ring ? { ring: options.ring } : {}),
+    ...(options.leaseName !== undefined ? { leaseName: options.leaseName } : {}),
     tools: catalog,
     safety,
     prompts: boardPrompts,

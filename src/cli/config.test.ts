@@ -23,6 +23,27 @@ describe('resolveConfig', () => {
     expect(resolveConfig({ sim: true }, env).device).toBe('sim');
     expect(resolveConfig({ http: true }, {}).http).toEqual({ host: '127.0.0.1', port: 8931 });
   });
+  it('reads where outside leases come from and the board it binds, from flags over env', () => {
+    const env = { JUMPERLESS_MCP_OUTSIDE_LEASE: 'header:X-Lease', JUMPERLESS_MCP_LEASE_NAME: 'jumperless-3' };
+    expect(resolveConfig({}, env)).toMatchObject({
+      outsideLease: { from: 'header', name: 'X-Lease' },
+      leaseName: 'jumperless-3',
+    });
+    expect(resolveConfig({ outsideLease: 'claim:labgrid_place' }, env).outsideLease).toEqual({
+      from: 'claim',
+      name: 'labgrid_place',
+    });
+    expect(() => resolveConfig({ outsideLease: 'place' }, {})).toThrow(
+      /^--outside-lease: "place" is not claim:<name>/,
+    );
+    expect(() => resolveConfig({ leaseName: 'a/b' }, {})).toThrow(
+      /^--lease-name: "a\/b" is not a lease name/,
+    );
+    expect(() => resolveConfig({ config: 'bench.json', leaseName: 'jumperless-3' }, {})).toThrow(
+      /give each board its "leaseName"/,
+    );
+  });
+
   it('refuses limits the board cannot keep, and ports that are not ports, in one line naming the setting', () => {
     expect(() => resolveConfig({ maxVolts: '12' }, {})).toThrow(
       "--max-volts: 12 V is outside what the board's supplies can do (-8 to +8 V)",

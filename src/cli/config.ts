@@ -6,6 +6,7 @@ import {
 } from '../core/capabilities.js';
 import { CONFIRM_MODES, type ConfirmMode, DEFAULT_CONFIRM } from '../core/confirmation.js';
 import { type ListMode, parseListMode } from '../core/listModes.js';
+import { leaseNameProblem, type OutsideLeaseSource, parseOutsideLeaseSource } from '../core/outsideLease.js';
 import { checkToolsetNames } from '../core/selection.js';
 import { withSimFirmware } from '../device/deviceUrl.js';
 import { defaultSocketPath } from '../device/socketPath.js';
@@ -102,6 +103,18 @@ export interface Config {
   confirm: ConfirmMode;
   /** A supply set above this many volts (either sign) asks first. Default 5. Env `JUMPERLESS_MCP_CONFIRM_ABOVE_VOLTS`, flag `--confirm-above-volts`. */
   confirmAboveVolts: number;
+  /**
+   * Where an HTTP caller's outside lease is read (core/outsideLease.ts): `claim:<name>` of its bearer
+   * token, or `header:<Name>` from a proxy on this machine. A caller presenting the name a board is
+   * bound to holds that board. Default none (a bench's `outsideLease`). Env
+   * `JUMPERLESS_MCP_OUTSIDE_LEASE`, flag `--outside-lease`.
+   */
+  outsideLease: OutsideLeaseSource | undefined;
+  /**
+   * The outside lease name the single board is bound to (a labgrid place, a Jumpstarter exporter);
+   * a bench binds each board with its `leaseName`. Env `JUMPERLESS_MCP_LEASE_NAME`, flag `--lease-name`.
+   */
+  leaseName: string | undefined;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -125,6 +138,8 @@ export const DEFAULT_CONFIG: Config = {
   readOnly: false,
   confirm: DEFAULT_CONFIRM.mode,
   confirmAboveVolts: DEFAULT_CONFIRM.aboveVolts,
+  outsideLease: undefined,
+  leaseName: undefined,
 };
 
 /** Flags as commander gives them (all optional). */
@@ -152,6 +167,8 @@ export interface Flags {
   readOnly?: boolean;
   confirm?: string;
   confirmAboveVolts?: string;
+  outsideLease?: string;
+  leaseName?: string;
 }
 
 /** `--firmware` picks the virtual board's release; a real board runs its own. */
@@ -246,6 +263,21 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
   if (tools !== undefined) config.tools = commaList(tools);
   const excluded = flags.excludeTools ?? e('EXCLUDE_TOOLS');
   if (excluded !== undefined) config.excludeTools = commaList(excluded);
+  const outside = flags.outsideLease ?? e('OUTSIDE_LEASE');
+  if (outside !== undefined)
+    config.outsideLease = parseOutsideLeaseSource(
+      outside,
+      flags.outsideLease === undefined ? 'JUMPERLESS_MCP_OUTSIDE_LEASE' : '--outside-lease',
+    );
+  const leaseName = flags.leaseName ?? e('LEASE_NAME');
+  if (leaseName !== undefined) {
+    const what = flags.leaseName === undefined ? 'JUMPERLESS_MCP_LEASE_NAME' : '--lease-name';
+    const problem = leaseNameProblem(leaseName);
+    if (problem) throw new Error(`${what}: ${problem}`);
+    if (config.federation)
+      throw new Error(`${what} binds the single board: with --config, give each board its "leaseName"`);
+    config.leaseName = leaseName;
+  }
   if (config.minVolts > config.maxVolts) {
     throw new Error(`the minimum voltage ${config.minVolts} V is above the maximum ${config.maxVolts} V`);
   }

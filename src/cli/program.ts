@@ -60,6 +60,14 @@ const program = new Command()
   .option('--confirm-above-volts <volts>', 'a supply set above this asks first (default 5)')
   .option('--tokens <store>', 'bearer token store for HTTP (default ~/.config/jumperless-mcp/tokens.json)')
   .option('--require-token', 'refuse HTTP requests without a bearer token (always on off loopback)')
+  .option(
+    '--outside-lease <source>',
+    "honour an outside lease (labgrid place, Jumpstarter lease): claim:<name> of the caller's token, or header:<Name> from a proxy on this machine",
+  )
+  .option(
+    '--lease-name <name>',
+    'the outside lease name this board is bound to (a labgrid place, a Jumpstarter exporter)',
+  )
   .option('--anonymous-caps <caps>', 'what HTTP callers without a token may do: a comma list, * or none')
   .option('--grant-capability <cap...>', 'the most any caller may get (stdio, HTTP, socket); default all')
   .option('--socket [path]', 'also serve the native socket (mode 0600; default in the runtime dir)')

@@ -47,7 +47,7 @@ export async function runHttp(
   // Loaded here so stdio servers do not pay for the HTTP stack at start.
   const [{ startHttpServer }, { httpCaller }] = await Promise.all([
     import('../http/app.js'),
-    import('../http/bearer.js'),
+    import('../http/caller.js'),
   ]);
   const listen = (port: number) =>
     startHttpServer({
@@ -57,6 +57,7 @@ export async function runHttp(
       // Off loopback the Host is whatever name reaches us; bearers guard it instead.
       loopbackHostOnly: isLoopback(where.host),
       auth: access,
+      ...(app.outsideLease ? { outsideLease: app.outsideLease } : {}),
       dispatcher: app.dispatcher,
       createServer: (_, era) => app.createServer(httpCaller, { era, perRequest: era === 'modern' }),
     });

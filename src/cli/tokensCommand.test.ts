@@ -74,6 +74,28 @@ describe('jumperless-mcp tokens', () => {
     });
   });
 
+  it('vouches for claims the broker hands on with the caller, and refuses malformed ones', async () => {
+    const created = await run([
+      'create',
+      '--caps',
+      'jumperless.read',
+      '--claim',
+      'labgrid_place=jumperless-3',
+    ]);
+    expect(created.err).toContain('claim:        labgrid_place=jumperless-3');
+    const store = new FileTokenStore(join(dir, 't.json'), { now: () => NOW });
+    expect(await checkBearer(store, created.out.trim())).toMatchObject({
+      kind: 'ok',
+      identity: { claims: { labgrid_place: 'jumperless-3' } },
+    });
+    await expect(run(['create', '--caps', 'jumperless.read', '--claim', 'place'])).rejects.toThrow(
+      /--claim place/,
+    );
+    await expect(
+      run(['create', '--caps', 'jumperless.read', '--claim', 'a=1', '--claim', 'a=2']),
+    ).rejects.toThrow(/--claim a is given twice/);
+  });
+
   it('lists tokens without the token or its hash, then revokes one with a reason', async () => {
     const first = (await run(['create', '--caps', 'jumperless.read', '--name', 'ci'])).out.trim();
     await run(['create', '--caps', '*', '--expires', 'never']);

@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import type { FileTokenStore, TokenSummary } from '../auth/fileTokenStore.js';
+import { CLAIM_NAME } from '../auth/token.js';
 import { UsageError } from './usageError.js';
 
 export interface TokensCommandIo {
@@ -74,30 +75,42 @@ export function tokensCommand(io: TokensCommandIo = defaultIo()): Command {
     )
     .option('--expires <when>', 'duration (30d, 12h), date (2026-12-31) or never', '30d')
     .option('--name <name>', 'a label for `tokens list`, e.g. bench-laptop')
+    .option(
+      '--claim <name=value>',
+      'vouch for an outside lease the token stands for, e.g. labgrid_place=jumperless-3 (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--store <path>', storeHelp)
-    .action(async (options: { caps: string; expires: string; name?: string; store?: string }) => {
-      const { parseCapabilityList } = await import('../core/capabilities.js');
-      const caps = parseCapabilityList(options.caps);
-      if (!caps.ok) throw new UsageError(`--caps: ${caps.message}`);
-      const expiresAt = parseExpiry(options.expires, io.now());
-      const store = await storeOf(options);
-      const { token, summary } = await store.create({
-        capabilities: caps.capabilities,
-        ...(expiresAt ? { expiresAt } : {}),
-        ...(options.name ? { name: options.name } : {}),
-      });
-      io.out.write(`${token}\n`);
-      io.err.write(
-        [
-          `Created ${summary.id}${summary.name ? ` (${summary.name})` : ''} in ${store.path}`,
-          `  capabilities: ${summary.capabilities.join(', ')}`,
-          `  expires:      ${summary.expiresAt ?? 'never'}`,
-          'This is the only time the token is shown: only its hash is stored, so copy it now.',
-          'Clients send it as the header  Authorization: Bearer <token>',
-          '',
-        ].join('\n'),
-      );
-    });
+    .action(
+      async (options: { caps: string; expires: string; name?: string; claim?: string[]; store?: string }) => {
+        const { parseCapabilityList } = await import('../core/capabilities.js');
+        const caps = parseCapabilityList(options.caps);
+        if (!caps.ok) throw new UsageError(`--caps: ${caps.message}`);
+        const expiresAt = parseExpiry(options.expires, io.now());
+        const claims = parseClaims(options.claim ?? []);
+        const store = await storeOf(options);
+        const { token, summary } = await store.create({
+          capabilities: caps.capabilities,
+          ...(expiresAt ? { expiresAt } : {}),
+          ...(options.name ? { name: options.name } : {}),
+          ...(claims ? { claims } : {}),
+        });
+        io.out.write(`${token}\n`);
+        io.err.write(
+          [
+            `Created ${summary.id}${summary.name ? ` (${summary.name})` : ''} in ${store.path}`,
+            `  capabilities: ${summary.capabilities.join(', ')}`,
+            `  expires:      ${summary.expiresAt ?? 'never'}`,
+            ...Object.entries(summary.claims ?? {}).map(
+              ([name, value]) => `  claim:        ${name}=${value}`,
+            ),
+            'This is the only time the token is shown: only its hash is stored, so copy it now.',
+            'Clients send it as the header  Authorization: Bearer <token>',
+            '',
+          ].join('\n'),
+        );
+      },
+    );
 
   tokens
     .command('list')
@@ -133,6 +146,26 @@ export function tokensCommand(io: TokensCommandIo = defaultIo()): Command {
     });
 
   return tokens;
+}
+
+/** `--claim name=value`, repeatable; a name given twice is a mistake, not a choice. */
+function parseClaims(given: readonly string[]): Record<string, string> | undefined {
+  if (given.length === 0) return undefined;
+  const claims: Record<string, string> = {};
+  for (const text of given) {
+    const at = text.indexOf('=');
+    const name = at < 0 ? text : text.slice(0, at);
+    const value = at < 0 ? '' : text.slice(at + 1);
+    if (!CLAIM_NAME.test(name))
+      throw new UsageError(
+        `--claim ${text}: name=value, the name of letters, digits and _ . - (e.g. labgrid_place=jumperless-3)`,
+      );
+    if (value === '' || value.length > 200)
+      throw new UsageError(`--claim ${text}: the value must be 1-200 characters`);
+    if (name in claims) throw new UsageError(`--claim ${name} is given twice`);
+    claims[name] = value;
+  }
+  return claims;
 }
 
 function formatTable(rows: readonly TokenSummary[]): string {

@@ -49,7 +49,7 @@ const MAY_HAVE_RUN_HINT =
  */
 const NETWORK_PORT = /\b(?:tcp|socket|rfc2217):\/\//;
 
-/** For a call refused because another caller holds the board's lease (device/board.ts). */
+/** For a call refused because another caller holds the board's lease (device/boardLeases.ts). */
 const LEASED_HINT =
   "Wait until the lease ends (device_info and the board's health say who holds it and until when), or ask its holder to release it; tools that only read still work.";
 

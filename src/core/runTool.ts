@@ -15,7 +15,7 @@ import { DISPATCH, JSONRPC, RpcError, ToolError } from './errors.js';
 import { failureOf } from './failure.js';
 import type { ToolEntry } from './registry.js';
 import { renderFailure, type ToolFailure, type ToolResult } from './render.js';
-import type { CallContext, ClientBridge } from './toolDefinition.js';
+import type { CallContext, ClientBridge, PresentedLease } from './toolDefinition.js';
 
 /** Who is calling and what they may do (DESIGN.md §4 "Trust"). */
 export interface Caller {
@@ -24,6 +24,8 @@ export interface Caller {
   granted: ReadonlySet<Capability>;
   /** Who calls beyond this connection (a token's caller id); undefined: anonymous. */
   principal?: string;
+  /** The outside lease the caller presents (core/outsideLease.ts), as the operator's source read it. */
+  outsideLease?: PresentedLease;
 }
 
 export interface CallRequest {
@@ -151,6 +153,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     },
     caller: request.caller.id,
     granted: request.caller.granted,
+    ...(request.caller.outsideLease ? { outsideLease: request.caller.outsideLease } : {}),
     ...(request.confirm ? { confirm: request.confirm } : {}),
     ...(request.client ? { client: request.client } : {}),
   };

@@ -163,6 +163,20 @@ export interface CallContext {
   caller: string;
   /** What the caller holds, so tools about tools show only what it may call; absent: not known. */
   granted?: ReadonlySet<Capability>;
+  /** The outside lease the caller presents; a board bound to its name is the caller's (tools/tool.ts). */
+  outsideLease?: PresentedLease;
+}
+
+/**
+ * An outside lease as a caller presents it (device/boardLeases.ts `OutsideLease`, restated here so
+ * that this contract imports nothing below core): the claim's or header's name, the name a board is
+ * bound to, which lease of it, and its end when known.
+ */
+export interface PresentedLease {
+  key: string;
+  name: string;
+  lease?: string;
+  until?: string;
 }
 
 /**

@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { missingFunctionsReason } from '../board/firmware.js';
-import type { Board, BoardClient } from '../device/board.js';
+import { type Board, type BoardClient, holderOf } from '../device/board.js';
 import { DeviceError } from '../device/errors.js';
 import type { SessionHealth } from '../device/health.js';
 import { checkSubsystemName } from '../federation/wireNames.js';
@@ -62,6 +62,8 @@ export interface ToolSubsystemOptions {
   tools: readonly AnyTool[];
   /** Voltage limits in force; default the board's envelope. */
   safety?: SafetyPolicy;
+  /** The outside lease name the board is bound to (tools/tool.ts `ToolEnv.leaseName`). */
+  leaseName?: string;
   /** The board the device tools act on: one at hand (tests, fixtures), or where to open it. */
   board?: Board | BoardSource;
   /** Resources, given the way to the board (opened when a read needs it). */
@@ -155,7 +157,12 @@ export class ToolSubsystem implements Subsystem {
     if (!tool) throw new RpcError(JSONRPC.invalidParams, `Unknown tool: ${name}`);
     // The board is open before the tool starts, so what it keeps per board goes under its real id.
     const board = this.source ? await this.board() : this.atHand;
-    return handleCall(tool, args, context, { ...(board ? { board } : {}), safety: this.safety });
+    const leaseName = this.options.leaseName;
+    return handleCall(tool, args, context, {
+      ...(board ? { board } : {}),
+      safety: this.safety,
+      ...(leaseName !== undefined ? { leaseName } : {}),
+    });
   }
 
   health(): SubsystemHealth {
@@ -338,13 +345,18 @@ async function handleOnBoard(
   env: ToolEnv,
 ): Promise<unknown> {
   if (!env.board) throw new DeviceError('not_found', 'this server was started without a board');
-  const held = env.board.hold({ signal: context.signal, owner: context.caller, ...use });
+  // A caller's outside lease counts on the board bound to its name only.
+  const presented = context.outsideLease;
+  const outside = env.leaseName !== undefined && presented?.name === env.leaseName ? presented : undefined;
+  const call = { owner: context.caller, ...(outside ? { outside } : {}) };
+  const held = env.board.hold({ signal: context.signal, ...call, ...use });
   try {
     await checkFirmware(tool.name, tool.requiresFor ? tool.requiresFor(args) : tool.requires, held.board);
     return await tool.handle(args, {
       ...context,
       board: held.board,
       safety: env.safety,
+      leaseHolder: holderOf(call),
       attachImage: (image) => context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
     });
   } catch (error) {

@@ -1,18 +1,23 @@
 /**
  * The board as tools use it (DESIGN.md §2 device, §4 Device): one-line calls that come back as
  * JSON, scripts, raw execs and the firmware's function list, over wherever the board's jobs run,
- * this process's session or the process that holds the port (share/remote.ts). The two ways a
- * caller has the board:
- *
- * - `hold`, for one call: every job carries the call's signal and owner, and an atomic call holds
- *   a lease from its first job to its end, so no other caller's job runs in between;
- * - a board lease (`BoardLeases`, issue 26), for minutes: while one caller holds it, `hold`
- *   refuses every other caller's calls that change the board, with who holds it and until when;
- *   calls that only read still work.
+ * this process's session or the process that holds the port (share/remote.ts). `hold` is the one
+ * way a call has the board: every job carries the call's signal and owner, and an atomic call
+ * holds a lease from its first job to its end, so no other caller's job runs in between.
  */
+import {
+  type BoardLease,
+  type BoardLeaseAnswer,
+  type BoardLeaseRequest,
+  BoardLeases,
+  leaseHolder,
+  leaseRefusal,
+  type OutsideLease,
+  outsideHolder,
+} from './boardLeases.js';
 import { DeviceError } from './errors.js';
 import type { SessionHealth } from './health.js';
-import type { DeviceSession, ExecResult, HelperModule, JobKind } from './session.js';
+import type { DeviceSession, ExecResult, HelperModule, SessionLease } from './session.js';
 
 export interface BoardCallOptions {
   signal?: AbortSignal;
@@ -30,8 +35,11 @@ export interface BoardSharing {
   clients: Array<{ client: string; pid: number; since: string; connections: number }>;
 }
 
-/** `lease`: the caller's lease on the board in force now (below), if any. */
+/** `lease`: the caller's lease on the board in force now (boardLeases.ts), if any. */
 export type BoardHealth = SessionHealth & { sharing?: BoardSharing; lease?: BoardLease };
+
+/** `call`: one expression's JSON value; `script`: statements ending in `_jlh.out(value)`; `exec`: code as is. */
+export type JobKind = 'call' | 'script' | 'exec';
 
 /**
  * Where one board's jobs run: a session in this process (`sessionJobs`), or the process that
@@ -47,7 +55,7 @@ export interface JobTarget {
   health(): Promise<BoardHealth>;
   /** Tells when what tools saw of the board may be stale: a reset, a reconnect, another owner. */
   onStale(listener: () => void): () => void;
-  /** A caller's lease on the board (below), kept where the port is held. */
+  /** A caller's lease on the board (boardLeases.ts), kept where the port is held. */
   boardLease(request: BoardLeaseRequest): Promise<BoardLeaseAnswer>;
 }
 
@@ -71,7 +79,7 @@ export interface BoardClient {
   firmwareFunctions(options?: BoardCallOptions): Promise<ReadonlySet<string>>;
   readonly id: string;
   health(): Promise<BoardHealth>;
-  /** Takes, renews, releases or reads the board's lease (below); `busy` when another holds it. */
+  /** Takes, renews, releases or reads the board's lease (boardLeases.ts); `busy` when another holds it. */
   boardLease(request: BoardLeaseRequest): Promise<BoardLeaseAnswer>;
   /**
    * What tools last saw of this board, shared by every caller and forgotten at any reset or
@@ -96,6 +104,17 @@ export interface HoldOptions {
    * (`busy`, with who and until when) before its first job. Calls that only read are not.
    */
   mutates?: boolean;
+  /**
+   * The outside lease the caller holds this board by (a labgrid place, a Jumpstarter lease, as its
+   * board is bound): every call of it takes or renews the board under that lease's name, and its
+   * changes are that lease's. Absent: the caller holds leases as itself.
+   */
+  outside?: OutsideLease;
+}
+
+/** The name a call holds a board lease under: its outside lease's, else the caller's own. */
+export function holderOf(call: Pick<HoldOptions, 'owner' | 'outside'>): string {
+  return call.outside ? outsideHolder(call.outside) : leaseHolder(call.owner);
 }
 
 export interface HeldBoard {
@@ -158,15 +177,21 @@ export class Board implements BoardClient {
     let leasing: Promise<JobLease> | undefined;
     let allowed: Promise<void> | undefined;
     let ended = false;
+    const outside = call.outside;
     const run = async (kind: JobKind, code: string, options: BoardCallOptions = {}) => {
       const merged = { signal: call.signal, owner: call.owner, ...options };
-      if (call.mutates) {
-        // Asked once per call, before its first job: the lease in force where the port is held.
-        allowed ??= this.jobs.boardLease({ action: 'status' }).then(({ lease }) => {
-          const refusal = leaseRefusal(lease, call.owner);
-          if (refusal) throw refusal;
-        });
-        await allowed;
+      if (call.mutates || outside) {
+        // Asked once per call, before its first job, where the port is held: the lease in force,
+        // or, for an outside lease's holder, that lease taken or renewed (even by a read).
+        allowed ??= this.jobs
+          .boardLease(outside ? { action: 'outside', outside } : { action: 'status' })
+          .then(({ lease }) => {
+            const refusal = leaseRefusal(lease, call.owner, holderOf(call));
+            if (refusal) throw refusal;
+          });
+        // A read goes on whoever holds the board, and whatever its outside lease came to.
+        if (call.mutates) await allowed;
+        else await allowed.catch(() => {});
       }
       if (call.atomic && !ended) {
         leasing ??= this.jobs.lease(call.owner, call.signal).catch((error: unknown) => {
@@ -224,10 +249,30 @@ export const FIRMWARE_FUNCTIONS = '_jlh.fw()';
 export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobTarget {
   if (helper) session.addHelper(helper);
   const leases = new BoardLeases();
+  const run = (
+    on: Pick<SessionLease, 'call' | 'callScript' | 'exec'>,
+    kind: JobKind,
+    code: string,
+    options: BoardCallOptions,
+  ): Promise<unknown> =>
+    kind === 'call'
+      ? on.call(code, options)
+      : kind === 'script'
+        ? on.callScript(code, options)
+        : on.exec(code, options);
   return {
     id: session.link.id,
-    run: (kind, code, options) => session.run(kind, code, options),
-    lease: (owner, signal) => session.lease({ owner, ...(signal ? { signal } : {}) }),
+    run: (kind, code, options) => run(session, kind, code, options),
+    lease: async (owner, signal) => {
+      const lease = await session.lease({ owner, ...(signal ? { signal } : {}) });
+      return {
+        run: (kind, code, { owner: _owner, ...options }) => run(lease, kind, code, options),
+        get released() {
+          return lease.released;
+        },
+        release: () => lease.release(),
+      };
+    },
     health: async () => {
       const { lease } = leases.apply({ action: 'status' });
       return { ...session.health(), ...(lease ? { lease } : {}) };
@@ -238,117 +283,4 @@ export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobT
         if (event.type === 'reset' || event.type === 'state') listener();
       }),
   };
-}
-
-// ---- a caller's lease on the board, for minutes ------------------------------------------------
-
-/*
- * Not a turn (turns.ts: one call's jobs with no other caller's in between): a lease spans many
- * calls and minutes, held for a bounded time, renewed, released, or expired. Leases live where the
- * board's port is held (the owner process, share/owner.ts), so any process that works through it,
- * a gateway replica among them, sees the same lease, and the death of one of them neither drops the
- * lease nor keeps it past its time. An owner that stops forgets them: leases are bounded, and a
- * holder renews.
- */
-
-export interface BoardLease {
-  /** Who holds it: a caller id (`http:tok_1a2b`, `stdio:1234`), or an outside lease's name. */
-  holder: string;
-  since: string;
-  until: string;
-  /** What the holder said it is for, shown to those refused. */
-  note?: string;
-}
-
-export type BoardLeaseRequest =
-  /** By its holder: renews it from now, keeping when it began and its note. */
-  | { action: 'take'; holder: string; ttlMs: number; note?: string }
-  | { action: 'release'; holder: string }
-  | { action: 'status' };
-
-/** The lease in force once the request was applied (none: the board is free). */
-export interface BoardLeaseAnswer {
-  lease?: BoardLease;
-}
-
-/** How long one take or renew may hold the board. */
-export const LEASE_TTL_MS = { min: 1000, max: 24 * 3600 * 1000 } as const;
-
-/**
- * The holder name of a caller. A stdio caller is `stdio` in every process, and several processes
- * reach one board through its owner, so the process id tells them apart.
- */
-export function leaseHolder(caller: string): string {
-  return caller === 'stdio' ? `stdio:${process.pid}` : caller;
-}
-
-/** One board's lease, kept by the process that holds the board. */
-export class BoardLeases {
-  private held: { holder: string; since: number; until: number; note?: string } | undefined;
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  /** Applies a request; throws `busy` (with the holder and until when) when another holds the board. */
-  apply(request: BoardLeaseRequest): BoardLeaseAnswer {
-    const held = this.current();
-    if (request.action === 'status') return this.answer();
-    if (held && held.holder !== request.holder) {
-      throw leasedError(this.view(held), 'only its holder can renew or release it; take it once it ends');
-    }
-    const now = this.now();
-    switch (request.action) {
-      case 'take': {
-        const ttl = Math.min(LEASE_TTL_MS.max, Math.max(LEASE_TTL_MS.min, Math.round(request.ttlMs)));
-        const note = request.note ?? held?.note;
-        this.held = {
-          holder: request.holder,
-          since: held?.since ?? now,
-          until: now + ttl,
-          ...(note ? { note } : {}),
-        };
-        return this.answer();
-      }
-      case 'release':
-        this.held = undefined;
-        return {};
-    }
-  }
-
-  private current() {
-    if (this.held && this.held.until <= this.now()) this.held = undefined;
-    return this.held;
-  }
-
-  private answer(): BoardLeaseAnswer {
-    const held = this.current();
-    return held ? { lease: this.view(held) } : {};
-  }
-
-  private view(held: NonNullable<BoardLeases['held']>): BoardLease {
-    return {
-      holder: held.holder,
-      since: new Date(held.since).toISOString(),
-      until: new Date(held.until).toISOString(),
-      ...(held.note ? { note: held.note } : {}),
-    };
-  }
-}
-
-/** Why `caller` may not change the board under `lease` (the one in force), or undefined when it may. */
-export function leaseRefusal(lease: BoardLease | undefined, caller: string): DeviceError | undefined {
-  if (!lease || lease.holder === leaseHolder(caller)) return undefined;
-  return leasedError(
-    lease,
-    'calls that change the board are refused to other callers until then; reads still work',
-  );
-}
-
-/** Who holds the board, until when, and what that means for the one refused. */
-function leasedError(lease: BoardLease, what: string): DeviceError {
-  const note = lease.note ? ` (${lease.note})` : '';
-  return new DeviceError(
-    'busy',
-    `the board is leased to ${lease.holder}${note} until ${lease.until}; ${what}`,
-    { leasedTo: lease.holder, until: lease.until, ...(lease.note ? { note: lease.note } : {}) },
-  );
 }

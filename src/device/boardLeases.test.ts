@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoardLeases, leaseHolder, leaseRefusal } from './board.js';
+import { BoardLeases, leaseHolder, leaseRefusal } from './boardLeases.js';
 import type { DeviceError } from './errors.js';
 
 /** A lease desk on a clock the test moves. */
@@ -78,5 +78,63 @@ describe('a board lease', () => {
     );
     expect(leaseHolder('stdio')).toBe(`stdio:${process.pid}`);
     expect(leaseHolder('http:tok_a')).toBe('http:tok_a');
+  });
+});
+
+describe('an outside lease', () => {
+  const place = { key: 'labgrid_place', name: 'jumperless-3', until: '2026-12-06T05:00:00.000Z' };
+  const jump = (lease: string) => ({ key: 'jumpstarter_lease', name: 'bench-3', lease });
+
+  it('holds the board under its name until the end its source gave, and takes it from an in-house lease', () => {
+    const { leases, advance } = desk();
+    leases.apply({ action: 'take', holder: 'http:tok_a', ttlMs: 3_600_000 });
+    const { lease } = leases.apply({ action: 'outside', outside: place });
+    expect(lease).toEqual({
+      holder: 'labgrid_place=jumperless-3',
+      since: '2026-12-06T04:00:00.000Z',
+      until: '2026-12-06T05:00:00.000Z',
+      note: 'an outside lease',
+    });
+    expect(leaseRefusal(lease, 'http:tok_a')?.message).toContain(
+      'leased to labgrid_place=jumperless-3 (an outside lease) until 2026-12-06T05:00:00.000Z',
+    );
+    expect(leaseRefusal(lease, 'http:tok_a', 'labgrid_place=jumperless-3')).toBeUndefined();
+    // Its holder's next call keeps when it began; at its end the board is free.
+    advance(30 * 60_000);
+    expect(leases.apply({ action: 'outside', outside: place }).lease?.since).toBe('2026-12-06T04:00:00.000Z');
+    advance(30 * 60_000);
+    expect(leases.apply({ action: 'status' })).toEqual({});
+  });
+
+  it("whose end is not known holds for 10 minutes after its holder's last call", () => {
+    const { leases, advance } = desk();
+    leases.apply({ action: 'outside', outside: jump('a') });
+    advance(9 * 60_000);
+    expect(leases.apply({ action: 'outside', outside: jump('a') }).lease?.until).toBe(
+      '2026-12-06T04:19:00.000Z',
+    );
+    advance(10 * 60_000);
+    expect(leases.apply({ action: 'status' })).toEqual({});
+  });
+
+  it('is ended by a newer lease of its name, and is never honoured again', () => {
+    const { leases, advance } = desk();
+    leases.apply({ action: 'outside', outside: jump('a') });
+    expect(leases.apply({ action: 'outside', outside: jump('b') }).lease?.holder).toBe(
+      'jumpstarter_lease=bench-3/b',
+    );
+    const late = refused(() => leases.apply({ action: 'outside', outside: jump('a') }));
+    expect(late).toMatchObject({
+      code: 'busy',
+      details: { leasedTo: 'jumpstarter_lease=bench-3/b', ended: 'jumpstarter_lease=bench-3/a' },
+    });
+    // Even once nobody holds the board.
+    advance(11 * 60_000);
+    expect(refused(() => leases.apply({ action: 'outside', outside: jump('a') }))).toMatchObject({
+      details: { leasedTo: null, ended: 'jumpstarter_lease=bench-3/a' },
+    });
+    expect(leases.apply({ action: 'outside', outside: jump('c') }).lease?.holder).toBe(
+      'jumpstarter_lease=bench-3/c',
+    );
   });
 });

@@ -143,6 +143,26 @@ describe('federation config', () => {
     ).toMatch(/^bench\.json: children\[0\]\.children\[0\]\.name: subsystem name "y_z"/);
   });
 
+  it("reads where outside leases come from and each board's lease name, and refuses bad ones naming the field", () => {
+    const read = parse({
+      name: 'lab',
+      outsideLease: 'claim:labgrid_place',
+      children: [{ name: 'board-1', type: 'jumperless', device: 'sim', leaseName: 'jumperless-3' }],
+    });
+    expect(read.outsideLease).toEqual({ from: 'claim', name: 'labgrid_place' });
+    expect(read.children[0]).toMatchObject({ leaseName: 'jumperless-3' });
+    expect(
+      parse({ name: 'lab', children: [{ name: 'a', type: 'jumperless', device: 'sim' }] }),
+    ).not.toHaveProperty('outsideLease');
+    const message = refusal({
+      name: 'lab',
+      outsideLease: 'labgrid_place',
+      children: [{ name: 'board-1', type: 'jumperless', device: 'sim', leaseName: 'bench 3/x' }],
+    });
+    expect(message).toMatch(/^bench\.json: outsideLease: "labgrid_place" is not claim:<name>/m);
+    expect(message).toMatch(/^bench\.json: children\[0\]\.leaseName: "bench 3\/x" is not a lease name/m);
+  });
+
   it('refuses what is not a config at all', () => {
     for (const value of [null, 42, 'bench', [], {}]) expect(refusal(value)).toMatch(/^bench\.json: /);
   });

@@ -9,8 +9,9 @@
  *     "name": "bench",
  *     "wireFormat": "underscore",            // or "dot", or { "separator": "__" }
  *     "listMode": "full",                    // or "names", "discovery" (default: the client asks)
+ *     "outsideLease": "claim:labgrid_place", // or "header:X-Name": who holds a board by `leaseName`
  *     "children": [
- *       { "name": "jumperless-a", "type": "jumperless", "device": "sim" },
+ *       { "name": "jumperless-a", "type": "jumperless", "device": "sim", "leaseName": "jumperless-3" },
  *       { "name": "esp32-p4", "type": "stdio", "command": "esp32-mcp", "args": ["--port", "/dev/ttyUSB0"] },
  *       { "name": "scope", "type": "http", "url": "http://10.0.0.7:8000/mcp", "bearerEnv": "SCOPE_TOKEN" },
  *       { "name": "lab", "type": "socket", "path": "/run/user/1000/jumperless-mcp.sock" },
@@ -23,6 +24,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { CAPABILITIES, type Capability } from '../core/capabilities.js';
 import { LIST_MODES, type ListMode } from '../core/listModes.js';
+import { leaseNameProblem, type OutsideLeaseSource, parseOutsideLeaseSource } from '../core/outsideLease.js';
 import { parseDeviceUrl } from '../device/deviceUrl.js';
 import { FederationError } from './errors.js';
 import { subsystemNameProblem } from './wireNames.js';
@@ -43,7 +45,12 @@ interface Remote {
 }
 
 export type ChildConfig =
-  | (Common & { type: 'jumperless'; device: string })
+  | (Common & {
+      type: 'jumperless';
+      device: string;
+      /** The outside lease name this board is bound to (a labgrid place, a Jumpstarter exporter). */
+      leaseName?: string;
+    })
   | (Common &
       Remote & { type: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd: string })
   | (Common & Remote & { type: 'http'; url: string; bearer?: string })
@@ -56,6 +63,8 @@ export interface FederationConfig {
   /** Undefined: `full`, or `discovery` for clients that declare `x-deferred-tools`. */
   listMode: ListMode | undefined;
   reconnect?: { initialMs: number; maxMs: number };
+  /** Where a caller's outside lease is read from (core/outsideLease.ts); `--outside-lease` overrides it. */
+  outsideLease?: OutsideLeaseSource;
   children: ChildConfig[];
 }
 
@@ -106,7 +115,18 @@ type FileChild =
 
 const childSchema: z.ZodType<FileChild> = z.lazy(() =>
   z.discriminatedUnion('type', [
-    z.strictObject({ ...common, type: z.literal('jumperless'), device }),
+    z.strictObject({
+      ...common,
+      type: z.literal('jumperless'),
+      device,
+      leaseName: z
+        .string()
+        .superRefine((value, context) => {
+          const problem = leaseNameProblem(value);
+          if (problem) context.addIssue({ code: 'custom', message: problem });
+        })
+        .optional(),
+    }),
     z.strictObject({
       ...common,
       ...remote,
@@ -181,6 +201,20 @@ const fileSchema = z.strictObject({
     })
     .refine((r) => r.initialMs <= r.maxMs, { message: 'initialMs must not exceed maxMs' })
     .optional(),
+  outsideLease: z
+    .string()
+    .transform((value, context) => {
+      try {
+        return parseOutsideLeaseSource(value, 'outsideLease');
+      } catch (error) {
+        context.addIssue({
+          code: 'custom',
+          message: (error as Error).message.replace(/^outsideLease: /, ''),
+        });
+        return z.NEVER;
+      }
+    })
+    .optional(),
   children: children(),
 });
 
@@ -209,7 +243,7 @@ export function parseFederationConfig(
       .map((issue) => `${where}: ${pathOf(issue.path)}: ${issue.message}`);
     throw new FederationError(lines.join('\n'));
   }
-  const { name, wireFormat, listMode, reconnect } = parsed.data;
+  const { name, wireFormat, listMode, reconnect, outsideLease } = parsed.data;
   const problems: string[] = [];
   const place = (child: FileChild, at: string): ChildConfig => {
     switch (child.type) {
@@ -238,7 +272,14 @@ export function parseFederationConfig(
   };
   const placed = parsed.data.children.map((child, i) => place(child, `children[${i}]`));
   if (problems.length > 0) throw new FederationError(problems.join('\n'));
-  return { name, wireFormat, listMode, ...(reconnect ? { reconnect } : {}), children: placed };
+  return {
+    name,
+    wireFormat,
+    listMode,
+    ...(reconnect ? { reconnect } : {}),
+    ...(outsideLease ? { outsideLease } : {}),
+    children: placed,
+  };
 }
 
 /** Reads and checks a config file; every failure is a FederationError that starts with the file name. */

@@ -20,13 +20,16 @@ import type { Dispatcher } from '../core/dispatcher.js';
 import type { Era } from '../core/era.js';
 import { JSONRPC } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
+import type { OutsideLeaseSource } from '../core/outsideLease.js';
 import { type BoardView, createBoardView } from '../core/view.js';
 import { precheck } from '../mcp/precheck.js';
 import type { McpServerHandle } from '../mcp/server.js';
-import { attachCaller, authenticate, type BearerGateOptions } from './bearer.js';
+import { authenticate, type BearerGateOptions } from './bearer.js';
 import { checkContentType, parseJson, readBody } from './body.js';
+import { attachCaller } from './caller.js';
 import { answerClientError } from './clientError.js';
 import { claimsModernEra, createModernHandler } from './modern.js';
+import { presentedLease } from './outsideLease.js';
 import { checkSource, type SourceRules } from './rebinding.js';
 import { type Rejection, reject, sendRejection } from './rejection.js';
 import { SessionStore } from './sessions.js';
@@ -60,6 +63,8 @@ export interface HttpOptions extends SourceRules {
    * get every capability but exec and admin.
    */
   auth?: HttpAuthOptions;
+  /** Where a caller's outside lease is read (core/outsideLease.ts). Default: none is. */
+  outsideLease?: OutsideLeaseSource;
   /** Operator log (broker failures, handler crashes). Default stderr. */
   log?: (line: string) => void;
 }
@@ -149,7 +154,9 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
 
     const who = await authenticate(req.headers, auth);
     if (!who.ok) return who.rejection;
-    attachCaller(req, who.caller);
+    const presented = presentedLease(options.outsideLease, who.caller, req);
+    if (!presented.ok) return presented.rejection;
+    attachCaller(req, presented.lease ? { ...who.caller, outsideLease: presented.lease } : who.caller);
 
     let body: unknown;
     if (raw !== undefined) {

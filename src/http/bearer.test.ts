@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MemoryTokenBroker } from '../../test/support/memoryBroker.js';
 import { mintToken } from '../auth/index.js';
 import { ANONYMOUS_CAPABILITIES } from '../core/capabilities.js';
-import { authenticate, authInfoOf, httpCaller, parseAuthorization } from './bearer.js';
+import { authenticate, parseAuthorization } from './bearer.js';
+import { authInfoOf, httpCaller } from './caller.js';
 
 describe('parseAuthorization', () => {
   it('reads Bearer in any case and trims the token', () => {

@@ -14,23 +14,11 @@
  *
  * A bearer that is present is always checked, whether or not one is required. Raw tokens never
  * reach a log or a reply; logs name a token by `tokenFingerprint`.
- *
- * The gate's decision reaches dispatch through the SDK: set on the request as the SDK's `AuthInfo`
- * (`attachCaller`; the transport hands it to every handler), and turned back into the dispatch
- * `Caller` by the server (`httpCaller`). Capabilities are decided per request, so a session opened
- * by one token grants nothing to a request made with another.
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { IncomingHttpHeaders } from 'node:http';
 import { type BearerOutcome, checkBearer, type TokenBroker, tokenFingerprint } from '../auth/index.js';
-import {
-  ANONYMOUS_CAPABILITIES,
-  CAPABILITIES,
-  type Capability,
-  intersectCapabilities,
-} from '../core/capabilities.js';
-import type { Caller } from '../core/runTool.js';
+import { ANONYMOUS_CAPABILITIES, CAPABILITIES, intersectCapabilities } from '../core/capabilities.js';
+import type { PresentedLease } from '../core/toolDefinition.js';
 import { type Rejection, reject } from './rejection.js';
 
 /** JSON-RPC code of every bearer refusal; the HTTP status and headers tell the classes apart. */
@@ -60,6 +48,10 @@ export interface HttpCaller {
   /** The bearer as sent, kept in memory only to re-check a long-lived stream. */
   bearer?: string;
   expiresAt?: Date;
+  /** What the broker vouches for about the caller (`labgrid_place`), from its token. */
+  claims?: Readonly<Record<string, string>>;
+  /** The outside lease this request presents (http/outsideLease.ts). */
+  outsideLease?: PresentedLease;
 }
 
 export type AuthResult = { ok: true; caller: HttpCaller } | { ok: false; rejection: Rejection };
@@ -122,6 +114,7 @@ export async function authenticate(
       bearer: token,
     };
     if (outcome.identity.expiresAt) caller.expiresAt = outcome.identity.expiresAt;
+    if (outcome.identity.claims) caller.claims = outcome.identity.claims;
     return { ok: true, caller };
   }
   return { ok: false, rejection: rejectionOf(outcome, token, options.log ?? logToStderr) };
@@ -188,61 +181,4 @@ function anonymousSet(options: BearerGateOptions, allowList: readonly string[]):
     anonymousSets.set(options, set);
   }
   return [...set];
-}
-
-// ---- the decision, carried to dispatch -----------------------------------------------------------
-
-const KNOWN = new Set<string>(CAPABILITIES);
-
-/**
- * What the SDK passes along. `token` names the token (its caller id), never the bearer itself:
- * handlers and logs downstream must not be able to leak it.
- */
-export function authInfoOf(caller: HttpCaller, connection?: string): AuthInfo {
-  return {
-    token: caller.id ?? '',
-    clientId: caller.id ?? 'anonymous',
-    scopes: caller.capabilities,
-    ...(caller.expiresAt ? { expiresAt: Math.floor(caller.expiresAt.getTime() / 1000) } : {}),
-    extra: { anonymous: caller.id === undefined, ...(connection ? { connection } : {}) },
-  };
-}
-
-export function attachCaller(req: IncomingMessage, caller: HttpCaller): void {
-  (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfoOf(caller, connectionKey(req.socket));
-}
-
-const connections = new WeakMap<Socket, string>();
-let connectionCount = 0;
-
-/**
- * A key per TCP connection, for anonymous 2026-07-28 requests: they have no session, and taken as
- * one caller they shared a single place in the board's round-robin between every such client
- * (issue 23: 1/13 to 1/21 of a session's turns each). A client keeps its connection open between
- * requests, so this tells clients apart as a session does; one that opens more connections gets
- * more turns, as one that opens more sessions does.
- */
-function connectionKey(socket: Socket | null | undefined): string | undefined {
-  if (!socket) return undefined;
-  let key = connections.get(socket);
-  if (!key) {
-    key = `conn-${++connectionCount}`;
-    connections.set(socket, key);
-  }
-  return key;
-}
-
-/**
- * The dispatch caller of one MCP request over HTTP: `http:token:tok_1a2b` for a bearer (one
- * caller per token, in both eras), `http:<session>` for an anonymous 2025 caller and
- * `http:conn-<n>` for an anonymous 2026-07-28 one (its connection). A request that did not pass the
- * gate gets nothing.
- */
-export function httpCaller(sessionId: string | undefined, auth: AuthInfo | undefined): Caller {
-  if (!auth) return { id: `http:${sessionId ?? 'stateless'}`, granted: new Set() };
-  const granted = new Set(auth.scopes.filter((name): name is Capability => KNOWN.has(name)));
-  if (auth.extra?.anonymous !== true)
-    return { id: `http:${auth.clientId}`, granted, principal: auth.clientId };
-  const connection = typeof auth.extra.connection === 'string' ? auth.extra.connection : 'stateless';
-  return { id: `http:${sessionId ?? connection}`, granted };
 }

@@ -27,6 +27,8 @@ precision. \`dir(jumperless)\` tells what a board's firmware has (see Releases).
 - \`connect(a, b)\` adds a bridge; silently ignored for invalid nodes, a == b, forbidden pairs
   (GND, rails and DACs with each other, GPIO/UART/BUFFER_OUT with a rail or DAC) or a full table
   (128 bridges). A bridge that would merge two supply nets is stored but never routed.
+- A bridge is a crossbar path of about 80 ohm (copies routed in parallel lower it), not a wire: a load
+  drawing milliamps through it sees less than the supply.
 - \`disconnect(a, b)\`; \`disconnect(a, -1)\` removes every bridge of a. \`nodes_clear()\` removes all,
   the probe power bridge BUFFER_IN-DAC0 too (put it back with \`connect(BUFFER_IN, DAC0, 0)\`).
 - \`is_connected(a, b)\`: true only for a direct bridge, not for two nodes in the same net.

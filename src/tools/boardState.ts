@@ -123,14 +123,14 @@ export function netOfNode(state: StateDocument, name: string): StateDocumentNet 
 
 /** The node a `gpio_*` pin number (1-10) stands for. */
 export function gpioPinNode(pin: number): string {
-  if (pin === 9) return 'UART_Tx';
-  if (pin === 10) return 'UART_Rx';
-  return `GP_${pin}`;
+  if (pin === 9) return 'UART_TX';
+  if (pin === 10) return 'UART_RX';
+  return `GPIO_${pin}`;
 }
 
 const gpioStateId = (pin: number): number | string => (pin === 9 ? 'TX' : pin === 10 ? 'RX' : pin);
 const gpioStateNode = (id: number | string): string =>
-  id === 'TX' ? 'UART_Tx' : id === 'RX' ? 'UART_Rx' : `GP_${id}`;
+  id === 'TX' ? 'UART_TX' : id === 'RX' ? 'UART_RX' : `GPIO_${id}`;
 
 /**
  * Why driving `pin` as an output would fight something already on its net: a supply (rail, DAC,

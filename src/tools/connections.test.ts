@@ -373,7 +373,7 @@ describe('disconnect and clear', () => {
     expect(result).toMatchObject({ removed: 2, probe_power_restored: true });
     expect((result as { remaining: Array<{ node1: string; node2: string }> }).remaining).toEqual([
       expect.objectContaining({
-        node1: 'ROUTABLE_BUFFER_IN',
+        node1: 'BUFFER_IN',
         node2: 'DAC0',
         extra_parallel_paths: 0,
         route: 'routed',
@@ -386,7 +386,8 @@ describe('disconnect and clear', () => {
   it('clears the probe power bridge too when asked (as the firmware nodes_clear does)', async () => {
     await setup('connect(BUF_IN, DAC0, 0); connect(1, 2)');
     const { result } = await h.run(nodesClear, { keep_probe_power: false });
-    expect(result).toEqual({ removed: 2, probe_power_restored: false, remaining: [] });
+    expect(result).toMatchObject({ removed: 2, probe_power_restored: false, remaining: [] });
+    expect(result.autosave).toMatch(/^Slot 0 \(the active slot\)/);
   });
 
   it('says when a disconnect took the probe power bridge', async () => {
@@ -552,7 +553,12 @@ describe('hostile strings', () => {
           continue;
         }
         const rec = recording(h.client);
-        const run = tool.handle(parsed.data as never, { ...ctx(), board: rec.board, attachImage: () => {} });
+        const run = tool.handle(parsed.data as never, {
+          ...ctx(),
+          board: rec.board,
+          leaseHolder: 'test',
+          attachImage: () => {},
+        });
         if (valid) {
           // A string that names a node (e.g. '1', ' 1', '-1' is not one) works literally.
           await run.catch((error: unknown) => expect(error).toBeInstanceOf(ToolError));

@@ -79,7 +79,7 @@ def conn_clear(keep_power):
     if keep_power:
         for b in power:
             connect(b[0], b[1], b[2])
-    return [_jlt.snap_bridges(), power if keep_power else []]
+    return [_jlt.snap_bridges(), power if keep_power else [], CURRENT_SLOT()]
 def conn_net_name(i, name):
     set_net_name(i, name)
     return get_net_name(i)
@@ -490,7 +490,7 @@ export const nodesClear = defineDeviceTool({
   group: 'connections',
   kind: 'destructive',
   capability: 'jumperless.wire',
-  requires: ['nodes_clear', 'connect', ...SNAPSHOT_REQUIRES],
+  requires: ['nodes_clear', 'connect', 'CURRENT_SLOT', ...SNAPSHOT_REQUIRES],
   input: z.object({
     keep_probe_power: z.boolean().default(true),
   }),
@@ -498,12 +498,13 @@ export const nodesClear = defineDeviceTool({
     removed: z.number(),
     probe_power_restored: z.boolean(),
     remaining: z.array(bridgeOut),
+    autosave: z.string().describe('Which slot file the cleared board is autosaved into'),
   }),
   hazard: () => 'Remove every bridge on the board?',
   handle: async ({ keep_probe_power }, { board }) => {
     const { bridges: before, state } = await readSnapshot(board);
-    const [rawAfter, restored] = z
-      .tuple([z.unknown(), z.array(z.unknown())])
+    const [rawAfter, restored, slot] = z
+      .tuple([z.unknown(), z.array(z.unknown()), z.number()])
       .parse(await board.call(py`_jlt.conn_clear(${keep_probe_power})`));
     const after = bridgeViews(rawAfter);
     board.seen.set(SEEN_BRIDGES, rawAfter);
@@ -523,6 +524,11 @@ export const nodesClear = defineDeviceTool({
       removed,
       probe_power_restored: restored.length > 0 && after.some(isProbePower),
       remaining: after.map(toBridgeOut),
+      // A model that saved to another slot first cannot tell the clear overwrites the active one.
+      autosave:
+        slot === 99
+          ? 'The board is on the Python slot: the cleared board is not saved into slots 0-7.'
+          : `Slot ${slot} (the active slot) gets this cleared board by the autosave within about 1 s; other slots keep what they hold (slot_switch to load one).`,
     };
   },
 });

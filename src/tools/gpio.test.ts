@@ -21,7 +21,7 @@ describe('gpio tools', () => {
     const { result } = await h.run(gpioGet, { pin: 1 });
     expect(result).toMatchObject({
       pin: 1,
-      node: 'GP_1',
+      node: 'GPIO_1',
       direction: 'INPUT',
       state: 'LOW',
       held_by_pull: true,
@@ -97,7 +97,7 @@ describe('gpio tools', () => {
     expect((await h.run(gpioGet, { pin: 3 })).result).toMatchObject({ state: 'HIGH', direction: 'OUTPUT' });
     await h.run(gpioConfig, { pin: 3, level: 'LOW' });
     expect((await h.run(gpioGet, { pin: 3 })).result).toMatchObject({ state: 'LOW' });
-    expect((await h.run(gpioGet, { pin: 9 })).result).toMatchObject({ node: 'UART_Tx', state: 'UNKNOWN' });
+    expect((await h.run(gpioGet, { pin: 9 })).result).toMatchObject({ node: 'UART_TX', state: 'UNKNOWN' });
   });
 
   it('refuses to drive the UART pins', async () => {
@@ -170,9 +170,9 @@ describe('gpio tools', () => {
     await h.run(pwmStart, { pin: 8, frequency_hz: 1 });
     await h.run(pwmStop, { pin: 8 });
     const shared = await h.run(pwmStart, { pin: 8, frequency_hz: 500, share_slice: true });
-    expect(shared.result.warnings).toEqual([expect.stringContaining('GP_7 shares the PWM slice')]);
+    expect(shared.result.warnings).toEqual([expect.stringContaining('GPIO_7 shares the PWM slice')]);
     const stopped = await h.run(pwmStop, { pin: 8 });
-    expect(stopped.result.warnings).toEqual([expect.stringContaining('GP_7 shares the PWM slice')]);
+    expect(stopped.result.warnings).toEqual([expect.stringContaining('GPIO_7 shares the PWM slice')]);
     await h.run(pwmStart, { pin: 7, frequency_hz: 1000 });
     // Nothing runs on pin 8: no pwm_stop is sent, which would stop pin 7's slice.
     const idle = await h.run(pwmStop, { pin: 8 });

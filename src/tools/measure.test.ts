@@ -137,6 +137,7 @@ describe('current_measure', () => {
         window_ms: number;
       };
       expect(r.changing).toBe(true);
+      expect(result).toMatchObject({ on_milliamps: expect.any(Number), off_milliamps: expect.any(Number) });
       expect(r.min_milliamps).toBeLessThan(0.1);
       expect(r.max_milliamps).toBeGreaterThan(2.5);
       expect(r.milliamps).toBeGreaterThan(0.25 * r.max_milliamps);
@@ -159,6 +160,14 @@ describe('current_measure', () => {
     expect(shape.changing).toBe(true);
     expect(shape.frequency).toBeCloseTo(2, 5);
     expect(shape.duty).toBeCloseTo(51 / 201, 5);
+    // The on and off levels are the means of the readings beyond each threshold: noise lifts max, not them.
+    const noisy = blink.map(([t, a], i) => [t, a + (i % 4 === 0 ? 0.0004 : 0)] as const);
+    const levels = currentShape(noisy);
+    expect(levels.max).toBeCloseTo(0.0034, 6);
+    expect(levels.on).toBeGreaterThan(0.003);
+    expect(levels.on).toBeLessThan(0.0032);
+    expect(levels.off).toBeGreaterThan(0);
+    expect(levels.off).toBeLessThan(0.0002);
   });
 
   it('notes when the shunt is not in any circuit', async () => {

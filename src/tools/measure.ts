@@ -5,7 +5,7 @@
  * in measureRouting.ts.
  */
 import { z } from 'zod';
-import { ISENSE_SHUNT_OHMS } from '../board/limits.js';
+import { ISENSE_SHUNT_OHMS, PATH_OHMS } from '../board/limits.js';
 import { ADC0, ISENSE_MINUS, ISENSE_PLUS } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import { py } from '../device/pyLiteral.js';
@@ -150,7 +150,7 @@ export const currentMeasure = defineDeviceTool({
   name: 'current_measure',
   title: 'Measure current through ISENSE',
   description:
-    "mA through the ISENSE shunt (in series with the load, +-160 mA) over a window: mean, min, max, a blink's frequency and duty.",
+    "mA through the ISENSE shunt (in series with the load, +-160 mA) over a window: mean, min, max; a blink's on/off levels, frequency and duty (window: 2+ periods).",
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
@@ -161,8 +161,10 @@ export const currentMeasure = defineDeviceTool({
   }),
   output: z.object({
     milliamps: z.number().describe('Mean over the window'),
-    min_milliamps: z.number(),
-    max_milliamps: z.number(),
+    min_milliamps: z.number().describe('Smallest single reading'),
+    max_milliamps: z.number().describe('Largest single reading (one spike counts)'),
+    on_milliamps: z.number().optional().describe("A switching current's mean while on"),
+    off_milliamps: z.number().optional().describe("A switching current's mean while off"),
     changing: z.boolean().describe('The current moved by more than the noise within the window'),
     frequency_hz: z.number().optional().describe('Of a current that switches on and off'),
     duty: z.number().optional().describe('Fraction of the time at the high level'),
@@ -189,6 +191,8 @@ export const currentMeasure = defineDeviceTool({
       min_milliamps: round(shape.min * 1000),
       max_milliamps: round(shape.max * 1000),
       changing: shape.changing,
+      ...(shape.on === undefined ? {} : { on_milliamps: round(shape.on * 1000) }),
+      ...(shape.off === undefined ? {} : { off_milliamps: round(shape.off * 1000) }),
       ...(shape.frequency === undefined ? {} : { frequency_hz: round(shape.frequency, 3) }),
       ...(shape.duty === undefined ? {} : { duty: round(shape.duty, 2) }),
       samples: samples.length,
@@ -197,13 +201,24 @@ export const currentMeasure = defineDeviceTool({
       in_circuit: inCircuit,
       saturated: Math.max(Math.abs(shape.min), Math.abs(shape.max)) >= INA_MAX_AMPS * 0.97,
       ...(inCircuit
-        ? {}
+        ? Math.abs(shape.max) >= 0.0005
+          ? { note: pathNote(Math.abs(shape.on ?? shape.mean)) }
+          : {}
         : {
             note: 'ISENSE_PLUS and ISENSE_MINUS are not both connected: no current can flow through the shunt. Wire them in series with the load.',
           }),
     };
   },
 });
+
+/**
+ * What a model reading isense_minus_volts below the supply cannot know: a bridge is a crossbar path
+ * of about PATH_OHMS, not a wire (a trial blamed the rail). The drop is per path at this current.
+ */
+function pathNote(amps: number): string {
+  const drop = round(amps * PATH_OHMS, 2);
+  return `Each bridge is a crossbar path of about ${PATH_OHMS} ohm (extra parallel paths lower it), not 0: at ${round(amps * 1000, 2)} mA each path drops about ${drop} V, the shunt ${round(amps * ISENSE_SHUNT_OHMS, 3)} V.`;
+}
 
 /** INA219 current register step as firmware 5.7.0.13 configures it (1 A / 32768). */
 const INA_LSB_AMPS = 1 / 32768;
@@ -222,6 +237,8 @@ export function currentShape(samples: ReadonlyArray<readonly [number, number]>):
   changing: boolean;
   frequency?: number;
   duty?: number;
+  on?: number;
+  off?: number;
 } {
   const amps = samples.map(([, a]) => a);
   const mean = amps.reduce((s, a) => s + a, 0) / amps.length;
@@ -234,19 +251,30 @@ export function currentShape(samples: ReadonlyArray<readonly [number, number]>):
   let state: boolean | undefined;
   const rises: number[] = [];
   let above = 0;
+  // The levels a blink sits at: the mean of the readings beyond each threshold, edges left out.
+  const on = { sum: 0, n: 0 };
+  const off = { sum: 0, n: 0 };
   for (const [t, a] of samples) {
     if (a >= (low + high) / 2) above++;
+    const level = a >= high ? on : a <= low ? off : undefined;
+    if (level) {
+      level.sum += a;
+      level.n++;
+    }
     const next = a >= high ? true : a <= low ? false : state;
     if (state === false && next === true) rises.push(t);
     state = next;
   }
   const duty = above / samples.length;
+  const onMean = on.n > 0 ? on.sum / on.n : undefined;
+  const offMean = off.n > 0 ? off.sum / off.n : undefined;
   const [first] = rises;
   const last = rises.at(-1);
   if (rises.length < 2 || first === undefined || last === undefined || last === first) {
-    return { mean, min, max, changing, duty };
+    return { mean, min, max, changing, duty, on: onMean, off: offMean };
   }
-  return { mean, min, max, changing, frequency: ((rises.length - 1) * 1000) / (last - first), duty };
+  const frequency = ((rises.length - 1) * 1000) / (last - first);
+  return { mean, min, max, changing, frequency, duty, on: onMean, off: offMean };
 }
 
 export default [voltageMeasure, currentMeasure, resistanceMeasure, voltageSweep];

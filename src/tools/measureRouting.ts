@@ -37,6 +37,16 @@ def meas_route(pairs):
         if q is None or not _jlt.path_routed(q):
             ok = False
     return [ok, h0]
+def meas_lift(lift, pairs):
+    h0 = _jlt.hist_now()
+    for p in lift:
+        disconnect(p[0], p[1])
+    r = _jlt.meas_route(pairs)
+    return [r[0], h0]
+def meas_rejoin(lift, h0):
+    for p in lift:
+        connect(p[0], p[1], p[2])
+    _jlt.hist_mark(h0)
 def meas_unroute(pairs, h0):
     for p in pairs:
         disconnect(p[0], p[1])

@@ -40,7 +40,7 @@ describe('oled tools', () => {
     const { result } = await h.run(oledPrint, { text: 'hi' });
     expect(result).toMatchObject({
       characters: 2,
-      started_display: ['RP_GPIO_7-NANO_D2', 'RP_GPIO_8-NANO_D3'],
+      started_display: ['GPIO_7-D2', 'GPIO_8-D3'],
     });
     expect(await h.python('bool(is_connected(GPIO_7, D2))')).toBe(true);
     // On now: no start the second time.

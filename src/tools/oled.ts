@@ -191,14 +191,14 @@ export const oledPrint = defineDeviceTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
   description:
-    'Show text on the OLED (\\n breaks lines), starting it if off. size 2: 2 lines of 10 characters, 1: four of 21; 0 scrolls.',
+    'Show text on the OLED (\\n breaks lines). Off: starts it, bridging GPIO_7-D2, GPIO_8-D3 (I2C). size 2: 2 lines of 10 characters, 1: four of 21, 0 scrolls; default: the largest that fits.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',
   requires: ['oled_print', 'oled_get_framebuffer', 'oled_get_framebuffer_size', ...START_REQUIRES],
   input: z.object({
     text: z.string().max(OLED_TEXT_MAX),
-    size: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+    size: z.number().int().min(0).max(2).optional(),
   }),
   output: z.object({
     characters: z.number(),

@@ -84,6 +84,24 @@ describe('resistance_measure picks its own range and says how sure it is', () =>
     expect(r.min_ohms).toBeGreaterThan(100_000);
   });
 
+  it('measures a part whose rows are bridged: refused naming the bridges, or lifted and put back with isolate', async () => {
+    // 4.7 k between rows 7 and 8, wired in: 7 to 40 (twice over), 8 to 41.
+    await h.session.exec('connect(7, 40, 1)\nconnect(8, 41)');
+    const before = await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]');
+    await expect(h.run(resistanceMeasure, { a: 7, b: 8 })).rejects.toMatchObject({
+      code: 'in_circuit',
+      message: expect.stringMatching(/7 and 8 have bridges \(7-40, 8-41\).*isolate: true lifts them/),
+    });
+    const { result } = await h.run(resistanceMeasure, { a: 7, b: 8, isolate: true });
+    const r = result as Reading & { lifted: string[] };
+    expect(r.kind).toBe('resistor');
+    expect(Math.abs((r.ohms as number) - 4700) / 4700).toBeLessThan(0.05);
+    expect(r.lifted).toEqual(['7-40', '8-41']);
+    // Back as they were, duplicates included.
+    expect(await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]')).toEqual(before);
+    await h.session.exec('disconnect(7, 40)\ndisconnect(8, 41)');
+  });
+
   it('leaves the board as it found it, and its bridges out of the firmware history', async () => {
     await h.python('connect(56, 57)');
     const before = await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]');

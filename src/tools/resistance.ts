@@ -185,6 +185,11 @@ const resultSchema = z.object({
   min_ohms: z.number().optional().describe('When open: at least this'),
   max_drive_volts: z.number().describe('The largest voltage the measurement applied'),
   max_milliamps: z.number(),
+  lifted: z
+    .array(z.string())
+    .optional()
+    .describe("isolate: the rows' bridges, off during the measurement and back after"),
+  note: z.string().optional(),
 });
 type Result = z.infer<typeof resultSchema>;
 
@@ -192,26 +197,33 @@ export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
   title: 'Measure a part between two nodes',
   description:
-    'What a part between two unbridged rows is: ohms (95 % bound, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max).',
+    "What a part between two rows is: ohms (95 % bound, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max). Bridged rows: isolate: true lifts the rows' bridges meanwhile.",
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
   timeoutMs: 30_000,
   requires: SUPPLY_MEASURE_REQUIRES,
-  input: z.object({ a: nodeValue, b: nodeValue }),
+  input: z.object({ a: nodeValue, b: nodeValue, isolate: z.boolean().default(false) }),
   output: resultSchema,
-  handle: async ({ a: argA, b: argB }, { board, safety }) => {
+  handle: async ({ a: argA, b: argB, isolate }, { board, safety }) => {
     const a = partEnd(argA);
     const b = partEnd(argB);
     if (a.id === b.id) throw new ToolError('invalid_node', 'The two ends must be different nodes.');
     const snapshot = await readSnapshot(board);
-    for (const end of [a, b]) {
-      if (touches(snapshot.bridges, end.id)) {
-        throw new ToolError(
-          'in_circuit',
-          `${end.name} is bridged to other nodes: disconnect it first, so only the part is measured.`,
-        );
-      }
+    // The user's bridges on either end: lifted for the measurement with isolate, else named in the refusal.
+    const lift = snapshot.bridges.filter((v) => [a.id, b.id].some((id) => v.node1 === id || v.node2 === id));
+    const liftNames = lift.map((v) => `${v.node1_name}-${v.node2_name}`);
+    if (lift.length > 0 && !isolate) {
+      throw new ToolError(
+        'in_circuit',
+        `${[a, b]
+          .filter((end) => touches(snapshot.bridges, end.id))
+          .map((end) => end.name)
+          .join(
+            ' and ',
+          )} ${lift.length === 1 ? 'has a bridge' : 'have bridges'} (${liftNames.join(', ')}): the measurement would include what they join. isolate: true lifts ${lift.length === 1 ? 'it' : 'them'} for the measurement and puts ${lift.length === 1 ? 'it' : 'them'} back after; or disconnect ${lift.length === 1 ? 'it' : 'them'} yourself.`,
+        { details: { bridges: liftNames } },
+      );
     }
     for (const id of [DAC1, ISENSE_PLUS, ISENSE_MINUS]) {
       if (touches(snapshot.bridges, id)) {
@@ -237,12 +249,17 @@ export const resistanceMeasure = defineDeviceTool({
       [adcB, b.id],
     ];
     const dacBefore = snapshot.state.power.dac1;
+    const lifted = lift.map((v) => [v.node1, v.node2, v.duplicates]);
     let history: [number, number] | null = null;
-    return restoring(
+    const result = await restoring(
       async () => {
         const [routed, h0] = z
           .tuple([z.boolean(), z.tuple([z.number(), z.number()]).nullable()])
-          .parse(await board.call(py`_jlt.meas_route(${pairs})`));
+          .parse(
+            await board.call(
+              lift.length > 0 ? py`_jlt.meas_lift(${lifted}, ${pairs})` : py`_jlt.meas_route(${pairs})`,
+            ),
+          );
         history = h0;
         if (!routed) {
           throw new ToolError(
@@ -254,10 +271,20 @@ export const resistanceMeasure = defineDeviceTool({
       },
       async () => {
         await board.call(py`_jlt.meas_dac_back(1, ${dacBefore})`, noSignal);
-        await board.call(py`_jlt.meas_unroute(${pairs}, ${history})`, noSignal);
+        // The lifted bridges go back after the measurement's own come out, and the history mark
+        // from before the lift covers both (seen to hold on a short history; see the test).
+        await board.call(py`_jlt.meas_unroute(${pairs}, ${null})`, noSignal);
+        if (lift.length > 0) await board.call(py`_jlt.meas_rejoin(${lifted}, ${history})`, noSignal);
+        else await board.call(py`_jlt.meas_unroute(${[]}, ${history})`, noSignal);
         await restoreBridges(board, snapshot.bridges, pairs);
       },
     );
+    if (lift.length === 0) return result;
+    return {
+      ...result,
+      lifted: liftNames,
+      note: 'Parts on the breadboard still join these rows to the rest of the circuit: a reading that differs from the part alone comes from them.',
+    };
   },
 });
 

@@ -206,7 +206,7 @@ async function runScript(board: BoardClient, path: string, timeoutSeconds: numbe
 export const scriptRun = defineDeviceTool({
   name: 'script_run',
   title: 'Save and run a MicroPython script',
-  description: `Run ${SCRIPTS_DIR}/<name>.py (time limit): its output, or error and line. With code: compiled on the board, saved first (run: false only saves).`,
+  description: `Run ${SCRIPTS_DIR}/<name>.py (time limit): its output, or error and line. With code: compiled on the board, saved first (run: false only saves). The API is pre-imported.`,
   group: 'scripts',
   kind: 'destructive',
   capability: 'jumperless.exec',
@@ -242,6 +242,10 @@ export const scriptRun = defineDeviceTool({
   },
 });
 
+/** What a section alone would leave a script's author to guess: whether to import the API. */
+export const SCRIPT_GLOBALS =
+  'In script_run code every function below is imported already (no import line); `import time` for sleeps.';
+
 /** The module reference a script needs, for a model that cannot open resources by itself. */
 export const apiReference = defineTool({
   name: 'api_reference',
@@ -252,7 +256,9 @@ export const apiReference = defineTool({
   capability: 'jumperless.read',
   input: z.object({ section: z.enum(API_SECTIONS).optional() }),
   output: z.object({ text: z.string() }),
-  handle: async ({ section }) => ({ text: section === undefined ? API_REFERENCE : apiSection(section) }),
+  handle: async ({ section }) => ({
+    text: section === undefined ? API_REFERENCE : `${SCRIPT_GLOBALS}\n\n${apiSection(section)}`,
+  }),
 });
 
 export default [scriptRun, apiReference];

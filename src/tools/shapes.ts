@@ -6,8 +6,15 @@
 import { z } from 'zod';
 import { DAC_SAFE } from '../board/limits.js';
 
-/** A node without words, for a field whose own description (or a sibling's) already says what a node is. */
-export const nodeValue = z.union([z.number().int(), z.string().min(1).max(32)]);
+/**
+ * A node without words, for a field whose own description (or a sibling's) already says what a node is.
+ * The name's length is checked, not listed: every node field would repeat it in tools/list, and a name
+ * outside 1-32 characters is refused in words anyway.
+ */
+export const nodeValue = z.union([
+  z.number().int(),
+  z.string().refine((s) => s.length >= 1 && s.length <= 32, 'a node name has 1-32 characters'),
+]);
 
 /** A row number or a node name, checked against the board model by routableNode (nodeArg.ts). */
 export const nodeArg = nodeValue.describe('Row 1-60 or name: GND, TOP_RAIL, DAC1, GPIO_1, D13...');

@@ -126,12 +126,16 @@ describe('slot changes', () => {
     await h.python('connect(5, 6)');
     await h.python('pwm(1, 2, 0.5)');
     const { result } = await h.run(slotSave, { slot: 3 });
-    expect(result).toEqual({ slot: 3, active_slot: 0, file: '/slots/slot3.yaml', note: null });
+    expect(result).toMatchObject({ slot: 3, active_slot: 0, file: '/slots/slot3.yaml' });
+    expect(result.note).toBe(
+      'Slot 3 holds the board as it is now (wiring, supplies, GPIO, PWM). Slot 0 stays active: later changes, a clear too, are autosaved into slot 0, not 3.',
+    );
     expect(await h.python('CURRENT_SLOT()')).toBe(0);
     const copy = await slotFile(3);
     expect(copy).toContain('{n1: 5, n2: 6, dup: 2}');
     // The trap: save, clear, and the autosave a second later.
-    await h.run(nodesClear);
+    const cleared = await h.run(nodesClear);
+    expect(cleared.result.autosave).toMatch(/^Slot 0 \(the active slot\) gets this cleared board/);
     await h.python('pwm_stop(1)');
     await untilSaved();
     expect(await slotFile(3)).toBe(copy);
@@ -297,7 +301,7 @@ describe('state', () => {
     const fresh = await h.run(stateGet);
     expect(fresh.result).toMatchObject({ nets: [], gpio: [], overlays: [] });
     expect(fresh.result.as_at_power_on).toBe(
-      'nets 1, 2, 3, 4, 5 (each supply alone); pins 1, 2, 3, 4, 5, 6, 7, 8, TX, RX (on no net, inputs with pull-down; TX/RX the UART); no LED overlays',
+      'nets 1, 2, 3, 4, 5 (each supply alone); net 4 is DAC0 with BUFFER_IN (the probe-power bridge BUFFER_IN-DAC0); pins 1, 2, 3, 4, 5, 6, 7, 8, TX, RX (on no net, inputs with pull-down; TX/RX the UART); no LED overlays',
     );
     expect(Buffer.byteLength(JSON.stringify(fresh.result))).toBeLessThan(400);
     await h.python('connect(1, 2)');
@@ -311,8 +315,8 @@ describe('state', () => {
     }>(stateGet);
     expect(result).toMatchObject({ power: { dac0: 3.33 } });
     expect(result.nets.map((n) => n.nodes)).toEqual([
-      ['TOP_R', '9'],
-      ['1', '2', 'GP_3'],
+      ['TOP_RAIL', '9'],
+      ['1', '2', 'GPIO_3'],
     ]);
     expect(result.gpio.map((g) => g.pin)).toEqual([3, 5]);
     expect(result.as_at_power_on).toMatch(/^nets 1, 3, 4, 5 .*pins 1, 2, 4, 6, 7, 8, TX, RX/);
@@ -329,7 +333,7 @@ describe('state', () => {
     });
     expect(result).toMatchObject({ applied: true, differences: [] });
     expect(result.nets).toEqual(
-      expect.arrayContaining([expect.objectContaining({ nodes: ['14', 'GP_2', '15'] })]),
+      expect.arrayContaining([expect.objectContaining({ nodes: ['14', 'GPIO_2', '15'] })]),
     );
     expect(await connected('TOP_R', '10')).toBe(true);
     expect(await connected('14', 'GP_2')).toBe(true);

@@ -119,7 +119,7 @@ export const slotSave = defineDeviceTool({
       file: slotPath(target),
       note:
         active === before.slot
-          ? null
+          ? `Slot ${target} holds the board as it is now (wiring, supplies, GPIO, PWM). Slot ${active} stays active: later changes, a clear too, are autosaved into slot ${active}, not ${target}.`
           : `The board was on slot ${before.slot}, which it cannot switch back to: slot ${active} is now the active slot, and the board autosaves later changes into it.`,
     };
   },

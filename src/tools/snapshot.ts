@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { hex6 } from '../board/colors.js';
 import { Connections } from '../board/connections.js';
-import { nodeInfo, parseShortName, printName } from '../board/nodes.js';
+import { nodeInfo, parseShortName, toolName } from '../board/nodes.js';
 import type { BoardCallOptions, BoardClient } from '../device/board.js';
 import { parseStateText, type StateDocument } from './boardState.js';
 import type { PythonPart } from './pythonParts.js';
@@ -147,9 +147,9 @@ export function bridgeViews(raw: unknown): BridgeView[] {
   });
 }
 
-/** How tools name a node: rows as digits, others by the firmware's print name (spec §6.1). */
+/** How tools name a node: rows as digits, others as the tools' descriptions do (toolName). */
 export function nodeLabel(id: number): string {
-  return printName(id) || String(id);
+  return toolName(id);
 }
 
 export const colorHex = (rgb: number): string => `#${hex6(rgb & 0xffffff).toLowerCase()}`;

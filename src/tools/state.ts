@@ -3,6 +3,7 @@
  * undo of this server's changes and host-side snapshots (stateUndo.ts, journal.ts), and Wokwi import (wokwi.ts).
  */
 import { z } from 'zod';
+import { asToolName } from '../board/nodes.js';
 import type { BoardClient } from '../device/board.js';
 import { renderBoardPicture } from './boardPicture.js';
 import {
@@ -118,12 +119,16 @@ export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_p
   const quietPins = state.gpio.filter((g) => !gpio.includes(g)).map((g) => String(g.pin));
   const parts = [
     quietNets.length > 0 ? `nets ${quietNets.join(', ')} (each supply alone)` : '',
+    // Net 4 at power-on holds the probe-power bridge: said, so a bridges_list showing it agrees.
+    quietNets.includes(4) ? 'net 4 is DAC0 with BUFFER_IN (the probe-power bridge BUFFER_IN-DAC0)' : '',
     quietPins.length > 0
       ? `pins ${quietPins.join(', ')} (on no net, inputs with pull-down; TX/RX the UART)`
       : '',
     state.overlays.length === 0 ? 'no LED overlays' : '',
   ].filter(Boolean);
-  return { ...state, nets, gpio, as_at_power_on: parts.join('; ') };
+  // Node names as the tools take them (TOP_RAIL, GPIO_3), not get_state's short ones (TOP_R, GP_3).
+  const named = nets.map((n) => ({ ...n, nodes: n.nodes.map(asToolName) }));
+  return { ...state, nets: named, gpio, as_at_power_on: parts.join('; ') };
 }
 
 /** The picture the board_picture resource has, for clients that only call tools. */

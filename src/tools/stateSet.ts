@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { pairKey } from '../board/connections.js';
 import { MAX_BRIDGES, MAX_NODES_PER_NET } from '../board/limits.js';
-import { BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } from '../board/nodes.js';
+import { asToolName, BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } from '../board/nodes.js';
 import { parseState } from '../board/state.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
@@ -228,7 +228,7 @@ export const summary = (a: Applied) => ({
   differences: a.differences,
   nets: a.state.nets
     .filter((n) => n.index > 5 || n.nodes.length > 1)
-    .map((n) => ({ name: n.name, nodes: n.nodes })),
+    .map((n) => ({ name: n.name, nodes: n.nodes.map(asToolName) })),
   power: a.state.power,
 });
 

@@ -36,6 +36,18 @@ describe("undo: this server's last change, named, part by part", () => {
     await h.run(connect, { pairs: [[50, 'TOP_RAIL']] });
     await h.run(dacSet, { channel: 'TOP_RAIL', volts: 5 });
     await h.run(voltageMeasure, { node: 50 });
+    // A preview names the change and what would come back, and changes nothing.
+    const peek = await h.run(undo, { preview: true });
+    expect(peek.result).toEqual({
+      undone: 'nothing yet: undo would undo dac_set TOP_RAIL 0 V -> 5 V',
+      tool: 'dac_set',
+      restored: [],
+      skipped: [],
+      remaining: 2,
+      next: 'dac_set TOP_RAIL 0 V -> 5 V',
+      preview: ['TOP_RAIL back to 0 V (from 5 V)'],
+    });
+    expect(await h.python('dac_get(TOP_RAIL)')).toBe(5);
     const first = await h.run(undo);
     expect(first.result).toEqual({
       undone: 'dac_set TOP_RAIL 0 V -> 5 V',

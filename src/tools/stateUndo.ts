@@ -269,6 +269,28 @@ async function undoOverlays(board: BoardClient, change: NonNullable<Change['over
   }
 }
 
+/** What undoing `change` would put back, in the words undo's result uses, for `preview`. */
+function planOf(change: Change): string[] {
+  const plan: string[] = [];
+  if (change.bridges) {
+    const { before, after } = change.bridges;
+    for (const row of bridgesMissing(after, before)) plan.push(`remove bridge ${bridgeName(row)}`);
+    for (const row of bridgesMissing(before, after)) plan.push(`put back bridge ${bridgeName(row)}`);
+  }
+  for (const [, name] of change.names ?? []) plan.push(`net name "${name}"`);
+  for (const { channel, before, after } of change.power ?? [])
+    plan.push(`${CHANNEL_NAMES[channel] ?? `channel ${channel}`} back to ${before} V (from ${after} V)`);
+  for (const { pin, before } of change.pins ?? [])
+    plan.push(
+      `GPIO ${pin} back to ${before.pwm ? `PWM ${before.pwm.frequency} Hz` : before.direction === 'OUTPUT' ? `OUTPUT ${before.level}` : 'INPUT'}, ${before.pull}`,
+    );
+  if (change.overlays) {
+    const names = new Set([...change.overlays.before, ...change.overlays.after].map((o) => o.name));
+    for (const name of names) plan.push(`overlay "${name}" as before`);
+  }
+  return plan;
+}
+
 const undoOutput = z.object({
   undone: z.string().describe('What was undone'),
   tool: z.string(),
@@ -276,21 +298,25 @@ const undoOutput = z.object({
   skipped: z.array(z.string()).describe('Left alone: changed since, or not restorable'),
   remaining: z.number().describe('Changes of this server still to undo'),
   next: z.string().nullable().describe('What the next undo would undo'),
+  preview: z
+    .array(z.string())
+    .optional()
+    .describe('With preview: true, what undo would put back; nothing was changed'),
 });
 
 export const undo = defineDeviceTool({
   name: 'undo',
   title: 'Undo the last change',
   description:
-    "Undo this server's last change (wiring, supplies, GPIO, overlays), naming it. The board's own history: firmware_undo.",
+    "Undo the last change made through this server, by any caller (wiring, supplies, GPIO, overlays), naming it; preview: true only names it. The board's own history: firmware_undo.",
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
   requires: UNDO_REQUIRES,
   timeoutMs: 60_000,
-  input: z.object({}),
+  input: z.object({ preview: z.boolean().default(false) }),
   output: undoOutput,
-  handle: async (_args, { board, safety }) => {
+  handle: async ({ preview }, { board, safety }) => {
     const change = lastChange(board);
     if (!change) {
       const ended = journalEnd(board);
@@ -300,6 +326,18 @@ export const undo = defineDeviceTool({
           ? `Nothing to undo since ${ended}: undo does not go back past a slot change (slot_switch goes back to a slot).`
           : 'This server has made no change to this board to undo. The board keeps its own history: firmware_undo.',
       );
+    }
+    if (preview) {
+      // Read from the journal alone: a preview touches neither the board nor the journal.
+      return {
+        undone: `nothing yet: undo would undo ${change.label}`,
+        tool: change.tool,
+        restored: [],
+        skipped: [],
+        remaining: changeCount(board),
+        next: change.label,
+        preview: planOf(change),
+      };
     }
     const out: Outcome = { restored: [], skipped: [] };
     if (change.bridges) await undoBridges(board, change.bridges, out);

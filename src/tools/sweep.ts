@@ -67,7 +67,8 @@ const sweepPoint = z.object({
 export const voltageSweep = defineDeviceTool({
   name: 'voltage_sweep',
   title: 'Sweep a supply and measure',
-  description: "Step a supply; plot a node's volts, or ISENSE mA if on its circuit; restores it.",
+  description:
+    "Step a supply; plot a node's volts (an ADC routed to it) or ISENSE mA if on its circuit; restores both.",
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -93,6 +94,10 @@ export const voltageSweep = defineDeviceTool({
   output: z.object({
     supply: z.enum(SWEEP_SUPPLIES),
     node: z.string().optional(),
+    read_by: z
+      .string()
+      .optional()
+      .describe('Which ADC read the node, and whether it was bridged for the sweep only'),
     points: z.array(sweepPoint),
     current: z.string().describe('Whether the points hold the ISENSE current, and why not when they do not'),
     restored_volts: z
@@ -175,6 +180,7 @@ export const voltageSweep = defineDeviceTool({
     return {
       supply: args.supply,
       ...(node ? { node: node.name } : {}),
+      ...(node && adc ? { read_by: readBy(adc, node.name) } : {}),
       points,
       current: sensed.inCircuit ? 'ISENSE current read at every point' : `not read: ${sensed.why}`,
       restored_volts: restoredVolts,
@@ -182,6 +188,13 @@ export const voltageSweep = defineDeviceTool({
     };
   },
 });
+
+/** Which ADC read the node: the sweep bridges one when the node's net has none (a trial's guess). */
+function readBy(adc: { adc: number; route: boolean }, node: string): string {
+  const name = nodeLabel(adc.adc);
+  if (!adc.route) return name === node ? `${name} itself` : `${name}, already on ${node}'s net`;
+  return `${name}, bridged to ${node} for the sweep and removed after`;
+}
 
 function progressText(point: z.infer<typeof sweepPoint> | undefined): string {
   if (!point) return '';

@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
-import { leaseHolder } from '../device/board.js';
 import { py } from '../device/pyLiteral.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool } from './tool.js';
@@ -162,6 +161,10 @@ export const deviceInfo = defineDeviceTool({
     flash_free_bytes: z.number().nullable(),
     firmware_functions: z.number(),
     health: healthOutput,
+    /** Who holds the board (board_lease, or an outside lease) and until when; absent: nobody. */
+    lease: z
+      .object({ holder: z.string(), since: z.string(), until: z.string(), note: z.string().optional() })
+      .optional(),
   }),
   handle: async (_args, { board }) => {
     const info = z
@@ -202,6 +205,7 @@ export const deviceInfo = defineDeviceTool({
         resets: h.resets,
         last_error: h.lastError ? `${h.lastError.code}: ${h.lastError.message}` : null,
       },
+      ...(h.lease ? { lease: h.lease } : {}),
     };
   },
 });
@@ -352,7 +356,7 @@ export const firmwareUndo = defineDeviceTool({
   name: 'firmware_undo',
   title: "Step the board's own history",
   description:
-    "Undo a step of the board's own history (each bridge or supply change, any source; a supply's sets within 1.2 s are one), named; redo: true redoes.",
+    "Undo a step of the board's own history (each bridge or supply change from any source: tools, scripts, the probe; a supply's sets within 1.2 s are one), named; redo: true redoes. This server's last change: undo.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -376,8 +380,7 @@ export const boardLease = defineDeviceTool({
   // Who holds it now (absent: nobody); a take that returns is this caller's. Read-only callers see
   // the lease in board health and in every refusal.
   output: z.object({ holder: z.string().optional(), until: z.string().optional() }),
-  handle: async ({ minutes }, { board, caller }) => {
-    const holder = leaseHolder(caller);
+  handle: async ({ minutes }, { board, leaseHolder: holder }) => {
     const { lease } = await board.boardLease(
       minutes === 0 ? { action: 'release', holder } : { action: 'take', holder, ttlMs: minutes * 60_000 },
     );

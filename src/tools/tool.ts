@@ -22,6 +22,11 @@ export interface ToolEnv {
   board?: Board;
   /** Voltage limits in force (board envelope, tightened by the operator). */
   safety: SafetyPolicy;
+  /**
+   * The outside lease name the operator bound this board to (a labgrid place, a Jumpstarter
+   * exporter): a caller presenting it holds the board (device/boardLeases.ts). Absent: none.
+   */
+  leaseName?: string;
 }
 
 /** What a device tool's handler gets: the call's context with the board held for it. */
@@ -29,6 +34,8 @@ export interface ToolContext extends HandlerContext {
   /** The board, held for this call (see `atomic`); every job takes the call's signal. */
   board: BoardClient;
   safety: SafetyPolicy;
+  /** The name this call holds a board lease under: its outside lease's on a board bound to it, else the caller's. */
+  leaseHolder: string;
   /** Attaches a picture to the result (after the JSON text item). */
   attachImage(image: ToolImage): void;
 }

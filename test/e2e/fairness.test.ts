@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
-import { httpCaller } from '../../src/http/bearer.js';
+import { httpCaller } from '../../src/http/caller.js';
 import { type EraClient, openLegacyClient, openModernClient } from '../support/eraClients.js';
 
 let app: App;

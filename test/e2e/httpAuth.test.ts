@@ -24,7 +24,7 @@ import { ANONYMOUS_CAPABILITIES, CAPABILITIES } from '../../src/core/capabilitie
 import { createDispatcher } from '../../src/core/dispatcher.js';
 import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type HttpAuthOptions, type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
-import { httpCaller } from '../../src/http/bearer.js';
+import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { conformanceExtras } from '../fixtures/conformance/fixtures.js';
 import { MemoryTokenBroker } from '../support/memoryBroker.js';

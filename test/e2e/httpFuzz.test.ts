@@ -16,7 +16,7 @@ import { FileTokenStore, mintToken } from '../../src/auth/index.js';
 import { createDispatcher } from '../../src/core/dispatcher.js';
 import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
-import { httpCaller } from '../../src/http/bearer.js';
+import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { conformanceTools } from '../fixtures/conformance/fixtures.js';
 import { bearer, INIT, openSession, type RawSession, type Reply, send } from './httpReplies.js';

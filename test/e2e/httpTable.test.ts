@@ -12,7 +12,7 @@ import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { createDispatcher } from '../../src/core/dispatcher.js';
 import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
-import { httpCaller } from '../../src/http/bearer.js';
+import { httpCaller } from '../../src/http/caller.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { MemoryTokenBroker } from '../support/memoryBroker.js';
 import { slowReadTool } from '../support/slowTool.js';

@@ -16,7 +16,7 @@ import { type App, buildApp } from '../../src/cli/app.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { FrameClient } from '../../src/device/frameClient.js';
 import { type RunningHttpServer, startHttpServer } from '../../src/http/app.js';
-import { httpCaller } from '../../src/http/bearer.js';
+import { httpCaller } from '../../src/http/caller.js';
 import { dispatchHandler } from '../../src/socket/dispatchHandler.js';
 import { type SocketServer, startSocketServer } from '../../src/socket/server.js';
 import { malformedRequests } from '../support/malformed.js';

@@ -14,9 +14,10 @@ import { z } from 'zod';
  * Bumped when a message changes meaning; an owner refuses a client of another version. 2: the
  * firmware function list is an ordinary job (`functions` is gone). 3: a connection holding a lease
  * says `alive` (the welcome's `alive_ms`), or the owner ends its lease. 4: `board_lease`, a caller's
- * lease on the board kept by the owner (every call that changes the board asks it).
+ * lease on the board kept by the owner (every call that changes the board asks it). 5: `board_lease`
+ * `outside`, a call of an outside lease's holder (an owner of 4 would refuse it as malformed).
  */
-export const SHARE_PROTOCOL = 4;
+export const SHARE_PROTOCOL = 5;
 
 const owner = z.string().min(1).max(300);
 
@@ -37,7 +38,7 @@ export const shareRequest = z.discriminatedUnion('type', [
   z.object({ type: z.literal('lease'), owner }),
   z.object({ type: z.literal('release') }),
   z.object({ type: z.literal('health') }),
-  // A caller's lease on the board (board.ts), kept by the owner for every process.
+  // A caller's lease on the board (boardLeases.ts), kept by the owner for every process.
   z.object({
     type: z.literal('board_lease'),
     request: z.discriminatedUnion('action', [
@@ -49,6 +50,15 @@ export const shareRequest = z.discriminatedUnion('type', [
       }),
       z.object({ action: z.literal('release'), holder: owner }),
       z.object({ action: z.literal('status') }),
+      z.object({
+        action: z.literal('outside'),
+        outside: z.object({
+          key: z.string().min(1).max(100),
+          name: z.string().min(1).max(200),
+          lease: z.string().min(1).max(200).optional(),
+          until: z.string().max(40).optional(),
+        }),
+      }),
     ]),
   }),
 ]);

@@ -4,17 +4,10 @@
  * itself until it is released. Cancelling hangs the connection up, which the owner takes as
  * "stop it". When the owner goes away, calls fail with `disconnected` and `onLost` is told.
  */
-import type {
-  BoardCallOptions,
-  BoardHealth,
-  BoardLeaseAnswer,
-  BoardLeaseRequest,
-  JobLease,
-  JobTarget,
-} from '../board.js';
+import type { BoardCallOptions, BoardHealth, JobKind, JobLease, JobTarget } from '../board.js';
+import type { BoardLeaseAnswer, BoardLeaseRequest } from '../boardLeases.js';
 import { DeviceError, type DeviceErrorCode } from '../errors.js';
 import { FrameClient } from '../frameClient.js';
-import type { JobKind } from '../session.js';
 import { aliveNotice, SHARE_PROTOCOL, type ShareResponse, shareResponse } from './protocol.js';
 
 type Welcome = Extract<ShareResponse, { type: 'welcome' }>;

@@ -132,6 +132,54 @@ describe.skipIf(PTY_MISSING)('one owner per board', () => {
     expect(await owner.board.boardLease({ action: 'release', holder: 'http:tok_a' })).toEqual({});
   });
 
+  it("keeps an outside lease's hold at the owner: presented through a replica, a newer lease of the name ends it for every process", async () => {
+    const owner = shared('first');
+    await owner.ready();
+    const replica = shared('replica');
+    expect(await replica.board.call('1')).toBe(1);
+    expect(replica.role).toBe('client');
+    const lease = (id: string) => ({
+      key: 'jumpstarter_lease',
+      name: 'bench-3',
+      lease: id,
+      until: '2099-01-01T00:00:00.000Z',
+    });
+    const call = (on: Shared, owner: string, mutates: boolean, outside?: ReturnType<typeof lease>) =>
+      on.board.hold({
+        signal: new AbortController().signal,
+        owner,
+        atomic: true,
+        mutates,
+        ...(outside ? { outside } : {}),
+      });
+    // Lease A's holder reads through the replica: that is enough to hold the board.
+    const a = call(replica, 'http:token:tok_a', false, lease('a'));
+    expect(await a.board.call('2')).toBe(2);
+    a.release();
+    await replica.close();
+    const other = shared('other');
+    const refused = call(other, 'http:token:tok_b', true);
+    await expect(refused.board.exec('outside_test = 1')).rejects.toMatchObject({
+      code: 'busy',
+      details: { leasedTo: 'jumpstarter_lease=bench-3/a', until: '2099-01-01T00:00:00.000Z' },
+    });
+    refused.release();
+    // Lease B of the same exporter takes the board; A is refused from then on, in every process.
+    const b = call(other, 'http:token:tok_c', true, lease('b'));
+    await b.board.exec('outside_test = 2');
+    b.release();
+    const late = call(owner, 'http:token:tok_a', true, lease('a'));
+    await expect(late.board.exec('outside_test = 3')).rejects.toMatchObject({
+      code: 'busy',
+      details: { leasedTo: 'jumpstarter_lease=bench-3/b', ended: 'jumpstarter_lease=bench-3/a' },
+    });
+    late.release();
+    expect(await owner.board.call('outside_test')).toBe(2);
+    expect(
+      await owner.board.boardLease({ action: 'release', holder: 'jumpstarter_lease=bench-3/b' }),
+    ).toEqual({});
+  });
+
   it('stops a job when its caller cancels through the socket, and the board is free again', async () => {
     const owner = shared('first');
     await owner.ready();

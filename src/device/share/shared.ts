@@ -6,16 +6,10 @@
  * file a crashed owner left behind. When the owner goes, the processes working through it race
  * for the port; the winner serves it, the others connect to the winner.
  */
-import type {
-  BoardCallOptions,
-  BoardHealth,
-  BoardLeaseAnswer,
-  BoardLeaseRequest,
-  JobLease,
-  JobTarget,
-} from '../board.js';
+import type { BoardCallOptions, BoardHealth, JobKind, JobLease, JobTarget } from '../board.js';
+import type { BoardLeaseAnswer, BoardLeaseRequest } from '../boardLeases.js';
 import { DeviceError, isDeviceError } from '../errors.js';
-import type { DeviceSession, JobKind, SessionEvent } from '../session.js';
+import type { DeviceSession, SessionEvent } from '../session.js';
 import { SocketPathError } from '../socketPath.js';
 import { type BoardShareServer, serveBoard } from './owner.js';
 import { RemoteBoard } from './remote.js';
