@@ -137,8 +137,9 @@ export const FIRMWARE: { readonly [V in FirmwareVersion]: FirmwareProfile } = {
       netIndexLimit: `${U}@020f59a src/routing/NetManager.cpp findFirstUnusedNetIndex (i < MAX_NETS - 2: nets 58 and 59 are the router's sentinels)`,
       clearRemovesParts: `${U}@ad0f1d9 CodeDocs/HANDOFF_2026-09-07_DOCS_SWEEP.md ("x (and Parts > Clear) runs partsClearAllRecords()"); CodeDocs/RELEASE_5781_HANDOFF_2026-08-28.md@3f7d788`,
       replTrafficHoldsAutosave:
-        'shared/spec/field-2026-12.md §1.2 (cites a MpRemoteService.cpp comment); not found in the stored ' +
-        `${U}@8abe273 and @020f59a src/snakes/MpRemoteService.cpp nor @e6ef352 src/MpRemoteService.cpp: unverified`,
+        'SophisticaSean/JumperlOS@d66858f src/snakes/MpRemoteService.cpp (noteUserInput() after every raw-REPL ' +
+        'batch, the public fork of the release line); shared/spec/field-2026-12.md §1.2; not in the stored ' +
+        `${U}@8abe273 and @020f59a src/snakes/MpRemoteService.cpp nor @e6ef352 src/MpRemoteService.cpp`,
       heapBytesNoPsram: `${U}@ad0f1d9 CodeDocs/HANDOFF_2026-09-07_DOCS_SWEEP.md ("MICROPY_HEAP_SIZE 64*1024"); ${U}@8abe273 src/snakes/MpRemoteService.cpp constructor ("its configured 64 KB"); 4000 blocks after the tables as py/gc.c:146-191 lays out`,
       undoTransactions: `${U}@7077df9 src/remembering/Undo.cpp undoInit (SRAM ring halved to 256 ops / 64 txns)`,
       undoPersisted: `${U}@7077df9 src/remembering/Undo.cpp undoInit (g_persistMaxTxns 24 / 256)`,

@@ -1,15 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { MessageChannel, type TransferListItem, Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { type FirmwareVersion, NEWEST_FIRMWARE } from '../board/firmware.js';
 import { resolveNode } from '../board/nodes.js';
 import { PtyExposure, type Refusal, TcpExposure } from './exposure.js';
 import type { InputEvent } from './firmware/types.js';
 import { parsePartsFile } from './parts.js';
 import { SimPort } from './simPort.js';
+import { sourceWorkerScript, withoutLoaders } from './sourceWorker.js';
 import { heapBytesOf, psramHeapBytesOf } from './vmRuntime.js';
 import {
   CONTROL,
@@ -238,6 +237,7 @@ export class SimBoard extends EventEmitter<Events> {
     announceBoot: boolean,
     resetCause: WorkerInit['resetCause'] = 'power',
   ): Promise<void> {
+    const script = await workerScript();
     this.control = new Int32Array(new SharedArrayBuffer(16));
     this.parkedDuringTurn.clear();
     this.wedge = undefined;
@@ -255,7 +255,11 @@ export class SimBoard extends EventEmitter<Events> {
       ...(this.options.partsFileText === undefined ? {} : { partsFileText: this.options.partsFileText }),
       ...(this.options.noiseSeed === undefined ? {} : { noiseSeed: this.options.noiseSeed }),
     };
-    const worker = startWorker(init, [channel.port2]);
+    const worker = new Worker(script.url, {
+      workerData: init,
+      transferList: [channel.port2],
+      ...(script.execArgv ? { execArgv: script.execArgv } : {}),
+    });
     this.worker = worker;
     if (!this.ports.size) for (const name of PORT_NAMES) this.ports.set(name, this.makePort(name));
     await new Promise<void>((resolve, reject) => {
@@ -420,14 +424,12 @@ export class SimBoard extends EventEmitter<Events> {
   }
 }
 
-/** Starts the VM worker; from TypeScript sources (tests, `npm start`) it goes through tsx. */
-function startWorker(init: WorkerInit, transferList: TransferListItem[]): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./vmWorker.js', import.meta.url), { workerData: init, transferList });
-  }
-  const tsxPackage = createRequire(import.meta.url).resolve('tsx/package.json');
-  const tsx = pathToFileURL(join(tsxPackage, '..', 'dist/esm/api/index.mjs')).href;
-  const entry = new URL('./vmWorker.ts', import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: init, transferList });
+/** The VM worker's script; from TypeScript sources (tests, `npm start`) its modules come bundled in one file. */
+async function workerScript(): Promise<{ url: URL; execArgv?: string[] }> {
+  if (!import.meta.url.endsWith('.ts')) return { url: new URL('./vmWorker.js', import.meta.url) };
+  return {
+    url: await sourceWorkerScript(new URL('./vmWorker.ts', import.meta.url)),
+    // The bundle is plain JavaScript: the loaders that run the sources (tsx's) would only slow its start.
+    execArgv: withoutLoaders(process.execArgv),
+  };
 }

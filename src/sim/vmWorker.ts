@@ -275,12 +275,12 @@ parentPort?.on('message', (message: ToWorker) => {
   mainLoopTurn(() => {
     // On 5.7.11 raw-REPL traffic is user input too: it holds the autosave off (firmware.ts).
     if (message.port === 'repl' && firmware.hardware.firmware.behaviour.replTrafficHoldsAutosave) {
-      firmware.hardware.lastUserInput = host.now();
+      firmware.noteUserInput();
     }
     if (message.port === 'repl') repl.feed(message.data);
     else if (message.port === 'main') {
       // Typing on the main port is user input: the autosave waits for quiet (main.cpp:1084-1091).
-      firmware.hardware.lastUserInput = host.now();
+      firmware.noteUserInput();
       mainPort.feed(message.data);
     } else if (message.port === 'backchannel') backchannel.feed(message.data);
   });

@@ -78,6 +78,16 @@ const INA_MAX_AMPS = 0.32 / ISENSE_SHUNT_OHMS;
 
 const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
 
+/*
+ * Why voltage_measure routes an ADC on 5.7.11 too, though the board lists get_node_voltage: nothing
+ * says how old the scan's number is, and it can be the board as it was before the caller's last
+ * change. It is a blend of taps (30 % each) kept while younger than 5 s, a supply change does not
+ * clear it, the wipe after a routing change waits for the scan's next pass, and no pass runs within
+ * 100 ms of user input, raw-REPL traffic included (Architeuthis-Flux/JumperlOS@09391b7
+ * src/NetVoltageScan.cpp: kVoltageFreshMs, serviceNetVoltageScan; SophisticaSean/JumperlOS@d66858f
+ * src/snakes/MpRemoteService.cpp: noteUserInput after each raw-REPL batch). No call reports its age
+ * or runs a pass on demand (modjumperless.c@796c56c), so a host cannot know a value is fresh.
+ */
 export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/cli/config.js';
 import { type HttpFixture, MODERN, startHttpFixture } from './serverFixture.js';
 
@@ -122,8 +122,9 @@ describe('over 2026-07-28 HTTP (input_required rounds)', () => {
 
 describe('over stdio (the real CLI, one process per client)', () => {
   const clients: Client[] = [];
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  // Each test's server ends with it: six idle servers, each with its virtual board, slowed the rest.
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
   });
   const start = async (options: { elicitation?: boolean; modern?: boolean; flags?: string[] } = {}) => {
     const client = new Client(

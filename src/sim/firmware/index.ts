@@ -20,7 +20,7 @@ import { netsGroup } from './nets.js';
 import { type KnownPart, partsDbGroup } from './partsDb.js';
 import { powerGroup } from './power.js';
 import { pwmGroup } from './pwm.js';
-import { scanGroup } from './scan.js';
+import { createScanModel, scanGroup } from './scan.js';
 import { slotsGroup } from './slots.js';
 import type { FirmwareEnv, FirmwareFunctions, InputEvent } from './types.js';
 import { uiGroups } from './ui.js';
@@ -42,6 +42,11 @@ export interface Firmware {
   hardware: Hardware;
   /** The board as a DC circuit (node voltages, part currents), for tests and diagnostics. */
   circuit: Circuit;
+  /**
+   * User input now (a byte on a port that counts as input, a button, the clickwheel): the autosave
+   * and the net scan wait for quiet after it (noteUserInput in the firmware).
+   */
+  noteUserInput(): void;
 }
 
 /**
@@ -102,12 +107,18 @@ export function createFirmware(env: FirmwareEnv): Firmware {
   const hw = createHardware(env);
   const circuit = createCircuit(hw, partElements(env.partsFileText));
   const fs = () => env.fs;
+  const scan = createScanModel(hw, circuit);
+  // The scan's taps between two calls read the board as it was before the second one.
+  const noteUserInput = (): void => {
+    scan.advance();
+    hw.lastUserInput = hw.now();
+  };
   const inputHandlers: ((event: InputEvent) => void)[] = [];
   const ui = uiGroups(env, hw, (name) => functions[name]);
   inputHandlers.push(ui.applyInput);
   // Button and clickwheel activity holds off the autosave (noteUserInput, autosave.ts).
   inputHandlers.push((event) => {
-    if (event.kind === 'button' || event.kind.startsWith('clickwheel')) hw.lastUserInput = hw.now();
+    if (event.kind === 'button' || event.kind.startsWith('clickwheel')) noteUserInput();
   });
   const groups: FirmwareFunctions[] = [
     ...ui.groups,
@@ -131,12 +142,23 @@ export function createFirmware(env: FirmwareEnv): Firmware {
     netsGroup(hw, env.host),
     slotsGroup(hw, circuit, env.host, fs),
     historyGroup(hw),
-    scanGroup(hw, circuit),
+    scanGroup(hw, scan),
     partsDbGroup(hw, fs, knownParts(env.partsFileText)),
     usbAudioGroup(env.host),
   ];
   const functions = mergeGroups(groups);
   wireAutosave(functions, hw);
+  if (hw.firmware.api.has('get_node_voltage')) {
+    // Core 1 scans while core 0 runs anything: catch the scan up before every call, so a call that
+    // changes the board (dac_set, connect...) is seen by the taps after it, never by those before.
+    for (const [name, fn] of Object.entries(functions)) {
+      if (!fn) continue;
+      functions[name] = (...args) => {
+        scan.advance();
+        return fn(...args);
+      };
+    }
+  }
   return {
     functions,
     applyInput: (event) => {
@@ -144,5 +166,6 @@ export function createFirmware(env: FirmwareEnv): Firmware {
     },
     hardware: hw,
     circuit,
+    noteUserInput,
   };
 }
