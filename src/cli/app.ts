@@ -52,6 +52,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const openBoard = async (device: string) => {
     const board = await openServedBoard(device, `jumperless-mcp ${process.argv[2] ?? 'server'}`, {
       announce: options.announceBoard !== false,
+      telemetry: config.telemetry,
     });
     if (!config.federation) single = board;
     return board;
@@ -83,6 +84,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       ...(audit ? { audit } : {}),
       outputSchemas: config.outputSchemas,
       confirm: { mode: config.confirm, aboveVolts: config.confirmAboveVolts },
+      telemetry: async () => single?.telemetry(),
       selection: {
         ...(config.toolsets ? { toolsets: config.toolsets } : {}),
         tools: config.tools,

@@ -11,6 +11,8 @@ import { streamLink } from '../device/link.js';
 import { DeviceSession, type SessionEvent } from '../device/session.js';
 import { boardSocketPath, serialIdentity } from '../device/share/path.js';
 import type { ShareEvent } from '../device/share/shared.js';
+import { TelemetryPort } from '../device/telemetry.js';
+import { findTelemetryPort, openTelemetryPort } from '../device/telemetryPort.js';
 import type { SimBoard } from '../sim/index.js';
 import { boardHelper } from '../tools/index.js';
 import { simFirmware } from './simFirmware.js';
@@ -89,6 +91,8 @@ export interface ServedBoard {
   readonly sim: SimBoard | undefined;
   device: string;
   onEvent(listener: (event: SessionEvent | ShareEvent) => void): () => void;
+  /** The board's telemetry port (CDC3) for the board view, found once; undefined when none answers. */
+  telemetry(): Promise<TelemetryPort | undefined>;
   /** Opens the port now, or finds the process that holds it. */
   ready(): Promise<unknown>;
   close(): Promise<void>;
@@ -102,11 +106,12 @@ export interface ServedBoard {
 export async function openServedBoard(
   device: string,
   client: string,
-  options: { announce?: boolean } = {},
+  options: { announce?: boolean; telemetry?: string } = {},
 ): Promise<ServedBoard> {
   const identity = await identityOf(device);
   if (identity === undefined) {
     const board = await openBoard(device);
+    const telemetry = telemetryFinder(device, options.telemetry ?? 'auto', () => board.sim);
     return {
       client: board.client,
       session: board.session,
@@ -115,10 +120,15 @@ export async function openServedBoard(
       },
       device,
       onEvent: (listener) => board.session.onEvent(listener),
+      telemetry: telemetry.find,
       ready: () => board.session.connect(),
-      close: () => board.close(),
+      close: async () => {
+        await telemetry.close();
+        await board.close();
+      },
     };
   }
+  const telemetry = telemetryFinder(device, options.telemetry ?? 'auto', () => undefined);
   // Loaded only for a real board, with the board socket it is shared over.
   const { SharedBoard } = await import('../device/share/shared.js');
   const path = boardSocketPath(identity);
@@ -160,10 +170,60 @@ export async function openServedBoard(
     sim: undefined,
     device,
     onEvent: (listener) => shared.onEvent(listener),
+    telemetry: telemetry.find,
     ready: () => shared.ready(),
-    close: () => {
+    close: async () => {
       closing = true;
+      await telemetry.close();
       return shared.close();
+    },
+  };
+}
+
+/**
+ * The board view's telemetry port (`--telemetry`): `off`, a path (confirmed by its answer), or
+ * `auto`: the virtual board's CDC3 (served as the board serves it), or the port beside a serial
+ * REPL that answers as CDC3 does (device/telemetryPort.ts). A network link has none unless named.
+ */
+function telemetryFinder(device: string, setting: string, sim: () => SimBoard | undefined) {
+  let found: Promise<TelemetryPort | undefined> | undefined;
+  const look = async (): Promise<TelemetryPort | undefined> => {
+    if (setting === 'off') return undefined;
+    if (setting !== 'auto') return openTelemetryPort(setting);
+    const url = parseDeviceUrl(device);
+    if (url.kind === 'serial') return findTelemetryPort(url.path);
+    if (url.kind === 'auto') {
+      const boards = replCandidates(await listJumperlessPorts().catch(() => []));
+      const board = boards.find((b) => url.location === undefined || b.location === url.location);
+      const repl = board?.ports.find((port) => port.role === 'repl') ?? board?.ports[0];
+      return repl ? findTelemetryPort(repl.path) : undefined;
+    }
+    return undefined;
+  };
+  return {
+    find: (): Promise<TelemetryPort | undefined> => {
+      const board = sim();
+      if (setting === 'auto' && parseDeviceUrl(device).kind === 'sim') {
+        // Only once the virtual board runs (its first call starts it); its CDC3 is one of its ports.
+        if (!board) return Promise.resolve(undefined);
+        found ??= Promise.resolve(
+          new TelemetryPort(
+            streamLink(`${device}#cdc3`, { connect: () => board.port('backchannel'), release: () => {} }),
+          ),
+        );
+        return found;
+      }
+      found ??= look().catch((error: unknown) => {
+        process.stderr.write(
+          `jumperless-mcp: the board view reads through the REPL: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+        return undefined;
+      });
+      return found;
+    },
+    close: async () => {
+      const port = await found?.catch(() => undefined);
+      await port?.close().catch(() => {});
     },
   };
 }

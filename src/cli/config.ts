@@ -104,6 +104,13 @@ export interface Config {
   /** A supply set above this many volts (either sign) asks first. Default 5. Env `JUMPERLESS_MCP_CONFIRM_ABOVE_VOLTS`, flag `--confirm-above-volts`. */
   confirmAboveVolts: number;
   /**
+   * Where the board view reads (issue 25): the board's telemetry port (CDC3), so watching never
+   * takes a turn at the REPL. `auto` finds it beside the REPL by its answer; `off` reads through the
+   * REPL, yielding to every caller; a path names it. Default auto. Env `JUMPERLESS_MCP_TELEMETRY`,
+   * flag `--telemetry`.
+   */
+  telemetry: string;
+  /**
    * Where an HTTP caller's outside lease is read (core/outsideLease.ts): `claim:<name>` of its bearer
    * token, or `header:<Name>` from a proxy on this machine. A caller presenting the name a board is
    * bound to holds that board. Default none (a bench's `outsideLease`). Env
@@ -138,6 +145,7 @@ export const DEFAULT_CONFIG: Config = {
   readOnly: false,
   confirm: DEFAULT_CONFIRM.mode,
   confirmAboveVolts: DEFAULT_CONFIRM.aboveVolts,
+  telemetry: 'auto',
   outsideLease: undefined,
   leaseName: undefined,
 };
@@ -167,6 +175,7 @@ export interface Flags {
   readOnly?: boolean;
   confirm?: string;
   confirmAboveVolts?: string;
+  telemetry?: string;
   outsideLease?: string;
   leaseName?: string;
 }
@@ -252,6 +261,8 @@ export function resolveConfig(flags: Flags, env: NodeJS.ProcessEnv = process.env
       flags.confirmAboveVolts === undefined ? 'JUMPERLESS_MCP_CONFIRM_ABOVE_VOLTS' : '--confirm-above-volts';
     config.confirmAboveVolts = Math.abs(parseVolts(above, what));
   }
+  const telemetry = flags.telemetry ?? e('TELEMETRY');
+  if (telemetry !== undefined) config.telemetry = telemetry;
   const toolsets = flags.toolsets ?? e('TOOLSETS');
   if (toolsets !== undefined) {
     config.toolsets = checkToolsetNames(

@@ -58,6 +58,10 @@ const program = new Command()
     'ask the person before a hazard: hazards (when the client can; default), always (refuse when it cannot), never',
   )
   .option('--confirm-above-volts <volts>', 'a supply set above this asks first (default 5)')
+  .option(
+    '--telemetry <port>',
+    "where the board view reads: auto (the board's CDC3 beside its REPL; default), off (the REPL, after every caller) or a path",
+  )
   .option('--tokens <store>', 'bearer token store for HTTP (default ~/.config/jumperless-mcp/tokens.json)')
   .option('--require-token', 'refuse HTTP requests without a bearer token (always on off loopback)')
   .option(

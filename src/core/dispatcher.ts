@@ -12,6 +12,7 @@ import { buildRegistry, type Registry } from './registry.js';
 import type { LogLevel, Prompt, Resource, ResourceTemplate } from './resources.js';
 import { createSelection, type Selection, type SelectionOptions, toolsetTool } from './selection.js';
 import type { Subsystem } from './subsystem.js';
+import type { BoardTelemetry } from './telemetry.js';
 import type { AnyTool } from './toolDefinition.js';
 import { discoveryTools } from './toolSearch.js';
 import { ToolSubsystem } from './toolSubsystem.js';
@@ -42,6 +43,8 @@ export interface DispatcherOptions {
   selection?: SelectionOptions;
   /** When a person is asked before a hazard (`--confirm`); default hazards above 5 V. */
   confirm?: ConfirmPolicy;
+  /** The board's telemetry port, when it has one (the board view reads there, not at the REPL). */
+  telemetry?: () => Promise<BoardTelemetry | undefined>;
 }
 
 export interface Dispatcher {
@@ -62,10 +65,23 @@ export interface Dispatcher {
   /** Called with the tool's name after a tool that may change the board succeeded. */
   onBoardChange(listener: (tool: string) => void): () => void;
   boardChanged(tool: string): void;
+  /** Called with each tool call that succeeded, its arguments and result (the board view's readings). */
+  onResult(listener: ResultListener): () => void;
+  /** Undefined while nobody listens, so a call then spends nothing on it. */
+  readonly resultSink: ResultListener | undefined;
+  /** The board's telemetry port, when it has one open or found; undefined: read through the REPL. */
+  telemetry(): Promise<BoardTelemetry | undefined>;
   /** What the root tells about its boards' links (unplugged, back, reset). */
   onLog(listener: (level: LogLevel, text: string) => void): () => void;
   close(): void;
 }
+
+/** A tool call that succeeded: its name, its arguments and its structured result. */
+export type ResultListener = (
+  tool: string,
+  args: unknown,
+  result: Record<string, unknown> | undefined,
+) => void;
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { root } = options;
@@ -85,6 +101,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     ...(options.log ? { log: options.log } : {}),
   });
   const changes = new Set<(tool: string) => void>();
+  const results = new Set<ResultListener>();
+  const resultFanOut: ResultListener = (tool, args, result) => {
+    for (const listener of results) listener(tool, args, result);
+  };
   const logs = new Set<(level: LogLevel, text: string) => void>();
   const unwatch = root.watch((event) => {
     if (event.type === 'log') for (const listener of logs) listener(event.level, event.text);
@@ -127,6 +147,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     boardChanged(tool) {
       for (const listener of changes) listener(tool);
     },
+    onResult(listener) {
+      results.add(listener);
+      return () => results.delete(listener);
+    },
+    get resultSink() {
+      return results.size > 0 ? resultFanOut : undefined;
+    },
+    telemetry: async () => (options.telemetry ? options.telemetry().catch(() => undefined) : undefined),
     onLog(listener) {
       logs.add(listener);
       return () => logs.delete(listener);

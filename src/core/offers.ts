@@ -54,9 +54,10 @@ export async function readResource(
   caller: Caller,
   uri: string,
   signal: AbortSignal,
+  options: { yields?: boolean } = {},
 ): Promise<ResourceContents> {
   mustRead(caller, uri);
-  const context = { signal, caller: caller.id };
+  const context = { signal, caller: caller.id, ...(options.yields ? { yields: true } : {}) };
   try {
     const resource = dispatcher.resources().find((r) => r.uri === uri);
     if (resource) return [{ uri, mimeType: resource.mimeType, ...(await resource.read(context)) }];

@@ -12,6 +12,8 @@ export interface ResourceReadContext {
   signal: AbortSignal;
   /** Who reads: board jobs take this caller's turn. */
   caller: string;
+  /** The board view reading: its turn comes only when no caller waits for the board. */
+  yields?: boolean;
 }
 
 export interface Resource {

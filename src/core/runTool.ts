@@ -169,6 +169,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
       entry.run(args, context).then(resolve, reject);
     });
     audit(result.isError ? 'tool_error' : 'ok');
+    if (!result.isError) dispatcher.resultSink?.(name, args, result.structuredContent);
     if (!result.isError && entry.kind !== 'read') dispatcher.boardChanged(name);
     return result;
   } catch (error) {

@@ -1,15 +1,21 @@
 /**
  * The board in view (issue 25): what every open page and app is shown, kept once per process.
  * While someone watches, a change of the board (a tool that may change it succeeded) is read
- * once, through the same resources a client reads (the state document and the picture, so the
- * page, the app and `board_picture` show the same drawing), and handed to every watcher; reads
- * never overlap, and changes that arrive during a read are folded into one more read. Nobody
- * watching: nothing is read. Tool calls are told as their audit events.
+ * once and handed to every watcher; reads never overlap, and changes that arrive during a read are
+ * folded into one more read. Nobody watching: nothing is read. Tool calls are told as their audit
+ * events.
+ *
+ * Watching never delays a tool call: where the board has a telemetry port (CDC3), the view reads
+ * it (the state JSON and the LEDs), never the REPL; where it has none, it reads the same resources a
+ * client reads, in turns that yield to every caller (device/turns.ts `yields`). Either way one
+ * renderer (tools/resources.ts: the state document and boardPicture's PNG) draws what the page, the
+ * app and `board_picture` show.
  */
 import { viewDocument } from '../tools/viewPage.js';
 import type { AuditEvent } from './audit.js';
 import { CAPABILITIES } from './capabilities.js';
 import type { Dispatcher } from './dispatcher.js';
+import { lookRenderer } from './lookRender.js';
 import { readResource } from './offers.js';
 import type { Caller } from './runTool.js';
 
@@ -25,8 +31,46 @@ export interface BoardLook {
   state: unknown;
   /** PNG, base64 (`jumperless://board/picture`). */
   picture: string | undefined;
+  /** Where it was read: the telemetry port's address, or `repl`. */
+  source: string;
+  /** The latest measurements tool calls made, newest first (voltage_measure, current_measure, measure). */
+  readings: Reading[];
+  /** What the last oled_print showed ('' after oled_clear); undefined until one ran. */
+  oled?: string;
   /** Why the board could not be read, when it could not. */
   error?: string;
+}
+
+/** One measurement a tool call made, as the view shows it. */
+export interface Reading {
+  time: string;
+  tool: string;
+  /** What was measured: a node, or `current`. */
+  what: string;
+  value: number;
+  unit: 'V' | 'mA';
+}
+
+const MAX_READINGS = 8;
+
+/** The measurement in a tool's result, if it is one (a bench's tools carry a device prefix). */
+export function readingOf(
+  tool: string,
+  args: unknown,
+  result: Record<string, unknown> | undefined,
+): Reading | undefined {
+  const name = tool.slice(tool.lastIndexOf('.') + 1);
+  const time = new Date().toISOString();
+  if (!result) return undefined;
+  if (typeof result.volts === 'number' && (name === 'voltage_measure' || name === 'measure')) {
+    const node =
+      typeof result.node === 'string' ? result.node : String((args as { node?: unknown })?.node ?? '?');
+    return { time, tool: name, what: node, value: result.volts, unit: 'V' };
+  }
+  if (typeof result.milliamps === 'number' && (name === 'current_measure' || name === 'measure')) {
+    return { time, tool: name, what: 'current', value: result.milliamps, unit: 'mA' };
+  }
+  return undefined;
 }
 
 export interface ViewWatcher {
@@ -52,27 +96,47 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
   let seq = 0;
   let reading: Promise<void> | undefined;
   let again: string | undefined | null = null;
+  let readings: Reading[] = [];
+  let oled: string | undefined;
 
+  const renderer = lookRenderer();
   const find = (suffix: string) => dispatcher.resources().find((r) => r.uri.endsWith(suffix))?.uri;
 
-  const readOnce = async (after: string | undefined): Promise<void> => {
+  /** Through the REPL: the state and picture resources, each in a turn that yields to every caller. */
+  const readRepl = async (signal: AbortSignal) => {
     const stateUri = find('/board/state');
     const pictureUri = find('/board/picture');
+    const [state, picture] = await Promise.all([
+      stateUri ? readResource(dispatcher, VIEWER, stateUri, signal, { yields: true }) : undefined,
+      pictureUri ? readResource(dispatcher, VIEWER, pictureUri, signal, { yields: true }) : undefined,
+    ]);
+    const text = state?.[0] && 'text' in state[0] ? state[0].text : undefined;
+    const blob = picture?.[0] && 'blob' in picture[0] ? picture[0].blob : undefined;
+    return { state: text === undefined ? null : JSON.parse(text), picture: blob, source: 'repl' };
+  };
+
+  const readOnce = async (after: string | undefined): Promise<void> => {
     const signal = AbortSignal.timeout(30_000);
     let look: BoardLook;
     try {
-      const [state, picture] = await Promise.all([
-        stateUri ? readResource(dispatcher, VIEWER, stateUri, signal) : undefined,
-        pictureUri ? readResource(dispatcher, VIEWER, pictureUri, signal) : undefined,
-      ]);
-      const text = state?.[0] && 'text' in state[0] ? state[0].text : undefined;
-      const blob = picture?.[0] && 'blob' in picture[0] ? picture[0].blob : undefined;
+      const telemetry = await dispatcher.telemetry();
+      let read: { state: unknown; picture: string | undefined; source: string } | undefined;
+      if (telemetry) {
+        try {
+          const reading = await telemetry.read(signal);
+          read = { ...(await renderer.render(reading.state, reading.leds)), source: telemetry.address };
+        } catch {
+          // The port went quiet or answered garbage: this look comes through the REPL instead.
+        }
+      }
+      read ??= await readRepl(signal);
       look = {
         seq: ++seq,
         time: new Date().toISOString(),
         after,
-        state: text === undefined ? null : JSON.parse(text),
-        picture: blob,
+        ...read,
+        readings,
+        ...(oled === undefined ? {} : { oled }),
       };
     } catch (error) {
       look = {
@@ -81,6 +145,9 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
         after,
         state: last?.state ?? null,
         picture: last?.picture,
+        source: last?.source ?? 'repl',
+        readings,
+        ...(oled === undefined ? {} : { oled }),
         error: error instanceof Error ? error.message : String(error),
       };
     }
@@ -109,6 +176,19 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
   const unfollowBoard = dispatcher.onBoardChange((tool) => {
     if (watchers.size > 0) void refresh(tool);
   });
+  // Measurements and the OLED's text come from the calls that made them: a look shows the latest.
+  const unfollowResults = dispatcher.onResult((tool, args, result) => {
+    const name = tool.slice(tool.lastIndexOf('.') + 1);
+    const reading = readingOf(tool, args, result);
+    if (reading) readings = [reading, ...readings].slice(0, MAX_READINGS);
+    if (name === 'oled_print') oled = String((args as { text?: unknown })?.text ?? '');
+    if (name === 'oled_clear') oled = '';
+    // A reading changes no board, so no read follows it: the watchers get the last look with it.
+    if (reading && last) {
+      last = { ...last, readings };
+      for (const watcher of watchers) watcher.look(last);
+    }
+  });
   const unfollowCalls = dispatcher.onCall((event) => {
     if (event.caller === VIEWER.id) return;
     for (const watcher of watchers) watcher.call(event);
@@ -120,6 +200,7 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
     },
     watch(watcher) {
       watchers.add(watcher);
+      renderer.start();
       if (last) watcher.look(last);
       else void refresh();
       return () => watchers.delete(watcher);
@@ -128,6 +209,8 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
     close() {
       unfollowBoard();
       unfollowCalls();
+      unfollowResults();
+      renderer.close();
       watchers.clear();
     },
   };

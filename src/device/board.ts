@@ -49,8 +49,12 @@ export interface JobTarget {
   /** Names the board (its port) for per-board state kept on the host. */
   readonly id: string;
   run(kind: JobKind, code: string, options: BoardCallOptions): Promise<unknown>;
-  /** Waits until the board is this owner's alone, until `release()` or the signal aborts. */
-  lease(owner: string, signal?: AbortSignal): Promise<JobLease>;
+  /**
+   * Waits until the board is this owner's alone, until `release()` or the signal aborts. `yields`:
+   * its turn comes only when no caller waits (a process working through the board's owner asks at
+   * the owner's normal priority: the share protocol does not carry it).
+   */
+  lease(owner: string, signal?: AbortSignal, yields?: boolean): Promise<JobLease>;
   /** Session health (connection, versions, latency, counters), and who holds the port. */
   health(): Promise<BoardHealth>;
   /** Tells when what tools saw of the board may be stale: a reset, a reconnect, another owner. */
@@ -104,6 +108,8 @@ export interface HoldOptions {
    * (`busy`, with who and until when) before its first job. Calls that only read are not.
    */
   mutates?: boolean;
+  /** An atomic read that yields to every caller (the board view): its lease waits until none waits. */
+  yields?: boolean;
   /**
    * The outside lease the caller holds this board by (a labgrid place, a Jumpstarter lease, as its
    * board is bound): every call of it takes or renews the board under that lease's name, and its
@@ -194,7 +200,7 @@ export class Board implements BoardClient {
         else await allowed.catch(() => {});
       }
       if (call.atomic && !ended) {
-        leasing ??= this.jobs.lease(call.owner, call.signal).catch((error: unknown) => {
+        leasing ??= this.jobs.lease(call.owner, call.signal, call.yields).catch((error: unknown) => {
           // Stopped before its turn came: say so, so that nobody reports a board interrupted for it.
           if (!call.signal.aborted) throw error;
           throw new DeviceError(
@@ -263,8 +269,12 @@ export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobT
   return {
     id: session.link.id,
     run: (kind, code, options) => run(session, kind, code, options),
-    lease: async (owner, signal) => {
-      const lease = await session.lease({ owner, ...(signal ? { signal } : {}) });
+    lease: async (owner, signal, yields) => {
+      const lease = await session.lease({
+        owner,
+        ...(signal ? { signal } : {}),
+        ...(yields ? { yields } : {}),
+      });
       return {
         run: (kind, code, { owner: _owner, ...options }) => run(lease, kind, code, options),
         get released() {

@@ -68,6 +68,8 @@ export interface LeaseOptions {
   owner?: string;
   /** Aborting gives up the wait, or ends the lease when held. */
   signal?: AbortSignal;
+  /** Its turn comes only when no caller waits (turns.ts Lease.yields). */
+  yields?: boolean;
 }
 
 /**
@@ -240,6 +242,7 @@ export class DeviceSession {
         refuse: reject,
         cleanup: [],
         ...(signal ? { signal } : {}),
+        ...(options.yields ? { yields: true } : {}),
       };
       if (signal) {
         const onAbort = () => {

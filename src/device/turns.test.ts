@@ -103,6 +103,36 @@ describe('Turns', () => {
     expect(turns.status()).toEqual({ holder: null, waiting: [] });
   });
 
+  it('grants a yielding lease (the board view) only when no caller waits, whenever it asked', () => {
+    const turns = new Turns();
+    const view = { ...lease('view'), yields: true };
+    turns.ask(view);
+    const caller = lease('caller', true);
+    turns.add(job(caller, 'c1'));
+    // The view asked first, the caller goes first all the same.
+    expect(turns.nextJob()?.source).toBe('c1');
+    expect(view.granted).toBe(false);
+    const again = lease('again');
+    turns.queue.remove(turns.nextJob() as Job);
+    turns.end(caller);
+    turns.ask(again);
+    expect(turns.status().waiting).toEqual(['again', 'view']);
+    turns.add(job(again, 'a1'));
+    expect(turns.nextJob()?.source).toBe('a1');
+    turns.queue.remove(turns.nextJob() as Job);
+    turns.end(again);
+    // Nobody else waits now: the view's turn.
+    turns.add(job(view, 'v1'));
+    expect(turns.nextJob()?.source).toBe('v1');
+    expect(view.granted).toBe(true);
+    // A yielding lease can withdraw like any other, and drains with the session.
+    const late = { ...lease('late-view'), yields: true };
+    turns.ask(late);
+    expect(turns.withdraw(late)).toBe(true);
+    turns.ask(late);
+    expect(turns.drain().leases).toEqual([late]);
+  });
+
   it('ends a lease with its queued jobs handed back, and a waiting lease can withdraw', () => {
     const turns = new Turns();
     const first = lease('first');

@@ -16,6 +16,11 @@ export interface Lease {
   released: boolean;
   /** An explicit lease's signal: aborting it releases the lease, which refuses its queued jobs. */
   signal?: AbortSignal;
+  /**
+   * Yields to every caller: its turn comes only when no other lease or job waits (a person's view
+   * of the board reading it where there is no telemetry port: watching never goes ahead of a call).
+   */
+  yields?: boolean;
   grant(): void;
   refuse(error: DeviceError): void;
   cleanup: Array<() => void>;
@@ -40,30 +45,36 @@ export class Turns {
   readonly queue = new JobQueue<Job>();
   /** Leases waiting for their turn; `active` holds the board now. */
   private readonly waiting = new FairQueue<Lease>();
+  /** Leases that yield (Lease.yields): granted only when `waiting` is empty. */
+  private readonly yielding = new FairQueue<Lease>();
   private active: Lease | undefined;
+
+  private queueOf(lease: Lease): FairQueue<Lease> {
+    return lease.yields ? this.yielding : this.waiting;
+  }
 
   /** Whose lease holds the board, and the owners waiting, next first (for health). */
   status(): { holder: string | null; waiting: string[] } {
     return {
       holder: this.active?.implicit === false ? this.active.owner : null,
-      waiting: this.waiting.owners(),
+      waiting: [...this.waiting.owners(), ...this.yielding.owners()],
     };
   }
 
   /** An explicit lease asks for its turn. */
   ask(lease: Lease): void {
-    this.waiting.push(lease.owner, lease);
+    this.queueOf(lease).push(lease.owner, lease);
   }
 
   /** A lease gives up waiting; false when it was not waiting (granted already, or gone). */
   withdraw(lease: Lease): boolean {
-    return this.waiting.remove(lease);
+    return this.queueOf(lease).remove(lease);
   }
 
   /** Queues a job, in its lease's turn; a job's own turn waits with the others. */
   add(job: Job): void {
     this.queue.push(job);
-    if (job.lease.implicit) this.waiting.push(job.lease.owner, job.lease);
+    if (job.lease.implicit) this.queueOf(job.lease).push(job.lease.owner, job.lease);
   }
 
   /** Whether `lease` holds the board now. */
@@ -74,7 +85,7 @@ export class Turns {
   /** Ends a lease's turn (or its wait): returns its queued jobs, which will not run. */
   end(lease: Lease): Job[] {
     lease.released = true;
-    this.waiting.remove(lease);
+    this.queueOf(lease).remove(lease);
     const refused = this.queue.take((job) => job.lease === lease);
     if (this.active === lease) this.active = undefined;
     return refused;
@@ -83,7 +94,7 @@ export class Turns {
   /** The next job of the lease whose turn it is, granting the next turn when none is held. */
   nextJob(): Job | undefined {
     if (this.active === undefined) {
-      const next = this.waiting.shift();
+      const next = this.waiting.shift() ?? this.yielding.shift();
       if (next === undefined) return undefined;
       this.active = next;
       next.granted = true;
@@ -96,7 +107,7 @@ export class Turns {
   /** The session closed: every queued job and waiting lease, for the session to refuse. */
   drain(): { jobs: Job[]; leases: Lease[] } {
     const jobs = this.queue.take(() => true);
-    const leases = this.waiting.drain();
+    const leases = [...this.waiting.drain(), ...this.yielding.drain()];
     for (const lease of leases) lease.released = true;
     this.active = undefined;
     return { jobs, leases };

@@ -1,12 +1,20 @@
 /**
  * CDC3, the read-only machine backchannel (spec §4). Single characters answer at once; `:verb`
- * lines are read up to CR/LF. Anything that would change the board is refused with the JSON
- * `blocked` reply.
+ * lines are read up to CR/LF, each character echoed and the line end echoed as CRLF before the
+ * answer, as the firmware's usbSer3_readLine does. `:json[:section]` answers as cmd_showJsonState
+ * (blank lines, the state JSON, a line end); `:leds` as usbSer3_sendLeds: `leds{300:rrggbb...}`, the
+ * 300 row LEDs, five per row, bottom-half rows mirrored (Graphics.cpp rowColumnToPixelIndex).
+ * Anything that would change the board is refused with the JSON `blocked` reply.
+ * Sources: Architeuthis-Flux/JumperlOS src/Ser3Backchannel.cpp @54c931db,
+ * src/SingleCharCommands.cpp cmd_showJsonState @020f59a8.
  */
 import type { FirmwareFunctions, Json } from './firmware/types.js';
 
 const ALLOWED = 'AVGNK.';
-const VERBS = ['cmds', 'help', 'ver', 'slot', 'json', 'nets', 'adc', 'status', 'all'];
+const VERBS = ['cmds', 'help', 'ver', 'slot', 'json', 'nets', 'adc', 'status', 'all', 'leds'];
+/** The JSON state's sections `:json:<section>` answers alone (JsonState getJumperlessStateJSON). */
+const SECTIONS = ['power', 'nets', 'gpio', 'overlays'];
+const ROW_LEDS = 5;
 const HELP_YAML = `---YAML_HELP_START---
 device: Jumperless V5
 port: USBSer3 backchannel (read-only)
@@ -24,6 +32,7 @@ verbs:
   ":ver": firmware version
   ":slot": active slot as ACTIVE_SLOT:n
   ":json[:section]": state JSON, whole or one section
+  ":leds": breadboard LED snapshot
   ":nets": nets JSON
   ":adc": ADC and current JSON
   ":status": full status JSON
@@ -50,9 +59,11 @@ export class BackchannelPort {
       if (byte === 0x0d || byte === 0x0a) {
         const verb = this.verbLine;
         this.verbLine = undefined;
+        this.io.write('\n');
         this.answer(`:${verb}`);
-      } else if (byte >= 0x20 && this.verbLine.length < 256) {
+      } else if (byte >= 0x20 && byte < 0x7f && this.verbLine.length < 256) {
         this.verbLine += String.fromCharCode(byte);
+        this.io.write(String.fromCharCode(byte));
       }
       return;
     }
@@ -148,9 +159,13 @@ export class BackchannelPort {
       case 'slot':
         return this.io.write(`ACTIVE_SLOT:${String(this.call('CURRENT_SLOT') ?? 0)}\n`);
       case 'json': {
+        // An unknown section answers the whole state, as the firmware's slice does.
         const state = this.state();
-        return this.json(section ? { [section]: state[section] ?? null } : state);
+        const only = section && SECTIONS.includes(section) ? { [section]: state[section] ?? null } : state;
+        return this.io.write(`\n\n\r${JSON.stringify(only, null, 2)}\n\r`);
       }
+      case 'leds':
+        return this.io.write(`leds{${60 * ROW_LEDS}:${this.leds()}}\n`);
       case 'nets':
         return this.json({ nets: this.state().nets ?? [] });
       case 'adc':
@@ -161,6 +176,33 @@ export class BackchannelPort {
       default:
         return this.blocked(`:${verb}`, VERBS.includes(verb) ? 'interactive' : 'not_a_command');
     }
+  }
+
+  /** The row LEDs as hex: an overlay's pixel where one is drawn, else the colour of the row's net. */
+  private leds(): string {
+    const rowColor = new Map<number, number>();
+    const nets = (this.state().nets ?? []) as Array<{ index?: number; nodes?: unknown[] }>;
+    for (const net of nets) {
+      const color = this.call('get_net_color', net.index ?? 0);
+      for (const node of net.nodes ?? []) {
+        const row = Number(node);
+        if (Number.isInteger(row) && row >= 1 && row <= 60 && typeof color === 'number')
+          rowColor.set(row, color);
+      }
+    }
+    const canvas = this.call('_overlay_canvas');
+    const overlay = Array.isArray(canvas) ? canvas : [];
+    const pixels = new Array<number>(60 * ROW_LEDS).fill(0);
+    for (let row = 1; row <= 60; row++) {
+      for (let hole = 0; hole < ROW_LEDS; hole++) {
+        // The overlay canvas: 10 x 30, its rows 1-5 the top half's holes, 6-10 the bottom half's.
+        const cell = row <= 30 ? hole * 30 + (row - 1) : (5 + hole) * 30 + (row - 31);
+        const drawn = Number(overlay[cell] ?? 0);
+        const column = row > 30 ? ROW_LEDS - 1 - hole : hole;
+        pixels[(row - 1) * ROW_LEDS + column] = drawn !== 0 ? drawn : (rowColor.get(row) ?? 0);
+      }
+    }
+    return pixels.map((c) => (c & 0xffffff).toString(16).padStart(6, '0')).join('');
   }
 
   private blocked(cmd: string, reason: string): void {

@@ -36,7 +36,8 @@ it('serves each port over TCP', async () => {
   await new Promise((resolve) => back.once('connect', resolve));
   const wire = new Wire(back);
   wire.write(':ver\r');
-  expect(await wire.until('\r\n')).toBe(':5.7.11.0\r\n');
+  // The verb line comes back echoed, then the answer (Ser3Backchannel.cpp usbSer3_readLine).
+  expect(await wire.until('5.7.11.0\r\n')).toBe(':ver\r\n5.7.11.0\r\n');
   socket.destroy();
   back.destroy();
 });

@@ -390,11 +390,12 @@ describe('CDC0 main port (spec §2) and CDC3 backchannel (spec §4)', () => {
   it('backchannel prints its YAML help and refuses mutating characters', async () => {
     const back = new Wire(board.port('backchannel'));
     back.write(':help\r');
-    expect(await back.until('---YAML_HELP_END---\r\n')).toMatch(/^:---YAML_HELP_START---\r\n/);
+    // The verb line is echoed as typed, then CRLF, then the answer (Ser3Backchannel.cpp usbSer3_readLine).
+    expect(await back.until('---YAML_HELP_END---\r\n')).toMatch(/^:help\r\n---YAML_HELP_START---\r\n/);
     back.write('x');
     const reply = await back.until('}\r\n');
     expect(JSON.parse(reply)).toMatchObject({ error: 'blocked', cmd: 'x', hint: ':cmds' });
     back.write(':ver\n');
-    expect(await back.until('\r\n')).toBe(':5.7.11.0\r\n');
+    expect(await back.until('5.7.11.0\r\n')).toBe(':ver\r\n5.7.11.0\r\n');
   });
 });

@@ -233,9 +233,9 @@ export function boardResourcesFor(board: () => Promise<Board>): Resource[] {
     description: resource.description,
     mimeType: resource.mimeType,
     live: resource.changesWithBoard,
-    read: async ({ signal, caller }) => {
+    read: async ({ signal, caller, yields }) => {
       const content = resource.needsBoard
-        ? await readHeld(await board(), resource, signal, caller)
+        ? await readHeld(await board(), resource, signal, caller, yields === true)
         : await resource.read(NO_BOARD, { signal });
       return 'text' in content
         ? { text: content.text }
@@ -249,8 +249,9 @@ async function readHeld(
   resource: BoardResource,
   signal: AbortSignal,
   caller: string,
+  yields: boolean,
 ): Promise<ResourceContent> {
-  const held = board.hold({ signal, owner: caller, atomic: true });
+  const held = board.hold({ signal, owner: caller, atomic: true, ...(yields ? { yields } : {}) });
   try {
     return await resource.read(held.board, { signal });
   } finally {

@@ -212,3 +212,49 @@ export function sameBridges(a: readonly BridgeView[], b: readonly BridgeView[]):
     })
   );
 }
+
+/**
+ * A snapshot from the telemetry port (CDC3, device/telemetry.ts): the state JSON `:json` gives
+ * (the same document as `get_state()`) and the LEDs `:leds` gives. The port lists no bridges: each
+ * net's nodes are taken as bridged one to the next, as the firmware itself rebuilds a state's
+ * bridges from its nets (JsonStateParser::parseNetsSection, Architeuthis-Flux/JumperlOS
+ * src/JsonState.cpp), with `route: unknown` (the port does not say whether lanes were found). A
+ * net's colour is its first row's LED (the middle of the row's five: Graphics.cpp
+ * rowColumnToPixelIndex(row, 2)).
+ */
+export function snapshotFromTelemetry(stateText: string, leds: readonly number[]): BoardSnapshot {
+  const state = parseStateText(stateText);
+  const bridges: BridgeView[] = [];
+  const nets: NetView[] = state.nets.map((net) => {
+    const ids = net.nodes.map((n) => parseShortName(n)).filter((n): n is number => n !== undefined);
+    for (let i = 1; i < ids.length; i++) {
+      const node1 = ids[i - 1] as number;
+      const node2 = ids[i] as number;
+      bridges.push({
+        node1,
+        node2,
+        node1_name: nodeLabel(node1),
+        node2_name: nodeLabel(node2),
+        duplicates: 0,
+        net: net.index,
+        routed: false,
+        route: 'unknown',
+      });
+    }
+    const row = ids.find((id) => nodeInfo(id)?.kind === 'row');
+    const led = row === undefined ? undefined : leds[(row - 1) * 5 + 2];
+    const view: NetView = {
+      index: net.index,
+      name: net.name,
+      color: colorHex(led ?? 0),
+      color_name: led === undefined ? 'none' : colorHex(led),
+      nodes: [...net.nodes],
+      node_ids: ids,
+      special: net.special,
+    };
+    if (typeof net.voltage === 'number') view.volts = net.voltage;
+    if (typeof net.logic === 'number') view.logic = net.logic;
+    return view;
+  });
+  return { state, bridges, nets };
+}

@@ -1,7 +1,7 @@
 /**
  * The board in view as one self-contained HTML document (no CDN, no external request): the
- * picture (`board_picture`'s PNG, the one drawing of the board), the supplies, bridges, nets, GPIO
- * and a running log of tool calls. The same document is the browser page (`GET /`, fed by the SSE
+ * picture (`board_picture`'s PNG, the one drawing of the board), the supplies, bridges, nets, the
+ * latest readings tool calls made, the OLED's text, GPIO and a running log of tool calls. The same document is the browser page (`GET /`, fed by the SSE
  * stream `/events`) and the MCP App (`ui://`, fed by the host with tool results and a resource
  * read of the view through the host). It shows; it never changes the board.
  */
@@ -24,6 +24,7 @@ table{border-collapse:collapse;font-size:12px}
 td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #8883}
 .bad{color:#b00020}
 ul{margin:0;padding-left:18px}
+pre{margin:0;padding:6px 8px;background:#111;color:#7fd4ff;font:13px/1.3 ui-monospace,monospace;display:inline-block;min-width:21ch}
 `;
 
 /** Runs in the browser: turns a look into the document. Shared by both modes. */
@@ -43,8 +44,10 @@ function render(look) {
   const bridges = $('bridges');
   bridges.replaceChildren(...(state.bridges || []).map((b) => {
     const li = document.createElement('li');
-    li.textContent = b.node1_name + ' \\u2013 ' + b.node2_name + (b.routed ? '' : ' (not routed: ' + b.route + ')');
-    if (!b.routed) li.className = 'bad';
+    // 'unknown': read from the telemetry port, which lists nets but not whether lanes were found.
+    const fine = b.routed || b.route === 'unknown';
+    li.textContent = b.node1_name + ' \\u2013 ' + b.node2_name + (fine ? '' : ' (not routed: ' + b.route + ')');
+    if (!fine) li.className = 'bad';
     return li;
   }));
   const nets = $('nets');
@@ -63,8 +66,16 @@ function render(look) {
     }
     return tr;
   }));
+  const readings = $('readings');
+  readings.replaceChildren(...(look.readings || []).map((r) => {
+    const li = document.createElement('li');
+    li.textContent = r.time.slice(11, 19) + ' ' + r.what + ' ' + (r.unit === 'V' ? r.value.toFixed(3) + ' V' : r.value.toFixed(2) + ' mA') + ' (' + r.tool + ')';
+    return li;
+  }));
+  text($('oled'), look.oled === undefined ? '(nothing shown by a tool yet)' : look.oled === '' ? '(cleared)' : look.oled);
   text($('status'), (look.error ? 'could not read the board: ' + look.error + ' \\u00b7 ' : '') +
-    'look ' + look.seq + ' at ' + look.time.slice(11, 19) + (look.after ? ' after ' + look.after : ''));
+    'look ' + look.seq + ' at ' + look.time.slice(11, 19) + (look.after ? ' after ' + look.after : '') +
+    (look.source ? ' \\u00b7 read ' + (look.source === 'repl' ? 'at the REPL' : 'on ' + look.source) : ''));
   document.body.dataset.seq = String(look.seq);
 }
 function logCall(event) {
@@ -198,6 +209,8 @@ export function viewDocument(mode: ViewMode, uris = { state: STATE_URI, picture:
 <img id="picture" alt="The breadboard: rows in their LED colours, bridges, rails with voltages, nets">
 <section><h2>Bridges</h2><ul id="bridges"></ul></section>
 <section><h2>Nets</h2><ul id="nets"></ul></section>
+<section><h2>Latest readings</h2><ul id="readings"></ul></section>
+<section><h2>OLED</h2><pre id="oled"></pre></section>
 <section><h2>GPIO</h2><table><thead><tr><th>pin</th><th>direction</th><th>reading</th><th>pull</th></tr></thead><tbody id="gpio"></tbody></table></section>
 ${mode === 'page' ? '<section><h2>Tool calls</h2><table><thead><tr><th>time</th><th>caller</th><th>tool</th><th>outcome</th><th>took</th></tr></thead><tbody id="log"></tbody></table></section>' : '<tbody id="log" hidden></tbody>'}
 <script>${script}</script>

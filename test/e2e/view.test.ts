@@ -71,6 +71,15 @@ describe('the board page in a browser', () => {
       { timeout: 1000 },
     );
     expect(Date.now() - called).toBeLessThan(1000);
+    // Once the virtual board runs, the view reads its telemetry port (CDC3), never the REPL.
+    expect(await page.textContent('#status')).toMatch(/read on sim#cdc3/);
+    // The latest reading a tool call made and the OLED's text, in the same page.
+    await client.callTool({ name: 'voltage_measure', arguments: { node: 1 } });
+    await client.callTool({ name: 'oled_print', arguments: { text: 'hello bench' } });
+    await expect
+      .poll(() => page.textContent('#readings'), { timeout: 5000 })
+      .toMatch(/\b1 -?\d+\.\d{3} V \(voltage_measure\)/);
+    await expect.poll(() => page.textContent('#oled'), { timeout: 5000 }).toBe('hello bench');
     const log = await page.textContent('#log');
     expect(log).toMatch(/connect/);
     expect(log).toMatch(/dac_set/);
@@ -81,7 +90,7 @@ describe('the board page in a browser', () => {
     expect(errors).toEqual([]);
     expect(foreign).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 
   it('is one self-contained document under 300 KB with a policy that forbids any other source', async () => {
     const reply = await fetch(`${base}/`);

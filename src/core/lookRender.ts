@@ -1,0 +1,99 @@
+/**
+ * A telemetry reading drawn as the view shows it: the state document (with the bridges each net's
+ * nodes make) and `board_picture`'s PNG, from the same snapshot. Run on the renderer thread
+ * (lookWorker.ts); inline only when that thread cannot start.
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { renderBoardPng, renderStateJson } from '../tools/resources.js';
+import { snapshotFromTelemetry } from '../tools/snapshot.js';
+
+export interface RenderedLook {
+  state: unknown;
+  /** PNG, base64. */
+  picture: string;
+}
+
+export function renderTelemetryLook(state: string, leds: readonly number[]): RenderedLook {
+  const snapshot = snapshotFromTelemetry(state, leds);
+  return {
+    state: JSON.parse(renderStateJson(snapshot)),
+    picture: Buffer.from(renderBoardPng(snapshot)).toString('base64'),
+  };
+}
+
+export interface LookRenderer {
+  /** Starts the thread ahead of the first look (it takes a while to load). */
+  start(): void;
+  render(state: string, leds: readonly number[]): Promise<RenderedLook>;
+  close(): void;
+}
+
+/** A renderer thread, started at the first look and ended by `close()`. */
+export function lookRenderer(): LookRenderer {
+  let worker: Worker | undefined;
+  let ready = false;
+  let failed = false;
+  let nextId = 1;
+  const pending = new Map<
+    number,
+    { resolve: (look: RenderedLook) => void; reject: (error: Error) => void }
+  >();
+  const start = (): Worker | undefined => {
+    if (worker || failed) return worker;
+    try {
+      worker = startWorker();
+    } catch {
+      failed = true;
+      return undefined;
+    }
+    worker.unref();
+    worker.on('message', (message: { id: number; look?: RenderedLook; error?: string; ready?: true }) => {
+      if (message.ready) {
+        ready = true;
+        return;
+      }
+      const waiter = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.look) waiter?.resolve(message.look);
+      else waiter?.reject(new Error(message.error ?? 'the renderer said nothing'));
+    });
+    worker.on('error', (error) => {
+      failed = true;
+      ready = false;
+      worker = undefined;
+      for (const waiter of pending.values()) waiter.reject(error);
+      pending.clear();
+    });
+    return worker;
+  };
+  return {
+    start: () => void start(),
+    render(state, leds) {
+      const thread = start();
+      if (!thread || !ready) return Promise.resolve(renderTelemetryLook(state, leds));
+      const id = nextId++;
+      return new Promise<RenderedLook>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        thread.postMessage({ id, state, leds: [...leds] });
+      });
+    },
+    close() {
+      void worker?.terminate();
+      worker = undefined;
+      ready = false;
+    },
+  };
+}
+
+/** From TypeScript sources (tests, benches) the thread goes through tsx, as the virtual board's does. */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./lookWorker.js', import.meta.url));
+  const tsxPackage = createRequire(import.meta.url).resolve('tsx/package.json');
+  const tsx = pathToFileURL(join(tsxPackage, '..', 'dist/esm/api/index.mjs')).href;
+  const entry = new URL('./lookWorker.ts', import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
