@@ -2,7 +2,8 @@
  * The one pipeline every transport uses (DESIGN.md §3, dispatch notes §2.3): look up, check the
  * arguments (tools in this process), gate on capability and concurrency, run the entry once under
  * a deadline joined to the caller's cancellation, render a failure. Every branch writes one audit
- * event. The firmware check and the board lease belong to the tool (defineDeviceTool).
+ * event. The board held for the call and the firmware check belong to the adapter that runs a device
+ * tool (core/toolSubsystem.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { isDeviceError } from '../device/errors.js';
@@ -25,6 +26,8 @@ export interface Caller {
   principal?: string;
   /** The outside lease the caller presents (core/outsideLease.ts), as the operator's source read it. */
   outsideLease?: PresentedLease;
+  /** A name a person would know the caller by (a token's), shown to callers its lease refuses. */
+  name?: string;
 }
 
 export interface CallRequest {
@@ -153,6 +156,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     caller: request.caller.id,
     granted: request.caller.granted,
     ...(request.caller.outsideLease ? { outsideLease: request.caller.outsideLease } : {}),
+    ...(request.caller.name ? { callerName: request.caller.name } : {}),
     ...(request.confirm ? { confirm: request.confirm } : {}),
     ...(request.client ? { client: request.client } : {}),
   };

@@ -11,6 +11,7 @@ import { MAX_BRIDGES } from '../board/limits.js';
 import { BOTTOM_RAIL, BUFFER_IN, DAC0, DAC1, GND, TOP_RAIL } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { py } from '../device/pyLiteral.js';
 import type { StateDocument } from './boardState.js';
 import { runsPwm } from './gpio.js';
 import {
@@ -24,7 +25,6 @@ import {
 } from './hazards.js';
 import { type BridgeRow, knownPwm, namesOf, recordChange } from './journal.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { nodePair, nodeValue } from './shapes.js';
 import {
