@@ -173,6 +173,19 @@ describe('current_measure', () => {
     expect(shape.frequencyError).toBeLessThan(0.25);
   });
 
+  it('weighs each reading by the time it stands for: uneven reads give the true duty and mean (issue 20)', () => {
+    // 2 Hz, half on at 3 mA, over 1 s: read every 5 ms while on but every 50 ms while off (a busy
+    // board). Counting readings alike said about 90 % on and 2.7 mA mean.
+    const times: number[] = [];
+    for (let t = 0; t < 1000; t += t % 500 < 250 ? 5 : 50) times.push(t);
+    const blink = times.map((t) => [t, t % 500 < 250 ? 0.003 : 0] as const);
+    const shape = currentShape(blink);
+    expect(shape.duty).toBeGreaterThan(0.45);
+    expect(shape.duty).toBeLessThan(0.55);
+    expect(shape.mean).toBeGreaterThan(0.0013);
+    expect(shape.mean).toBeLessThan(0.0017);
+  });
+
   it('reads a blink slower than the window again over 4 s, and says so (issue 20)', async () => {
     await setup('connect(GPIO_1, ISENSE_PLUS)\nconnect(ISENSE_MINUS, 24)\npwm(1, 0.7, 0.5)');
     try {

@@ -286,7 +286,11 @@ export function currentShape(samples: ReadonlyArray<readonly [number, number]>):
   edges?: number;
 } {
   const amps = samples.map(([, a]) => a);
-  const mean = amps.reduce((s, a) => s + a, 0) / amps.length;
+  // Each reading stands for the time until the next one: readings come unevenly on a busy board,
+  // and counting them alike read a 2 Hz, half-on blink as 29 % on over one second.
+  const weights = heldFor(samples);
+  const total = weights.reduce((s, w) => s + w, 0);
+  const mean = amps.reduce((s, a, i) => s + a * (weights[i] ?? 0), 0) / total;
   const min = Math.min(...amps);
   const max = Math.max(...amps);
   const changing = max - min > CHANGE_AMPS;
@@ -302,8 +306,8 @@ export function currentShape(samples: ReadonlyArray<readonly [number, number]>):
   // The levels a blink sits at: the mean of the readings beyond each threshold, edges left out.
   const on = { sum: 0, n: 0 };
   const off = { sum: 0, n: 0 };
-  for (const [t, a] of samples) {
-    if (a >= (low + high) / 2) above++;
+  for (const [i, [t, a]] of samples.entries()) {
+    if (a >= (low + high) / 2) above += weights[i] ?? 0;
     const level = a >= high ? on : a <= low ? off : undefined;
     if (level) {
       level.sum += a;
@@ -318,7 +322,7 @@ export function currentShape(samples: ReadonlyArray<readonly [number, number]>):
     if (next !== undefined && (a >= high || a <= low)) lastSeen = t;
     state = next;
   }
-  const duty = above / samples.length;
+  const duty = above / total;
   const onMean = on.n > 0 ? on.sum / on.n : undefined;
   const offMean = off.n > 0 ? off.sum / off.n : undefined;
   const base = { mean, min, max, changing, duty, on: onMean, off: offMean, edges: rises.length };
@@ -328,6 +332,17 @@ export function currentShape(samples: ReadonlyArray<readonly [number, number]>):
   );
   if (!rate) return base;
   return { ...base, frequency: rate.frequency, frequencyError: rate.error };
+}
+
+/**
+ * How long each reading stands for: the time to the next reading, the last one the typical gap
+ * (a lone reading stands for 1). Readings of one instant share it equally.
+ */
+function heldFor(samples: ReadonlyArray<readonly [number, number]>): number[] {
+  const gaps = samples.slice(1).map(([t], i) => t - (samples[i]?.[0] ?? t));
+  const typical = [...gaps].sort((x, y) => x - y)[Math.floor(gaps.length / 2)] ?? 1;
+  const weights = [...gaps, typical].map((gap) => Math.max(gap, 0));
+  return weights.every((w) => w === 0) ? weights.map(() => 1) : weights;
 }
 
 interface Edge {
