@@ -136,7 +136,10 @@ describe("task bench: the trial's one-call client (mcp.ts) holds a lease", () =>
       const renewed = await cli(person.token, 'call', 'board_lease', '{"minutes": 20}');
       expect(renewed).toMatchObject({ holder: person.holder, isError: false });
       expect(Date.parse(String(renewed.until))).toBeGreaterThan(Date.parse(String(taken.until)));
-      expect(await cli(person.token, 'call', 'board_lease', '{"minutes": 0}')).toEqual({ isError: false });
+      expect(await cli(person.token, 'call', 'board_lease', '{"minutes": 0}')).toEqual({
+        released: true,
+        isError: false,
+      });
       expect(await cli(undefined, 'call', 'connect', '{"pairs": [[7, 8]]}')).toMatchObject({
         isError: false,
       });
