@@ -36,7 +36,11 @@ describe('FileTokenStore', () => {
     // A second instance (the server, while the CLI wrote) sees the token.
     expect(await checkBearer(new FileTokenStore(path), token)).toEqual({
       kind: 'ok',
-      identity: { callerId: `token:${summary.id}`, capabilities: ['jumperless.read', 'jumperless.wire'] },
+      identity: {
+        callerId: `token:${summary.id}`,
+        capabilities: ['jumperless.read', 'jumperless.wire'],
+        name: 'bench-laptop',
+      },
     });
   });
 

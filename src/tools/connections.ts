@@ -590,7 +590,7 @@ export const nodesClear = defineDeviceTool({
           : `Slot ${slot} (the active slot) gets this cleared board by the autosave within about 1 s; other slots keep what they hold (slot_switch to load one).`,
       still_running: stillRunning(board, state, pads, wave),
       not_touched:
-        'A clear removes bridges only: supply setpoints (power_set), PWM (pwm_stop), the wave generator and GPIO directions and levels stay as they were.',
+        'A clear removes bridges only: supply setpoints (dac_set), PWM (pwm_stop), the wave generator and GPIO directions and levels stay as they were.',
       ...parallelNote(after),
     };
   },

@@ -59,8 +59,7 @@ export const stateGet = defineDeviceTool({
     as_at_power_on: z.string().describe('What is left out because it is as the board powers on'),
     unrouted: z
       .array(z.string())
-      .optional()
-      .describe('Bridges the firmware stores but has not connected (only when there are some)'),
+      .describe('Bridges the firmware stores but has not connected; [] when every bridge is routed'),
   }),
   handle: async (_args, { board }) => {
     const { state } = await readState(board);
@@ -68,11 +67,12 @@ export const stateGet = defineDeviceTool({
       .tuple([z.array(z.string()), z.unknown()])
       .parse(await board.call('[_jlt.gpio_pads(), _jlt.wave_status()]'));
     const answer = leaveOutPowerOn(withOverlaySummaries(withRunning(board, state, pads, wave)));
-    // The firmware keeps a bridge it cannot route without a word; said here so no bridges_list is needed.
+    // The firmware keeps a bridge it cannot route without a word; said here so no bridges_list is
+    // needed, and always, since a model read a missing key as possibly left out (second trial).
     const unrouted = (await readBridges(board))
       .filter((b) => !b.routed && b.route !== 'unknown')
       .map((b) => `${b.node1_name}-${b.node2_name} (${b.route.replaceAll('_', ' ')})`);
-    return unrouted.length > 0 ? { ...answer, unrouted } : answer;
+    return { ...answer, unrouted };
   },
 });
 
