@@ -10,6 +10,7 @@ import { ToolError } from '../core/errors.js';
 import type { HandlerContext, Tool, ToolShape } from '../core/toolDefinition.js';
 import { type Board, type BoardClient, holderOf } from '../device/board.js';
 import { DeviceError } from '../device/errors.js';
+import { type BoardNotes, noteResult, notesOf } from './boardNotes.js';
 import type { SafetyPolicy } from './safety.js';
 import { BOARD_APP_URI } from './viewPage.js';
 
@@ -41,6 +42,8 @@ export interface ToolContext extends HandlerContext {
   leaseHolder: string;
   /** Attaches a picture to the result (after the JSON text item). */
   attachImage(image: ToolImage): void;
+  /** The board's latest readings and OLED text, for what draws the board (boardNotes.ts). */
+  notes: BoardNotes;
 }
 
 export interface DeviceToolSpec<I extends z.ZodObject, O extends z.ZodObject> extends ToolShape<I, O> {
@@ -99,14 +102,18 @@ export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
       });
       try {
         await checkFirmware(spec.name, spec.requiresFor ? spec.requiresFor(args) : spec.requires, held.board);
-        return await handle(args, {
+        const result = await handle(args, {
           ...context,
           board: held.board,
           safety: env.safety,
           leaseHolder: holderOf(call),
+          notes: notesOf(env.board),
           attachImage: (image) =>
             context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
         });
+        // A reading or the OLED's text goes where the board's pictures show it (boardNotes.ts).
+        noteResult(env.board, spec.name, args, result);
+        return result;
       } catch (error) {
         throw changes ? error : harmlessRerun(error);
       } finally {

@@ -1,7 +1,8 @@
 /**
  * The board in view as one self-contained HTML document (no CDN, no external request): the
  * picture (`board_picture`'s PNG, the one drawing of the board), the supplies, bridges, nets, the
- * latest readings tool calls made, the OLED's text, GPIO and a running log of tool calls. The same document is the browser page (`GET /`, fed by the SSE
+ * latest readings tool calls made, the OLED's text, GPIO (all from the one state document) and a
+ * running log of tool calls. The same document is the browser page (`GET /`, fed by the SSE
  * stream `/events`) and the MCP App (`ui://`, fed by the host with tool results and a resource
  * read of the view through the host). It shows; it never changes the board.
  */
@@ -67,12 +68,12 @@ function render(look) {
     return tr;
   }));
   const readings = $('readings');
-  readings.replaceChildren(...(look.readings || []).map((r) => {
+  readings.replaceChildren(...(state.readings || []).map((r) => {
     const li = document.createElement('li');
     li.textContent = r.time.slice(11, 19) + ' ' + r.what + ' ' + (r.unit === 'V' ? r.value.toFixed(3) + ' V' : r.value.toFixed(2) + ' mA') + ' (' + r.tool + ')';
     return li;
   }));
-  text($('oled'), look.oled === undefined ? '(nothing shown by a tool yet)' : look.oled === '' ? '(cleared)' : look.oled);
+  text($('oled'), state.oled === undefined ? '(nothing shown by a tool yet)' : state.oled === '' ? '(cleared)' : state.oled);
   text($('status'), (look.error ? 'could not read the board: ' + look.error + ' \\u00b7 ' : '') +
     'look ' + look.seq + ' at ' + look.time.slice(11, 19) + (look.after ? ' after ' + look.after : '') +
     (look.source ? ' \\u00b7 read ' + (look.source === 'repl' ? 'at the REPL' : 'on ' + look.source) : ''));
