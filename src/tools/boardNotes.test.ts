@@ -17,10 +17,19 @@ describe('what the state cannot tell, kept from the calls that made it', () => {
   it('keeps the newest measurements first, at most eight, and the OLED text from print and clear', () => {
     let notes = { readings: [] } as ReturnType<typeof notesOf>;
     for (let i = 0; i < MAX_READINGS + 3; i++) {
-      notes = withResult(notes, 'bench.jumperless.voltage_measure', { node: i }, { node: `ROW_${i}`, volts: i / 10 });
+      notes = withResult(
+        notes,
+        'bench.jumperless.voltage_measure',
+        { node: i },
+        { node: `ROW_${i}`, volts: i / 10 },
+      );
     }
     expect(notes.readings).toHaveLength(MAX_READINGS);
-    expect(notes.readings[0]).toMatchObject({ tool: 'voltage_measure', what: `ROW_${MAX_READINGS + 2}`, unit: 'V' });
+    expect(notes.readings[0]).toMatchObject({
+      tool: 'voltage_measure',
+      what: `ROW_${MAX_READINGS + 2}`,
+      unit: 'V',
+    });
     notes = withResult(notes, 'current_measure', {}, { milliamps: 12.5 });
     expect(notes.readings[0]).toMatchObject({ what: 'current', value: 12.5, unit: 'mA' });
     expect(withResult(notes, 'connect', { pairs: [[1, 2]] }, { volts: 3 })).toBe(notes);
@@ -38,10 +47,15 @@ describe('the state document and the picture on the virtual board', () => {
   afterAll(async () => {
     await h?.close();
   });
+  const readState = async () => {
+    const state = boardResourcesFor(async () => h.client).find((r) => r.uri.endsWith('/board/state'));
+    if (!state) throw new Error('no state resource');
+    const content = await state.read({ signal: AbortSignal.timeout(20_000), caller: 't' });
+    return JSON.parse((content as { text: string }).text);
+  };
 
   it('shows nothing extra until a call measured or printed', async () => {
-    const [state] = boardResourcesFor(async () => h.client).filter((r) => r.uri.endsWith('/board/state'));
-    const doc = JSON.parse(((await state?.read({ signal: AbortSignal.timeout(20_000), caller: 't' })) as { text: string }).text);
+    const doc = await readState();
     expect(doc.readings).toBeUndefined();
     expect(doc.oled).toBeUndefined();
     expect(Array.isArray(doc.gpio)).toBe(true);
@@ -56,8 +70,7 @@ describe('the state document and the picture on the virtual board', () => {
     expect(notes.readings[0]?.value).toBeCloseTo(2, 1);
     expect(notes.oled).toBe('hello bench');
 
-    const [state] = boardResourcesFor(async () => h.client).filter((r) => r.uri.endsWith('/board/state'));
-    const doc = JSON.parse(((await state?.read({ signal: AbortSignal.timeout(20_000), caller: 't' })) as { text: string }).text);
+    const doc = await readState();
     expect(doc.readings[0]).toMatchObject({ what: '7', unit: 'V' });
     expect(doc.oled).toBe('hello bench');
 

@@ -17,8 +17,8 @@ import { hex6 } from '../board/colors.js';
 import { Connections } from '../board/connections.js';
 import { nodeInfo, parseShortName, toolName } from '../board/nodes.js';
 import type { BoardCallOptions, BoardClient } from '../device/board.js';
-import { parseStateText, type StateDocument } from './boardState.js';
 import type { BoardNotes } from './boardNotes.js';
+import { parseStateText, type StateDocument } from './boardState.js';
 import type { PythonPart } from './pythonParts.js';
 
 /**

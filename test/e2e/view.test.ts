@@ -180,7 +180,7 @@ describe('the board page in a browser', () => {
       printed,
     );
     await expect.poll(() => inApp.locator('#oled').textContent(), { timeout: 5000 }).toBe('app says hi');
-    expect(await inApp.locator('#readings').textContent()).toMatch(/\b2 2\.\d{3} V \(voltage_measure\)/);
+    expect(await inApp.locator('#readings').textContent()).toMatch(/\b2 -?\d+\.\d{3} V \(voltage_measure\)/);
     expect(await inApp.locator('#gpio tr').count()).toBeGreaterThanOrEqual(8);
     // The picture the app shows is board_picture's, with the same readings and OLED lines.
     const shown = Buffer.from(
