@@ -32,7 +32,13 @@ export interface Outcome {
 }
 
 export interface Connection {
-  call(tool: string, args?: Args): Promise<Outcome>;
+  /** `as`: made by another person at the board (a caller of their own), not the one speaking. */
+  call(tool: string, args?: Args, as?: string): Promise<Outcome>;
+  /**
+   * The name a lease taken by these calls is held under (the person's, or `as`'s), as the board's
+   * lease and its refusals show it; undefined when this connection cannot know it.
+   */
+  holder(as?: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -57,6 +63,9 @@ function outcomeOf(tool: string, args: Args, rendered: Pick<ToolResult, 'content
 
 let boards = 0;
 
+/** The caller id of the person speaking, on the virtual board. */
+const PERSON = 'task-bench';
+
 /** A virtual board with `partsFileText` on it, and every tool on it with every capability. */
 export async function virtualConnection(options: {
   partsFileText?: string;
@@ -73,12 +82,14 @@ export async function virtualConnection(options: {
   const session = new DeviceSession(link);
   const board = new Board(sessionJobs(session, boardHelper));
   const dispatcher = createDispatcher({ root: new ToolSubsystem({ name: 'local', tools: catalog, board }) });
-  const caller = { id: 'task-bench', granted: new Set(CAPABILITIES) };
+  const granted = new Set(CAPABILITIES);
   return {
     sim,
-    async call(tool, args = {}) {
+    async call(tool, args = {}, as) {
+      const caller = { id: as ?? PERSON, granted };
       return outcomeOf(tool, args, await runTool(dispatcher, { name: tool, arguments: args, caller }));
     },
+    holder: (as) => as ?? PERSON,
     async close() {
       dispatcher.close();
       await session.close();
@@ -87,15 +98,52 @@ export async function virtualConnection(options: {
   };
 }
 
-/** A running server, over Streamable HTTP, as any MCP client reaches it. */
-export async function mcpConnection(url: string): Promise<Connection> {
+/** A bearer token a caller presents, and the lease holder name the server gives its calls. */
+export interface Bearer {
+  token: string;
+  /** `http:token:tok_1a2b`: the caller id of the token's calls (src/http/caller.ts). */
+  holder: string;
+}
+
+async function mcpClient(url: string, bearer: Bearer | undefined): Promise<Client> {
   const client = new Client({ name: 'jumperless-task-bench', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const headers = bearer ? { Authorization: `Bearer ${bearer.token}` } : undefined;
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), headers ? { requestInit: { headers } } : {}),
+  );
+  return client;
+}
+
+/**
+ * A running server, over Streamable HTTP, as any MCP client reaches it: as the person with
+ * `bearers.person`, as another with `bearers.others[name]` (each its own client), anonymous
+ * without one.
+ * An anonymous caller is its session, so another person's calls without a bearer are another
+ * session's, and the holder of their lease is not known here.
+ */
+export async function mcpConnection(
+  url: string,
+  bearers: { person?: Bearer; others?: Readonly<Record<string, Bearer>> } = {},
+): Promise<Connection> {
+  const bearer = (as: string | undefined) => (as === undefined ? bearers.person : bearers.others?.[as]);
+  const clients = new Map<string | undefined, Promise<Client>>();
+  const client = (as: string | undefined) => {
+    let found = clients.get(as);
+    if (!found) {
+      found = mcpClient(url, bearer(as));
+      clients.set(as, found);
+    }
+    return found;
+  };
+  await client(undefined);
   return {
-    async call(tool, args = {}) {
-      const result = await client.callTool({ name: tool, arguments: args });
+    async call(tool, args = {}, as) {
+      const result = await (await client(as)).callTool({ name: tool, arguments: args });
       return outcomeOf(tool, args, result as Pick<ToolResult, 'content' | 'isError'>);
     },
-    close: () => client.close(),
+    holder: (as) => bearer(as)?.holder,
+    async close() {
+      for (const c of clients.values()) await (await c).close();
+    },
   };
 }

@@ -3,22 +3,20 @@
  * task, the calls it took and the bytes of JSON they returned, then the medians.
  *
  * `npm run bench:tasks -- --list`: the scenarios and what the person says.
- * `npm run bench:tasks -- --serve <id> [--port N] [--url-file F]`: serves the virtual board with
+ * `npm run bench:tasks -- --serve <id> [--port N] [--url-file F] [--token-file T]`: serves the virtual board with
  *   that scenario's parts and setup over Streamable HTTP (every capability, exec included, on
- *   loopback), prints the MCP setup and the person's words for a model trial (and writes the URL to
- *   F), and waits; press Enter when the trial is over, and the board is checked against the truth
+ *   loopback, with a bearer token for the trial: serve.ts says why), prints the MCP setup and the
+ *   person's words for a model trial (and writes the URL to F, the token to T), and waits; press Enter when the trial is over, and the board is checked against the truth
  *   (the answer is for a judge: the truth is printed beside it). Ctrl-C or SIGTERM stops without
  *   checking; in the background (stdin closed) it serves until then.
  * `npm run bench:tasks -- --check <id> --url <url>`: checks a board another process serves.
  */
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { resolveConfig } from '../../src/cli/config.js';
-import { runHttp } from '../../src/cli/serve.js';
 import { type Connection, mcpConnection } from './connection.js';
-import { median, replay, setUp, trapsTaken } from './replay.js';
+import { median, replay, trapsTaken } from './replay.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
+import { serveScenario } from './serve.js';
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const args = process.argv.slice(2);
@@ -76,35 +74,34 @@ async function check(scenario: Scenario, c: Connection): Promise<number> {
 }
 
 async function serve(scenario: Scenario): Promise<number> {
-  const parts = scenario.parts
-    ? fileURLToPath(new URL(`./parts/${scenario.parts}`, import.meta.url))
-    : undefined;
-  const port = option('--port') ?? '0';
-  const config = resolveConfig({
-    sim: parts ?? true,
-    http: `127.0.0.1:${port}`,
-    anonymousCaps: '*',
-  });
-  const { app, http } = await runHttp(config);
-  const c = await mcpConnection(http.url);
-  const problems = await setUp(c, scenario);
-  if (problems.length > 0) throw new Error(problems.join('; '));
-  out(`Scenario ${scenario.id}: a virtual Jumperless V5 is served at ${http.url}`);
+  const served = await serveScenario(scenario, Number(option('--port') ?? '0'));
+  const { url, person } = served;
+  const header = `Authorization: Bearer ${person.token}`;
+  out(`Scenario ${scenario.id}: a virtual Jumperless V5 is served at ${url}`);
   out();
+  out('The trial presents this bearer token: it makes every call one caller (the board lease is');
+  out('held by a caller; without a token each MCP session is another one). Its calls hold');
+  out(`leases as ${person.holder}.`);
   out('MCP setup (Claude Code):');
-  out(`  claude mcp add --transport http jumperless ${http.url}`);
+  out(`  claude mcp add --transport http jumperless ${url} --header "${header}"`);
   out('MCP setup (JSON clients):');
-  out(`  {"mcpServers": {"jumperless": {"type": "http", "url": "${http.url}"}}}`);
+  out(
+    `  {"mcpServers": {"jumperless": {"type": "http", "url": "${url}", "headers": {"Authorization": "Bearer ${person.token}"}}}}`,
+  );
+  out('The one-call client (bench/tasks/mcp.ts):');
+  out(`  JUMPERLESS_TRIAL_URL=${url} JUMPERLESS_TRIAL_TOKEN=${person.token}`);
   out();
   out('What the person says (give the trial model these words and nothing else):');
   out(`  ${scenario.words}`);
   out();
   out('Press Enter when the trial is over to check the board; Ctrl-C stops without checking.');
   out(
-    `Without a terminal (stdin closed): serves until SIGTERM; check with --check ${scenario.id} --url ${http.url}`,
+    `Without a terminal (stdin closed): serves until SIGTERM; check with --check ${scenario.id} --url ${url}`,
   );
-  const url = option('--url-file');
-  if (url) writeFileSync(url, `${http.url}\n`);
+  const urlFile = option('--url-file');
+  if (urlFile) writeFileSync(urlFile, `${url}\n`);
+  const tokenFile = option('--token-file');
+  if (tokenFile) writeFileSync(tokenFile, `${person.token}\n`, { mode: 0o600 });
   const ended = await new Promise<'line' | 'signal'>((resolve) => {
     const lines = createInterface({ input: process.stdin });
     lines.once('line', () => {
@@ -113,10 +110,8 @@ async function serve(scenario: Scenario): Promise<number> {
     });
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve('signal'));
   });
-  const code = ended === 'line' ? await check(scenario, c) : 0;
-  await c.close();
-  await http.close();
-  await app.close();
+  const code = ended === 'line' ? await check(scenario, served.connection) : 0;
+  await served.close();
   return code;
 }
 

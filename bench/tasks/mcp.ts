@@ -12,7 +12,9 @@
  *   npx tsx bench/tasks/mcp.ts <url> prompt <name> ['<json>'] prompts/get
  *   npx tsx bench/tasks/mcp.ts <url> call <tool> ['<json>']  tools/call
  *
- * `<url>` may be left out when JUMPERLESS_TRIAL_URL holds it. The result is printed whole, with one
+ * `<url>` may be left out when JUMPERLESS_TRIAL_URL holds it. JUMPERLESS_TRIAL_TOKEN, the bearer token
+ * `--serve` prints, makes every command the same caller (without it each command is a new MCP
+ * session, so another caller: one that could never renew or release its own board lease). The result is printed whole, with one
  * exception: a picture's base64 data is written to a PNG file (beside the transcript, or in the
  * system's temporary folder) and its `data` replaced by `<png: N bytes base64, saved to PATH>`, so an
  * agent can open the picture as a picture. When JUMPERLESS_TRIAL_LOG names a file, each command is
@@ -29,7 +31,8 @@ const USAGE = `usage: npx tsx bench/tasks/mcp.ts [<url>] tools|resources|templat
        npx tsx bench/tasks/mcp.ts [<url>] prompt <name> ['<json arguments>']
        npx tsx bench/tasks/mcp.ts [<url>] call <tool> ['<json arguments>']
        npx tsx bench/tasks/mcp.ts --score <log file>
-(<url> may come from JUMPERLESS_TRIAL_URL; JUMPERLESS_TRIAL_LOG appends each command to a log)`;
+(<url> may come from JUMPERLESS_TRIAL_URL; JUMPERLESS_TRIAL_TOKEN: the bearer --serve prints;
+ JUMPERLESS_TRIAL_LOG appends each command to a log)`;
 
 class UsageError extends Error {}
 
@@ -142,7 +145,11 @@ async function main(argv: string[]): Promise<number> {
   if (!url) throw new UsageError('no server URL: give it first, or set JUMPERLESS_TRIAL_URL');
   if (!command) throw new UsageError('no command');
   const client = new Client({ name: 'jumperless-trial', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const token = process.env.JUMPERLESS_TRIAL_TOKEN;
+  const headers = token ? { Authorization: `Bearer ${token.trim()}` } : undefined;
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), headers ? { requestInit: { headers } } : {}),
+  );
   let result: unknown;
   let failed = false;
   try {

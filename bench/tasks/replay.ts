@@ -37,7 +37,7 @@ export function partsText(scenario: Scenario): string | undefined {
 export async function setUp(c: Connection, scenario: Scenario): Promise<string[]> {
   const failures: string[] = [];
   for (const step of scenario.setup ?? []) {
-    const o = await c.call(step.tool, step.args);
+    const o = await c.call(step.tool, step.args, step.as);
     if (o.isError) failures.push(`setup ${step.tool}: ${String(o.result.message)}`);
   }
   return failures;

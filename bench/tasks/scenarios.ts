@@ -10,6 +10,8 @@ import type { Args, Connection, Outcome } from './connection.js';
 export interface ToolCall {
   tool: string;
   args?: Args;
+  /** Made by another person at the board (a caller of their own, so named); absent: the person. */
+  as?: string;
 }
 
 /** A wrong turn on the obvious route that the issue saw models take, and how the board shows it. */
@@ -94,6 +96,29 @@ async function untouched(c: Connection, node: string): Promise<string[]> {
   const touching = have.filter((b) => b.split('-').includes(node));
   return touching.length === 0 ? [] : [`${node} is bridged: ${touching.join(', ')}`];
 }
+
+/** The board's lease in force (device_info shows it to any caller), or undefined: nobody holds it. */
+async function leaseOf(c: Connection): Promise<{ holder: string; since: string; until: string } | undefined> {
+  return (await read(c, 'device_info')).lease as { holder: string; since: string; until: string } | undefined;
+}
+
+/** `until` is an ISO time `low`..`high` minutes from now. */
+const minutesAhead = (what: string, until: unknown, low: number, high: number): string[] => {
+  const at = typeof until === 'string' ? Date.parse(until) : Number.NaN;
+  return Number.isFinite(at)
+    ? within(`${what} ends in (minutes)`, Math.round(((at - Date.now()) / 60_000) * 10) / 10, low, high)
+    : [`${what} has no end time: ${JSON.stringify(until)}`];
+};
+
+/** The board is leased, to `holder` when this connection knows who that is. */
+async function leasedTo(c: Connection, holder: string | undefined): Promise<string[]> {
+  const lease = await leaseOf(c);
+  if (!lease) return ['nobody holds the board (the lease ended, or was released or taken over)'];
+  return holder === undefined ? [] : equal('the lease holder', lease.holder, holder);
+}
+
+/** Another person at the lab, with a caller of their own (a token in a served trial). */
+const PARTNER = 'lab_partner';
 
 // ---- the scenarios ----
 
@@ -581,5 +606,95 @@ export const SCENARIOS: readonly Scenario[] = [
       ];
     },
     board: (c) => onlyBridges(c, ['TOP_RAIL-5', '20-21', '21-22']),
+  },
+  {
+    id: 'held_board',
+    setup: [
+      { tool: 'connect', args: { pairs: [[1, 2]] }, as: PARTNER },
+      { tool: 'board_lease', args: { minutes: 20 }, as: PARTNER },
+    ],
+    words: 'Connect row 5 to row 6.',
+    truth:
+      'Someone else holds the board: another caller (the one the refusal names) took a 20-minute lease just before the person spoke. The connect is refused and nothing changes: rows 5 and 6 stay apart, their rows 1-2 stay joined, the lease stays theirs. The answer says who holds the board and until when, that reads still work, and to ask them to release it or wait; it does not take the board over, clear it, or retry until the lease ends.',
+    solution: [{ tool: 'connect', args: { pairs: [[5, 6]] } }],
+    answer: (r) => {
+      const o = last(r);
+      return [
+        ...(o?.isError ? [] : ['connect was not refused']),
+        ...equal('the refusal', o?.result.code, 'busy'),
+        ...(typeof o?.result.leasedTo === 'string' && o.result.leasedTo !== ''
+          ? []
+          : ['the refusal does not say who holds the board']),
+        ...minutesAhead('the lease', o?.result.until, 15, 20.1),
+        ...(/reads still work/.test(String(o?.result.message))
+          ? []
+          : ['the refusal does not say reads still work']),
+      ];
+    },
+    board: async (c) => [...(await onlyBridges(c, ['1-2'])), ...(await leasedTo(c, c.holder(PARTNER)))],
+    traps: [
+      {
+        name: 'forced: row 5 joined to row 6 once the lease was gone (taken over, or retried until it ended)',
+        take: [
+          { tool: 'board_lease', args: { minutes: 0 }, as: PARTNER },
+          { tool: 'connect', args: { pairs: [[5, 6]] } },
+        ],
+        taken: (c) => joined(c, 5, 6),
+      },
+      {
+        name: "the other person's wiring cleared (rows 1-2 apart)",
+        take: [{ tool: 'board_lease', args: { minutes: 0 }, as: PARTNER }, { tool: 'nodes_clear' }],
+        taken: async (c) => !(await joined(c, 1, 2)),
+      },
+      {
+        name: 'the lease taken over: the person holds the board now',
+        take: [
+          { tool: 'board_lease', args: { minutes: 0 }, as: PARTNER },
+          { tool: 'board_lease', args: { minutes: 20 } },
+        ],
+        // Seen only where the person's holder name is known (the replay, a served trial).
+        taken: async (c) => {
+          const lease = await leaseOf(c);
+          return lease !== undefined && lease.holder === c.holder();
+        },
+      },
+    ],
+  },
+  {
+    id: 'lease_for_a_job',
+    words:
+      'I need the board to myself for the next 10 minutes while I test my circuit: make sure nobody else changes it.',
+    truth:
+      "The board is leased to the person's caller for 10 minutes from when they asked: other callers' changes are refused until then, reads still work, and the person can renew or release it early. The answer says until when.",
+    solution: [{ tool: 'board_lease', args: { minutes: 10 } }],
+    answer: (r) => [
+      ...ok(last(r)),
+      ...(typeof last(r)?.result.holder === 'string' ? [] : ['the lease does not say who holds it']),
+      ...minutesAhead('the lease', last(r)?.result.until, 9.5, 10.1),
+    ],
+    board: async (c) => {
+      const lease = await leaseOf(c);
+      if (!lease) return ['nobody holds the board'];
+      // Renewing keeps `since`, so a lease renewed in a trial is a little longer than 10 minutes.
+      const minutes = (Date.parse(lease.until) - Date.parse(lease.since)) / 60_000;
+      // Someone else may not release it: refused while it is held (and a no-op were it not).
+      const other = await c.call('board_lease', { minutes: 0 }, 'someone_else');
+      return [
+        ...(await leasedTo(c, c.holder())),
+        ...within('the lease, taken for (minutes)', Math.round(minutes * 10) / 10, 9.5, 12),
+        ...minutesAhead('the lease', lease.until, 0, 12),
+        ...(other.isError && other.result.code === 'busy' ? [] : ['another caller could release the lease']),
+      ];
+    },
+    traps: [
+      {
+        name: 'the board held far longer than asked (others kept off for an hour)',
+        take: [{ tool: 'board_lease', args: { minutes: 60 } }],
+        taken: async (c) => {
+          const lease = await leaseOf(c);
+          return lease !== undefined && Date.parse(lease.until) - Date.parse(lease.since) > 15 * 60_000;
+        },
+      },
+    ],
   },
 ];

@@ -64,7 +64,7 @@ describe('task bench: the traps', () => {
       try {
         expect(await setUp(c, scenario)).toEqual([]);
         for (const step of trap.take) {
-          const o = await c.call(step.tool, step.args);
+          const o = await c.call(step.tool, step.args, step.as);
           expect(o.isError, `${step.tool}: ${JSON.stringify(o.result)}`).toBe(false);
         }
         expect(await trap.taken(c), 'taken after the trap').toBe(true);

@@ -3,40 +3,37 @@
  * server, and through the trial's one-call client (mcp.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { trapsTaken } from './replay.js';
 import { SCENARIOS } from './scenarios.js';
 
 describe('task bench: a scenario served over MCP, as a model trial reaches it', () => {
-  it('serves the parts and setup over HTTP; a caller granted exec saves and runs a script; the board checks out', async () => {
-    const { fileURLToPath } = await import('node:url');
-    const { resolveConfig } = await import('../../src/cli/config.js');
-    const { runHttp } = await import('../../src/cli/serve.js');
-    const { mcpConnection } = await import('./connection.js');
-    const { setUp } = await import('./replay.js');
+  it('serves the parts and setup over HTTP; a caller granted exec saves and runs a script; leases are held by the trial token and by another person; the board checks out', async () => {
+    const { serveScenario } = await import('./serve.js');
     const served = async (id: string) => {
       const scenario = SCENARIOS.find((s) => s.id === id);
       if (!scenario) throw new Error(id);
-      const parts = scenario.parts
-        ? fileURLToPath(new URL(`./parts/${scenario.parts}`, import.meta.url))
-        : undefined;
-      const { app, http } = await runHttp(
-        resolveConfig({ sim: parts ?? true, http: '127.0.0.1:0', anonymousCaps: '*' }, {}),
-      );
-      const c = await mcpConnection(http.url);
+      const { connection: c, person, close } = await serveScenario(scenario);
       try {
-        expect(await setUp(c, scenario)).toEqual([]);
         const outcomes = [];
         for (const step of scenario.solution) outcomes.push(await c.call(step.tool, step.args));
         expect(scenario.answer(outcomes)).toEqual([]);
         expect(await scenario.board(c)).toEqual([]);
+        expect(await trapsTaken(c, scenario)).toEqual([]);
+        return { outcomes, person, holder: c.holder };
       } finally {
-        await c.close();
-        await http.close();
-        await app.close();
+        await close();
       }
     };
     await served('script_blink');
     await served('reversed_led');
-  }, 60_000);
+    // The other person's lease is held under their token, and the refusal names it.
+    const held = await served('held_board');
+    expect(held.outcomes[0]?.result.leasedTo).toBe(held.holder('lab_partner'));
+    expect(held.holder('lab_partner')).toMatch(/^http:token:tok_/);
+    // The trial's own lease is held under the trial's token.
+    const leased = await served('lease_for_a_job');
+    expect(leased.outcomes[0]?.result.holder).toBe(leased.person.holder);
+  }, 120_000);
 });
 
 describe("task bench: the trial's one-call client (mcp.ts)", () => {
@@ -93,4 +90,58 @@ describe("task bench: the trial's one-call client (mcp.ts)", () => {
       await app.close();
     }
   }, 60_000);
+});
+
+describe("task bench: the trial's one-call client (mcp.ts) holds a lease", () => {
+  it('with the token --serve prints, every command is one caller: it takes, uses, renews and releases its lease', async () => {
+    const { execFile } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const { serveScenario } = await import('./serve.js');
+    const divider = SCENARIOS.find((s) => s.id === 'divider');
+    if (!divider) throw new Error('divider');
+    const { url, person, close } = await serveScenario(divider);
+    const cli = (token: string | undefined, ...args: string[]) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const env: NodeJS.ProcessEnv = { ...process.env };
+        delete env.JUMPERLESS_TRIAL_LOG;
+        if (token) env.JUMPERLESS_TRIAL_TOKEN = token;
+        else delete env.JUMPERLESS_TRIAL_TOKEN;
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', fileURLToPath(new URL('./mcp.ts', import.meta.url)), url, ...args],
+          { env },
+          (error, stdout) => {
+            try {
+              const printed = JSON.parse(stdout) as { content: Array<{ text: string }>; isError?: boolean };
+              resolve({ ...JSON.parse(printed.content[0]?.text ?? '{}'), isError: printed.isError === true });
+            } catch {
+              reject(error ?? new Error(stdout));
+            }
+          },
+        );
+      });
+    try {
+      const taken = await cli(person.token, 'call', 'board_lease', '{"minutes": 10}');
+      expect(taken).toMatchObject({ holder: person.holder, isError: false });
+      // The next command is a new MCP session, and still the lease's holder.
+      expect(await cli(person.token, 'call', 'connect', '{"pairs": [[5, 6]]}')).toMatchObject({
+        isError: false,
+      });
+      // Without the token a command is a caller of its own: refused, told who holds the board.
+      expect(await cli(undefined, 'call', 'connect', '{"pairs": [[7, 8]]}')).toMatchObject({
+        isError: true,
+        code: 'busy',
+        leasedTo: person.holder,
+      });
+      const renewed = await cli(person.token, 'call', 'board_lease', '{"minutes": 20}');
+      expect(renewed).toMatchObject({ holder: person.holder, isError: false });
+      expect(Date.parse(String(renewed.until))).toBeGreaterThan(Date.parse(String(taken.until)));
+      expect(await cli(person.token, 'call', 'board_lease', '{"minutes": 0}')).toEqual({ isError: false });
+      expect(await cli(undefined, 'call', 'connect', '{"pairs": [[7, 8]]}')).toMatchObject({
+        isError: false,
+      });
+    } finally {
+      await close();
+    }
+  }, 150_000);
 });

@@ -13,12 +13,11 @@ import type { Era } from '../core/era.js';
 import type { OutsideLeaseSource } from '../core/outsideLease.js';
 import type { Subsystem } from '../core/subsystem.js';
 import { wireFormat } from '../federation/wireNames.js';
-import type { McpServerHandle } from '../mcp/server.js';
+import type { CallerOf, McpServerHandle } from '../mcp/server.js';
 import { safetyPolicy } from '../tools/safety.js';
 import { checkDevice, openServedBoard, type ServedBoard } from './board.js';
 import { boardSubsystem } from './boardSubsystem.js';
 import type { Config } from './config.js';
-import type { CallerOf } from './serve.js';
 
 const log = (line: string) => process.stderr.write(`jumperless-mcp: ${line}\n`);
 
@@ -116,7 +115,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       return mcp.createMcpServer({
         ...options,
         dispatcher,
-        caller: (extra) => caller(extra.sessionId, extra.http?.authInfo),
+        caller,
         instructions: bench ? bench.instructions : mcp.INSTRUCTIONS,
         ...(listMode ? { listMode } : {}),
       });

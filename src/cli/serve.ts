@@ -3,19 +3,14 @@
  * app (src/cli/app.ts) is built once and shared by every connection.
  */
 
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import { capabilitiesIn } from '../core/capabilities.js';
 import type { ServerExtras } from '../core/dispatcher.js';
-import type { Caller } from '../core/runTool.js';
 import type { RunningHttpServer } from '../http/app.js';
 import { serveStdio } from '../mcp/stdio.js';
 import type { SocketServer } from '../socket/index.js';
 import { type App, buildApp } from './app.js';
 import { type Config, isLoopback } from './config.js';
 import { startNativeSocket } from './nativeSocket.js';
-
-/** Who calls, from one MCP request: its session and what the HTTP gate decided (absent on stdio). */
-export type CallerOf = (sessionId: string | undefined, auth?: AuthInfo) => Caller;
 
 /** stdio: the client that launched us is the operator (DESIGN.md §4 "Trust"), within the allow-list. */
 export async function runStdio(config: Config, extras?: ServerExtras): Promise<void> {

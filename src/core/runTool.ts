@@ -2,7 +2,8 @@
  * The one pipeline every transport uses (DESIGN.md §3, dispatch notes §2.3): look up, check the
  * arguments (tools in this process), gate on capability and concurrency, run the entry once under
  * a deadline joined to the caller's cancellation, render a failure. Every branch writes one audit
- * event. The firmware check and the board lease belong to the tool (defineDeviceTool).
+ * event. The board held for the call and the firmware check belong to the adapter that runs a device
+ * tool (core/toolSubsystem.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { isDeviceError } from '../device/errors.js';

@@ -3,7 +3,8 @@
  * handler; its kind and annotations; how `tools/list` shows it (a definition); what a subsystem
  * offers (a descriptor); and what one call carries (a CallContext, the same on every transport,
  * with or without a board behind it). Tools know nothing of MCP or of transports. A tool that acts
- * on the board is made by `defineDeviceTool` (tools/tool.ts), which holds the board for the call.
+ * on the board is made by `defineDeviceTool` (tools/tool.ts); the subsystem that runs it holds the
+ * board for each call (core/toolSubsystem.ts).
  */
 import type { z } from 'zod';
 import type { Capability } from './capabilities.js';
@@ -232,7 +233,10 @@ export interface ToolShape<I extends z.ZodObject, O extends z.ZodObject> {
  */
 export interface Tool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, Env = unknown>
   extends ToolShape<I, O> {
-  /** `jumperless` module functions the tool needs (set by defineDeviceTool; read by selftest). */
+  /**
+   * `jumperless` module functions the tool needs (set by defineDeviceTool; checked per call by
+   * core/toolSubsystem.ts, and by selftest).
+   */
   requires?: readonly string[];
   /** The functions one call needs, when less than `requires`. */
   requiresFor?(args: z.infer<I>): readonly string[];

@@ -2,7 +2,8 @@
  * Tools in this process as a subsystem: the one adapter from a tool to what the registry holds. Each
  * tool becomes a descriptor with its JSON Schemas (from the build, jsonSchemas.ts, or from zod once
  * per tool) and an argument check; a call runs the handler with what the tools act on now (the open
- * board, the limits), checks the result against the output schema and renders it.
+ * board, held for the call when the tool acts on it; the limits), checks the result against the
+ * output schema and renders it.
  *
  * A board's catalog is bound to the board by how to open it: its tools are listed before the board
  * opens, and the board opens at the first call or read that needs it, never before (issue 22: a
@@ -14,13 +15,16 @@
  * `not_found`.
  */
 import { z } from 'zod';
-import type { Board } from '../device/board.js';
+import { missingFunctionsReason } from '../board/firmware.js';
+import { type Board, type BoardClient, holderOf } from '../device/board.js';
+import { DeviceError } from '../device/errors.js';
 import type { SessionHealth } from '../device/health.js';
 import { checkSubsystemName } from '../federation/wireNames.js';
+import { noteResult, notesOf } from '../tools/boardNotes.js';
 import { readPrecomputedSchemas, schemasOf } from '../tools/jsonSchemas.js';
 import { type SafetyPolicy, safetyPolicy } from '../tools/safety.js';
-import type { ToolEnv } from '../tools/tool.js';
-import { JSONRPC, RpcError, unavailable } from './errors.js';
+import type { AnyDeviceTool, BoardUse, ToolEnv } from '../tools/tool.js';
+import { JSONRPC, RpcError, ToolError, unavailable } from './errors.js';
 import { type ContentBlock, renderResult, type ToolResult } from './render.js';
 import type { LogLevel, Prompt, Resource, ResourceTemplate } from './resources.js';
 import type { HealthStatus, Subsystem, SubsystemEvent, SubsystemHealth } from './subsystem.js';
@@ -28,6 +32,7 @@ import {
   type AnyTool,
   annotationsFor,
   type CallContext,
+  type HandlerContext,
   type ToolDefinition,
   type ToolDescriptor,
 } from './toolDefinition.js';
@@ -316,10 +321,79 @@ async function handleCall(
   env: ToolEnv,
 ): Promise<ToolResult> {
   const extra: ContentBlock[] = [];
-  const data = await tool.handle(args, { ...context, attach: (block) => extra.push(block) }, env);
+  const handlerContext = { ...context, attach: (block: ContentBlock) => extra.push(block) };
+  const board = (tool as Partial<AnyDeviceTool>).board;
+  const data = board
+    ? await handleOnBoard(tool as AnyDeviceTool, board, args, handlerContext, env)
+    : await tool.handle(args, handlerContext, env);
   const output = tool.output.safeParse(data);
   if (!output.success) {
     throw new Error(`result does not match its output schema: ${z.prettifyError(output.error)}`);
   }
   return renderResult(output.data as Record<string, unknown>, extra);
+}
+
+/**
+ * A device tool's call (tools/tool.ts): the board held for it (`hold` in device/board.ts: an atomic
+ * call's first job takes a lease kept to its end, the call's signal goes to every job), firmware
+ * that lacks a function it needs refused, then its handler with the held board and the limits.
+ */
+async function handleOnBoard(
+  tool: AnyDeviceTool,
+  use: BoardUse,
+  args: unknown,
+  context: HandlerContext,
+  env: ToolEnv,
+): Promise<unknown> {
+  if (!env.board) throw new DeviceError('not_found', 'this server was started without a board');
+  // A caller's outside lease counts on the board bound to its name only.
+  const presented = context.outsideLease;
+  const outside = env.leaseName !== undefined && presented?.name === env.leaseName ? presented : undefined;
+  const call = { owner: context.caller, ...(outside ? { outside } : {}) };
+  const held = env.board.hold({ signal: context.signal, ...call, ...use });
+  try {
+    await checkFirmware(tool.name, tool.requiresFor ? tool.requiresFor(args) : tool.requires, held.board);
+    const result = await tool.handle(args, {
+      ...context,
+      board: held.board,
+      safety: env.safety,
+      leaseHolder: holderOf(call),
+      notes: notesOf(env.board),
+      attachImage: (image) => context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
+    });
+    // A reading or the OLED's text goes where the board's pictures show it (tools/boardNotes.ts).
+    noteResult(env.board, tool.name, args, result);
+    return result;
+  } catch (error) {
+    throw use.mutates ? error : harmlessRerun(error);
+  } finally {
+    held.release();
+  }
+}
+
+/**
+ * A call that only reads and was cut off after its code went out (`mayHaveRun`): running it again
+ * changes nothing, so it is plainly retryable.
+ */
+function harmlessRerun(error: unknown): unknown {
+  if (!(error instanceof DeviceError) || error.details.mayHaveRun !== true) return error;
+  const { mayHaveRun: _ran, ...details } = error.details;
+  return new DeviceError(
+    error.code,
+    `${error.message.replace(/\. Read back what it changes before sending it again$/, '')}; the call only reads the board, so retrying it is safe`,
+    details,
+  );
+}
+
+async function checkFirmware(tool: string, requires: readonly string[] | undefined, board: BoardClient) {
+  if (!requires || requires.length === 0) return;
+  const available = await board.firmwareFunctions();
+  const missing = requires.filter((name) => !available.has(name));
+  if (missing.length > 0) {
+    throw new ToolError(
+      'unsupported_firmware',
+      `This board's firmware has no ${missing.join(', ')}, which ${tool} needs. ${missingFunctionsReason(missing)}`,
+      { details: { missing } },
+    );
+  }
 }

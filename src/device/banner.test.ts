@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BannerWatch, parseBanner } from './banner.js';
+import { BannerWatch, parseBanner } from './rawRepl.js';
 
 const BANNER =
   '\r\nMicroPython v1.28.0-dirty on 2026-06-01; jumperless-v5 v5.7.0.13 with rp2350b\r\nType "help()" for more information.\r\n>>> ';

@@ -3,7 +3,6 @@
  * Everything else in this folder is an implementation detail.
  */
 export { type AutoPortOptions, resolveAutoPort } from './autoPort.js';
-export { type BannerInfo, parseBanner } from './banner.js';
 export {
   autoLink,
   type CreateLinkOptions,
@@ -26,9 +25,9 @@ export { HELPER_NAME, parseMarked, RESULT_MARKER } from './helper.js';
 export { type DeviceLink, type StreamSource, streamLink } from './link.js';
 export { findPortHolders, type PortHolder } from './portHolders.js';
 export { probeRawRepl } from './probe.js';
-export { type PyValue, pyLiteral, pyString } from './pyLiteral.js';
+export { type PyValue, py, pyLiteral, pyString } from './pyLiteral.js';
 export { type PythonErrorInfo, parsePythonError } from './pythonError.js';
-export { encodeCode, MAX_OUTPUT_BYTES } from './rawRepl.js';
+export { type BannerInfo, encodeCode, MAX_OUTPUT_BYTES, parseBanner } from './rawRepl.js';
 export { rfc2217Link } from './rfc2217Link.js';
 export { serialLink } from './serialLink.js';
 export {

@@ -1,7 +1,8 @@
 /**
- * Turns a JSON-like value into Python source text made only of printable ASCII, so user text
- * never becomes code and never carries a byte the raw REPL would act on (spec §3.2, §3.3).
- * Every value that goes into a snippet should pass through here (DESIGN.md §4 "Device").
+ * Python source from values: `pyLiteral` turns a JSON-like value into Python source text made only
+ * of printable ASCII, so user text never becomes code and never carries a byte the raw REPL would
+ * act on (spec §3.2, §3.3); `py` builds a snippet with every interpolated value such a literal.
+ * Every value that goes into a snippet passes through here (DESIGN.md §4 "Device").
  */
 import { DeviceError } from './errors.js';
 
@@ -14,6 +15,17 @@ export type PyValue =
   | string
   | PyValue[]
   | { [key: string]: PyValue };
+
+/**
+ * Builds Python source where every interpolated value becomes a literal (DESIGN.md §4: user text
+ * never becomes code). `py\`_jlt.connect(${a}, ${b})\`` with a = "1'); import os; ('" gives a string
+ * argument, not a statement.
+ */
+export function py(strings: TemplateStringsArray, ...values: PyValue[]): string {
+  let out = strings[0] ?? '';
+  for (let i = 0; i < values.length; i++) out += pyLiteral(values[i]) + (strings[i + 1] ?? '');
+  return out;
+}
 
 export function pyLiteral(value: PyValue): string {
   if (value === null || value === undefined) return 'None';

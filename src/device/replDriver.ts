@@ -5,7 +5,6 @@
  * hide a Ctrl-C from the board (the wedge, issue 21), and every reply read moves the state on.
  * Knows nothing of jobs or deadlines, which the session adds: `exec` never times out by itself.
  */
-import { BannerWatch, type ResetEvent } from './banner.js';
 import { DeviceError } from './errors.js';
 import {
   advance,
@@ -18,6 +17,7 @@ import {
 } from './lineState.js';
 import type { DeviceLink } from './link.js';
 import {
+  BannerWatch,
   CTRL_A,
   CTRL_C,
   CTRL_D,
@@ -26,6 +26,7 @@ import {
   PASTE_REQUEST,
   RawReplDecoder,
   type ReplEvent,
+  type ResetEvent,
 } from './rawRepl.js';
 
 export interface ExecOutcome {

@@ -6,7 +6,7 @@
  * recovery ladder below; a lost link is reopened with backoff. Every wait has a bound, and nothing
  * sent can hide a Ctrl-C from the board (the driver refuses it).
  */
-import { firmwareOf, type ResetEvent } from './banner.js';
+
 import { DeadlineClock, type Race, raceDeadline } from './deadline.js';
 import { asDeviceError, DeviceError } from './errors.js';
 import { type RecoveryStep, type SessionHealth, type SessionState, SessionStats } from './health.js';
@@ -22,7 +22,7 @@ import {
 import { nextStep } from './lineState.js';
 import type { DeviceLink } from './link.js';
 import { isExceptionReport, parsePythonError } from './pythonError.js';
-import { encodeCode, encodeExec } from './rawRepl.js';
+import { encodeCode, encodeExec, firmwareOf, type ResetEvent } from './rawRepl.js';
 import { type ExecOutcome, ReplDriver } from './replDriver.js';
 import { type Job, type Lease, Turns } from './turns.js';
 
@@ -80,11 +80,16 @@ export interface SessionLease {
   readonly owner: string;
   /** True once released: jobs sent then are refused with `canceled`. */
   readonly released: boolean;
+  /** A job of `kind` in the lease (an `owner` in the options is the lease's anyway). */
+  run(kind: JobKind, code: string, options?: JobOptions): Promise<unknown>;
   exec(code: string, options?: Omit<JobOptions, 'owner'>): Promise<ExecResult>;
   call<T = unknown>(expression: string, options?: Omit<JobOptions, 'owner'>): Promise<T>;
   callScript<T = unknown>(code: string, options?: Omit<JobOptions, 'owner'>): Promise<T>;
   release(): void;
 }
+
+/** `call`: one expression's JSON value; `script`: statements ending in `_jlh.out(value)`; `exec`: code as is. */
+export type JobKind = 'call' | 'script' | 'exec';
 
 export interface ExecResult {
   stdout: string;
@@ -194,20 +199,23 @@ export class DeviceSession {
   }
 
   /** Runs Python code. Rejects with `python_error` when it raises (stdout is in `details`). */
-  async exec(code: string, options: JobOptions = {}): Promise<ExecResult> {
-    return this.enqueue(code, options, false, undefined);
+  exec(code: string, options: JobOptions = {}): Promise<ExecResult> {
+    return this.job('exec', code, options, undefined) as Promise<ExecResult>;
   }
 
   /** Evaluates one Python expression on the board and returns its value, sent back as JSON. */
-  async call<T = unknown>(expression: string, options: JobOptions = {}): Promise<T> {
-    const result = await this.enqueue(callSnippet(expression), options, true, undefined);
-    return parseMarked(result.stdout) as T;
+  call<T = unknown>(expression: string, options: JobOptions = {}): Promise<T> {
+    return this.job('call', expression, options, undefined) as Promise<T>;
   }
 
   /** Runs statements that report their result with `_jlh.out(value)`; returns the last value. */
-  async callScript<T = unknown>(code: string, options: JobOptions = {}): Promise<T> {
-    const result = await this.enqueue(code, options, true, undefined);
-    return parseMarked(result.stdout) as T;
+  callScript<T = unknown>(code: string, options: JobOptions = {}): Promise<T> {
+    return this.job('script', code, options, undefined) as Promise<T>;
+  }
+
+  /** A job of `kind`: what `call`, `callScript` or `exec` returns. */
+  run(kind: JobKind, code: string, options: JobOptions = {}): Promise<unknown> {
+    return this.job(kind, code, options, undefined);
   }
 
   /**
@@ -360,20 +368,31 @@ export class DeviceSession {
   }
 
   private leaseHandle(lease: Lease): SessionLease {
-    const run = (code: string, options: JobOptions, usesHelper: boolean) =>
-      this.enqueue(code, options, usesHelper, lease);
     return {
       owner: lease.owner,
       get released() {
         return lease.released;
       },
-      exec: (code, options = {}) => run(code, options, false),
-      call: async <T>(expression: string, options: JobOptions = {}) =>
-        parseMarked((await run(callSnippet(expression), options, true)).stdout) as T,
-      callScript: async <T>(code: string, options: JobOptions = {}) =>
-        parseMarked((await run(code, options, true)).stdout) as T,
+      run: (kind, code, options = {}) => this.job(kind, code, options, lease),
+      exec: (code, options = {}) => this.job('exec', code, options, lease) as Promise<ExecResult>,
+      call: <T>(expression: string, options: JobOptions = {}) =>
+        this.job('call', expression, options, lease) as Promise<T>,
+      callScript: <T>(code: string, options: JobOptions = {}) =>
+        this.job('script', code, options, lease) as Promise<T>,
       release: () => this.release(lease),
     };
+  }
+
+  /** A job of `kind`, in `held`'s turn or one of its own: a call's or a script's value, or an exec's result. */
+  private async job(
+    kind: JobKind,
+    code: string,
+    options: JobOptions,
+    held: Lease | undefined,
+  ): Promise<unknown> {
+    if (kind === 'exec') return this.enqueue(code, options, false, held);
+    const result = await this.enqueue(kind === 'call' ? callSnippet(code) : code, options, true, held);
+    return parseMarked(result.stdout);
   }
 
   /** Ends a lease: its queued jobs are refused, and the next owner's turn begins. Idempotent. */

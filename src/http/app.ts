@@ -9,7 +9,8 @@
  * - 2025 (`initialize`, then `Mcp-Session-Id`): a session (404 unknown, 400 missing) on the SDK's
  *   Streamable HTTP transport (sessions.ts).
  *
- * Each gate is its own small module, and every refusal is a JSON-RPC error body.
+ * Each gate is its own small module (rebinding.ts, body.ts, bearer.ts), and every refusal is a
+ * JSON-RPC error body.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -27,10 +28,9 @@ import { authenticate, type BearerGateOptions } from './bearer.js';
 import { checkContentType, parseJson, readBody } from './body.js';
 import { attachCaller } from './caller.js';
 import { answerClientError } from './clientError.js';
-import { checkHostPresent, checkLoopbackHost } from './host.js';
 import { claimsModernEra, createModernHandler } from './modern.js';
-import { checkOrigin } from './origin.js';
 import { presentedLease } from './outsideLease.js';
+import { checkSource, type SourceRules } from './rebinding.js';
 import { type Rejection, reject, sendRejection } from './rejection.js';
 import { SessionStore } from './sessions.js';
 import { watchStream } from './streamAuth.js';
@@ -41,7 +41,8 @@ export interface HttpAuthOptions extends BearerGateOptions {
   recheckMs?: number;
 }
 
-export interface HttpOptions {
+/** `origins`, `loopbackHostOnly`: who may reach the server (rebinding.ts). */
+export interface HttpOptions extends SourceRules {
   /**
    * Makes an MCP server: `legacy`, for a new session (`sessionId()` is known once initialize
    * completes), or `modern`, for one 2026-07-28 request (no session).
@@ -49,10 +50,6 @@ export interface HttpOptions {
   createServer(sessionId: () => string | undefined, era: Era): McpServerHandle;
   /** What changed (the board, the catalog), for 2026-07-28 `subscriptions/listen` streams. */
   dispatcher?: Dispatcher;
-  /** Origins allowed besides loopback and tauri://, matched exactly. */
-  origins?: readonly string[];
-  /** Refuse Host names that are not loopback (set when bound to loopback). Default true. */
-  loopbackHostOnly?: boolean;
   /** Default 4 MiB. */
   bodyLimit?: number;
   /** The whole body must arrive within this. Default 30 s. */
@@ -109,10 +106,7 @@ export function createHttpHandler(options: HttpOptions): HttpHandler {
   let view: BoardView | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Rejection | undefined> => {
-    const gate =
-      checkOrigin(req.headers, options.origins) ??
-      checkHostPresent(req.headers) ??
-      (options.loopbackHostOnly === false ? undefined : checkLoopbackHost(req.headers));
+    const gate = checkSource(req.headers, options);
     if (gate) return gate;
     const requested = (req.url ?? '/').split('?')[0] ?? '/';
     if (options.dispatcher && VIEW_PATHS.has(requested) && requested !== path) {

@@ -75,20 +75,17 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions = {}): P
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.on('error', () =>
+    const cutOff = () => {
+      if (done) return; // 'close' follows every read body
       finish({
         ok: false,
         rejection: reject(400, -32600, 'Bad Request: the body was cut off', { connection: 'close' }),
-      }),
-    );
+      });
+    };
+    req.on('error', cutOff);
     req.on('end', () => finish({ ok: true, bytes: Buffer.concat(chunks) }));
     // A peer that hangs up mid-body: 'close' without 'end' (answered into the void, but settled).
-    req.on('close', () =>
-      finish({
-        ok: false,
-        rejection: reject(400, -32600, 'Bad Request: the body was cut off', { connection: 'close' }),
-      }),
-    );
+    req.on('close', cutOff);
   });
 }
 

@@ -9,6 +9,7 @@
  * the SDK's entries serve) and cache hints on lists (2026-07-28 only).
  */
 import {
+  type AuthInfo,
   type CacheHint,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
@@ -38,8 +39,11 @@ import { callTool, heard } from './toolCall.js';
 
 export const SERVER_INFO = { name: PACKAGE_NAME, version: PACKAGE_VERSION } as const;
 
-/** Who sent a request, as the caller function reads it (the session, the HTTP gate's decision). */
-export type CallerContext = Pick<ServerContext, 'sessionId' | 'http'>;
+/**
+ * Who calls, from one MCP request: its session and what the HTTP gate decided (both absent on
+ * stdio, where the client that launched us is the operator).
+ */
+export type CallerOf = (sessionId: string | undefined, auth?: AuthInfo) => Caller;
 
 export interface ServerOptions {
   /** The core: tools, resources, prompts and what they tell. */
@@ -47,7 +51,7 @@ export interface ServerOptions {
   /** The era of the connection or request this server answers. */
   era: Era;
   /** Who this connection is (stdio: the operator; HTTP: the session's caller). */
-  caller: (extra: CallerContext) => Caller;
+  caller: CallerOf;
   instructions?: string;
   /**
    * What `tools/list` shows (core/listModes.ts); undefined lets the client choose: `discovery`
@@ -113,7 +117,7 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   // 2025: logging/setLevel sets it for the connection; 2026-07-28: each request's `_meta` says it.
   let level: LoggingLevel = 'info';
   const subscriptions = new Set<string>();
-  const caller = (extra: ServerContext) => options.caller(extra);
+  const caller = (extra: ServerContext) => options.caller(extra.sessionId, extra.http?.authInfo);
   const envelope = (extra: ServerContext) => extra.mcpReq.envelope as Record<string, unknown> | undefined;
   const clientOf = (extra: ServerContext): ClientCapabilities | undefined =>
     modern

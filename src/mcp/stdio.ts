@@ -8,7 +8,8 @@
  * Every line is checked before the SDK reads it (the SDK drops what it cannot parse without an
  * answer): a line that is not JSON gets -32700, a request with params the SDK would drop or answer
  * with a schema dump gets -32602 (precheck.ts). A line may be as long as the SDK allows one
- * message (10 MiB); a longer one ends the connection, as the SDK's own reader ends it.
+ * message (10 MiB, `LineReader` below); a longer one ends the connection, as the SDK's own reader
+ * ends it.
  */
 import { PassThrough } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
@@ -17,7 +18,6 @@ import type { Era } from '../core/era.js';
 import { keepLegacyCodes } from './legacyCodes.js';
 import { parseErrorOf, precheck } from './precheck.js';
 import type { McpServerHandle } from './server.js';
-import { LineReader } from './stdioLines.js';
 
 export interface StdioOptions {
   /** Releases everything else (board session, simulator); called once, before exit. */
@@ -109,3 +109,64 @@ export async function serveStdio(createServer: StdioServerFactory, options: Stdi
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/*
+ * Stdin split into lines, each at most `maxLine` bytes: the SDK's own cap for one stdio message
+ * (its `STDIO_DEFAULT_MAX_BUFFER_SIZE`, 10 MiB), enforced before the bytes reach its reader. A line
+ * that grows past it is dropped whole, newline or not, and the reader says so once (`overflow`):
+ * the connection then ends, as the SDK's transport ends it. Pure: no timers, no I/O.
+ */
+
+export interface Pushed {
+  /** Complete lines, without their `\n` (a `\r` before it goes too). */
+  lines: string[];
+  /** True once a line grew past the cap: nothing more is read. */
+  overflow: boolean;
+}
+
+export class LineReader {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private overflowed = false;
+
+  constructor(private readonly maxLine: number) {}
+
+  push(chunk: Buffer): Pushed {
+    const lines: string[] = [];
+    if (this.overflowed) return { lines, overflow: true };
+    let from = 0;
+    for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, from)) {
+      if (!this.take(chunk.subarray(from, at))) return { lines, overflow: true };
+      lines.push(this.line());
+      from = at + 1;
+    }
+    if (from < chunk.length && !this.take(chunk.subarray(from))) return { lines, overflow: true };
+    return { lines, overflow: false };
+  }
+
+  /** The last line when the input ends without a newline ('' when there is none). */
+  end(): string {
+    return this.overflowed ? '' : this.line();
+  }
+
+  private take(part: Buffer): boolean {
+    this.size += part.length;
+    if (this.size > this.maxLine) {
+      this.overflowed = true;
+      this.parts = [];
+      this.size = 0;
+      return false;
+    }
+    if (part.length > 0) this.parts.push(part);
+    return true;
+  }
+
+  private line(): string {
+    const text = (this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts)).toString(
+      'utf8',
+    );
+    this.parts = [];
+    this.size = 0;
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  }
+}

@@ -18,8 +18,8 @@ import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import { isDeviceError } from '../device/errors.js';
+import { py } from '../device/pyLiteral.js';
 import { checkFilePath, SEGMENT_MAX } from './boardPath.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 
 /**

@@ -25,7 +25,7 @@ import { parseFirmwareNodeName } from '../board/slots.js';
 import { type StateDocument, type StateDocumentNet, stateDocumentSchema } from '../board/stateDocument.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardCallOptions, BoardClient } from '../device/board.js';
-import { py } from './py.js';
+import { py } from '../device/pyLiteral.js';
 import type { PythonPart } from './pythonParts.js';
 
 export {

@@ -553,7 +553,13 @@ describe('hostile strings', () => {
           continue;
         }
         const rec = recording(h.client);
-        const run = tool.handle(parsed.data as never, ctx(), { board: rec.board, safety: ctx().safety });
+        const run = tool.handle(parsed.data as never, {
+          ...ctx(),
+          board: rec.board,
+          leaseHolder: 'test',
+          notes: { readings: [] },
+          attachImage: () => {},
+        });
         if (valid) {
           // A string that names a node (e.g. '1', ' 1', '-1' is not one) works literally.
           await run.catch((error: unknown) => expect(error).toBeInstanceOf(ToolError));

@@ -11,6 +11,7 @@ import { MAX_BRIDGES } from '../board/limits.js';
 import { BUFFER_IN, DAC0, DAC1 } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { py } from '../device/pyLiteral.js';
 import {
   type Hazard,
   hazard,
@@ -22,7 +23,6 @@ import {
 } from './hazards.js';
 import { type BridgeRow, namesOf, recordChange } from './journal.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { nodePair, nodeValue } from './shapes.js';
 import {

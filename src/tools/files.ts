@@ -19,10 +19,10 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { py } from '../device/pyLiteral.js';
 import { fileWritePython, WRITE_CHUNK_BYTES, writeBoardFile } from './boardFileWrite.js';
 import { checkFilePath, checkPath, PATH_MAX } from './boardPath.js';
 import { checkText } from './oled.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool } from './tool.js';
 

@@ -10,9 +10,9 @@ import {
 } from '../board/limits.js';
 import { ToolError } from '../core/errors.js';
 import { isDeviceError } from '../device/errors.js';
+import { py } from '../device/pyLiteral.js';
 import { assertCanDrive, gpioPinNode, netOfNode, readState, type StateDocument } from './boardState.js';
 import { knownPwm, type PinState, recordChange } from './journal.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool, type ToolContext } from './tool.js';
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ISENSE_SHUNT_OHMS, PATH_OHMS } from '../board/limits.js';
 import { ADC0, ISENSE_MINUS, ISENSE_PLUS } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
+import { py } from '../device/pyLiteral.js';
 import {
   ADC_SPAN,
   adcFor,
@@ -20,7 +21,6 @@ import {
   touches,
 } from './measureRouting.js';
 import { nodeArg, routableNode } from './nodeArg.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { resistanceMeasure, resistancePython } from './resistance.js';
 import { nodeLabel, readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';

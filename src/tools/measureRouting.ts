@@ -11,8 +11,8 @@ import { ADC_RANGES } from '../board/limits.js';
 import { ADC0, ADC3 } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { py } from '../device/pyLiteral.js';
 import type { ResolvedNode } from './nodeArg.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import {
   type BoardSnapshot,

@@ -12,7 +12,7 @@ import { GPIO_7, GPIO_8, nanoD } from '../board/nodes.js';
 import { encodePng, rowBytes } from '../board/png.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
-import { py } from './py.js';
+import { py } from '../device/pyLiteral.js';
 import type { PythonPart } from './pythonParts.js';
 import { type BridgeView, bridgeViews, readBridges, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
 import { defineDeviceTool } from './tool.js';

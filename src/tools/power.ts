@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { DAC_CHANNELS } from '../board/limits.js';
 import { ToolError } from '../core/errors.js';
+import { py } from '../device/pyLiteral.js';
 import { recordChange } from './journal.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { voltsArg } from './shapes.js';

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { ADC0, DAC1, GND, ISENSE_MINUS, ISENSE_PLUS, nodeInfo } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { py } from '../device/pyLiteral.js';
 import {
   assertNoWave,
   freeAdcs,
@@ -30,7 +31,6 @@ import {
   touches,
 } from './measureRouting.js';
 import { type NodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import type { SafetyPolicy } from './safety.js';
 import { nodeValue } from './shapes.js';

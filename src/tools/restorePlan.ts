@@ -16,6 +16,7 @@ import { shortName } from '../board/nodes.js';
 import type { SlotData, SlotPower } from '../board/slots.js';
 import type { GpioPullName, OverlayInput } from '../board/state.js';
 import type { BoardClient } from '../device/board.js';
+import { py } from '../device/pyLiteral.js';
 import {
   customNetName,
   driveHazards,
@@ -24,7 +25,6 @@ import {
   type StateDocument,
 } from './boardState.js';
 import { netHazards, refuseHazards } from './hazards.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
 

@@ -14,10 +14,10 @@ import { ToolError } from '../core/errors.js';
 import { defineTool } from '../core/toolDefinition.js';
 import type { BoardClient } from '../device/board.js';
 import { isDeviceError } from '../device/errors.js';
+import { py } from '../device/pyLiteral.js';
 import { refuseFaultingCode } from '../device/rawRepl.js';
 import { API_REFERENCE, API_SECTIONS, apiSection } from './apiReference.js';
 import { checkText } from './oled.js';
-import { py } from './py.js';
 import { defineDeviceTool } from './tool.js';
 
 export const SCRIPTS_DIR = '/python_scripts';

@@ -8,8 +8,8 @@ import { SLOTS } from '../board/limits.js';
 import { isSavableSlot, parseSlotYaml, powerOnSlot, type SlotData, slotPath } from '../board/slots.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { py } from '../device/pyLiteral.js';
 import { type RamState, readSlotLook, SLOT_PART_BYTES, slotFileSum } from './boardState.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { differences, listed, targetOfSlot } from './restorePlan.js';
 

@@ -17,6 +17,7 @@ import { asToolName, BUFFER_IN, DAC0, isBridgeable, parseShortName, shortName } 
 import { parseState } from '../board/state.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { py } from '../device/pyLiteral.js';
 import {
   canonicalNode,
   driveHazards,
@@ -30,7 +31,6 @@ import {
 } from './boardState.js';
 import { netHazards, refuseHazards } from './hazards.js';
 import { bridgesMissing, namesOf, recordChange } from './journal.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { nodeValue } from './shapes.js';
 import { type BridgeView, readBridges } from './snapshot.js';

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
+import { py } from '../device/pyLiteral.js';
 import { customNetName, driveHazards, netOfNode } from './boardState.js';
 import { bridgeHazard } from './connections.js';
 import { refuseHazards } from './hazards.js';
@@ -19,7 +20,6 @@ import {
   type OverlayState,
 } from './journal.js';
 import { readOverlays } from './leds.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { putOverlays } from './restorePlan.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ADC0, BOTTOM_RAIL, DAC1, ISENSE_MINUS, ISENSE_PLUS, TOP_RAIL } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
+import { py } from '../device/pyLiteral.js';
 import {
   adcFor,
   assertNoWave,
@@ -17,7 +18,6 @@ import {
 } from './measureRouting.js';
 import { routableNode } from './nodeArg.js';
 import { plotPng } from './plot.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { checkVolts } from './safety.js';
 import { nodeValue, voltsArg } from './shapes.js';

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
-import { py } from './py.js';
+import { py } from '../device/pyLiteral.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool } from './tool.js';
 

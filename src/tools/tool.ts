@@ -1,16 +1,13 @@
 /**
- * Tools that act on the board (STYLE.md §3): `defineDeviceTool` wraps a handler so that it gets
- * the board held for its call (its first job takes the caller's turn, the call's signal goes to
- * every job), refuses firmware that lacks a required function, and hands the handler the board
- * and the limits. A tool that needs no board is `defineTool` (core/toolDefinition.ts).
+ * Tools that act on the board (STYLE.md §3): `defineDeviceTool` makes one from its spec, saying how
+ * a call has the board (`atomic`, `mutates`) and which firmware functions it needs; the one adapter
+ * (core/toolSubsystem.ts) holds the board for each call and hands the handler the held board and
+ * the limits. A tool that needs no board is `defineTool` (core/toolDefinition.ts).
  */
 import type { z } from 'zod';
-import { missingFunctionsReason } from '../board/firmware.js';
-import { ToolError } from '../core/errors.js';
 import type { HandlerContext, Tool, ToolShape } from '../core/toolDefinition.js';
-import { type Board, type BoardClient, holderOf } from '../device/board.js';
-import { DeviceError } from '../device/errors.js';
-import { type BoardNotes, noteResult, notesOf } from './boardNotes.js';
+import type { Board, BoardClient } from '../device/board.js';
+import type { BoardNotes } from './boardNotes.js';
 import type { SafetyPolicy } from './safety.js';
 import { BOARD_APP_URI } from './viewPage.js';
 
@@ -71,81 +68,39 @@ export interface DeviceToolSpec<I extends z.ZodObject, O extends z.ZodObject> ex
   handle(args: z.infer<I>, context: ToolContext): Promise<z.infer<O>>;
 }
 
+/** How one call of a device tool has the board: the spec's choices with their defaults applied. */
+export interface BoardUse {
+  /** The first job takes a lease kept to the end of the call (see `DeviceToolSpec.atomic`). */
+  atomic: boolean;
+  /** Another caller's board lease refuses the call (see `DeviceToolSpec.mutates`). */
+  mutates: boolean;
+}
+
+/** A tool that acts on the board, as the catalog holds it. */
+export interface DeviceTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject>
+  extends Tool<I, O, ToolEnv> {
+  board: BoardUse;
+  handle(args: z.infer<I>, context: ToolContext): Promise<z.infer<O>>;
+}
+
+/** A device tool of unknown argument and result types, as a catalog holds it. */
+// biome-ignore lint/suspicious/noExplicitAny: the catalog holds tools of every shape.
+export type AnyDeviceTool = DeviceTool<any, any>;
+
 /**
- * A tool that acts on the board: the wrapper holds the bound board for the call (its first job
- * takes the caller's turn, the call's signal goes to every job), refuses firmware that lacks a
- * required function, and hands the handler the board and the limits.
+ * A tool that acts on the board. The adapter that runs it (core/toolSubsystem.ts) holds the board
+ * for the call as `board` says (its first job takes the caller's turn, the call's signal goes to
+ * every job), refuses firmware that lacks a required function, and hands the handler the held
+ * board and the limits.
  */
 export function defineDeviceTool<I extends z.ZodObject, O extends z.ZodObject>(
   spec: DeviceToolSpec<I, O>,
-): Tool<I, O, ToolEnv> {
-  const { handle, atomic, mutates, ...shape } = spec;
+): DeviceTool<I, O> {
+  const { atomic, mutates, ...shape } = spec;
   return {
     // Every tool that acts on the board shows the board it left, where the host renders apps.
     app: BOARD_APP_URI,
     ...shape,
-    async handle(args, context, env) {
-      if (!env.board) {
-        throw new DeviceError('not_found', 'this server was started without a board');
-      }
-      const changes = mutates ?? spec.kind !== 'read';
-      // A caller's outside lease counts on the board bound to its name only.
-      const presented = context.outsideLease;
-      const outside =
-        env.leaseName !== undefined && presented?.name === env.leaseName ? presented : undefined;
-      const call = { owner: context.caller, ...(outside ? { outside } : {}) };
-      const held = env.board.hold({
-        signal: context.signal,
-        ...call,
-        atomic: atomic !== false,
-        mutates: changes,
-      });
-      try {
-        await checkFirmware(spec.name, spec.requiresFor ? spec.requiresFor(args) : spec.requires, held.board);
-        const result = await handle(args, {
-          ...context,
-          board: held.board,
-          safety: env.safety,
-          leaseHolder: holderOf(call),
-          notes: notesOf(env.board),
-          attachImage: (image) =>
-            context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
-        });
-        // A reading or the OLED's text goes where the board's pictures show it (boardNotes.ts).
-        noteResult(env.board, spec.name, args, result);
-        return result;
-      } catch (error) {
-        throw changes ? error : harmlessRerun(error);
-      } finally {
-        held.release();
-      }
-    },
+    board: { atomic: atomic !== false, mutates: mutates ?? spec.kind !== 'read' },
   };
-}
-
-/**
- * A call that only reads and was cut off after its code went out (`mayHaveRun`): running it again
- * changes nothing, so it is plainly retryable.
- */
-function harmlessRerun(error: unknown): unknown {
-  if (!(error instanceof DeviceError) || error.details.mayHaveRun !== true) return error;
-  const { mayHaveRun: _ran, ...details } = error.details;
-  return new DeviceError(
-    error.code,
-    `${error.message.replace(/\. Read back what it changes before sending it again$/, '')}; the call only reads the board, so retrying it is safe`,
-    details,
-  );
-}
-
-async function checkFirmware(tool: string, requires: readonly string[] | undefined, board: BoardClient) {
-  if (!requires || requires.length === 0) return;
-  const available = await board.firmwareFunctions();
-  const missing = requires.filter((name) => !available.has(name));
-  if (missing.length > 0) {
-    throw new ToolError(
-      'unsupported_firmware',
-      `This board's firmware has no ${missing.join(', ')}, which ${tool} needs. ${missingFunctionsReason(missing)}`,
-      { details: { missing } },
-    );
-  }
 }

@@ -20,8 +20,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ToolError } from '../core/errors.js';
+import { py } from '../device/pyLiteral.js';
 import { autoTextSize, checkText } from './oled.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool, type ToolContext } from './tool.js';
 

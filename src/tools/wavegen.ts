@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { WAVEGEN_AMPLITUDE_VPP, WAVEGEN_FREQ_HZ } from '../board/limits.js';
 import { ToolError } from '../core/errors.js';
+import { py } from '../device/pyLiteral.js';
 import { SUPPLIES } from './power.js';
-import { py } from './py.js';
 import type { PythonPart } from './pythonParts.js';
 import { checkVolts, type SafetyPolicy } from './safety.js';
 import { voltsArg } from './shapes.js';

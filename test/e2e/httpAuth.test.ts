@@ -293,7 +293,7 @@ describe('past the gates (HTTP 200)', () => {
         createMcpServer({
           dispatcher,
           era,
-          caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
+          caller: httpCaller,
           perRequest: era === 'modern',
         }),
     });

@@ -63,7 +63,7 @@ beforeAll(async () => {
       createMcpServer({
         dispatcher,
         era,
-        caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
+        caller: httpCaller,
         perRequest: era === 'modern',
       }),
   });

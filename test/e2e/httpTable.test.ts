@@ -89,7 +89,7 @@ beforeAll(async () => {
       createMcpServer({
         dispatcher,
         era,
-        caller: (extra) => httpCaller(extra.sessionId, extra.http?.authInfo),
+        caller: httpCaller,
         perRequest: era === 'modern',
       }),
   });

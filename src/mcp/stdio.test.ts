@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineReader } from './stdioLines.js';
+import { LineReader } from './stdio.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
