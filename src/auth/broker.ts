@@ -20,6 +20,8 @@ export interface BearerIdentity {
   expiresAt?: Date;
   /** What the broker vouches for about the caller, by name (an outside lease: `labgrid_place`). */
   claims?: Readonly<Record<string, string>>;
+  /** The name the operator gave the token (`tokens create --name`), shown to others it holds the board from. */
+  name?: string;
 }
 
 export type BearerRejection = 'unknown' | 'expired' | 'revoked';

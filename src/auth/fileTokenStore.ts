@@ -104,6 +104,7 @@ export class FileTokenStore implements TokenBroker {
     const identity: BearerIdentity = { callerId: `token:${found.id}`, capabilities: found.capabilities };
     if (found.expiresAt !== null) identity.expiresAt = new Date(found.expiresAt);
     if (found.claims) identity.claims = found.claims;
+    if (found.name) identity.name = found.name;
     return { ok: true, identity };
   }
 

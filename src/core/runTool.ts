@@ -27,6 +27,8 @@ export interface Caller {
   principal?: string;
   /** The outside lease the caller presents (core/outsideLease.ts), as the operator's source read it. */
   outsideLease?: PresentedLease;
+  /** A name a person would know the caller by (a token's), shown to callers its lease refuses. */
+  name?: string;
 }
 
 export interface CallRequest {
@@ -155,6 +157,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
     caller: request.caller.id,
     granted: request.caller.granted,
     ...(request.caller.outsideLease ? { outsideLease: request.caller.outsideLease } : {}),
+    ...(request.caller.name ? { callerName: request.caller.name } : {}),
     ...(request.confirm ? { confirm: request.confirm } : {}),
     ...(request.client ? { client: request.client } : {}),
   };

@@ -165,6 +165,8 @@ export interface CallContext {
   granted?: ReadonlySet<Capability>;
   /** The outside lease the caller presents; a board bound to its name is the caller's (tools/tool.ts). */
   outsideLease?: PresentedLease;
+  /** A name a person would know the caller by (a token's name), when it has one. */
+  callerName?: string;
 }
 
 /**

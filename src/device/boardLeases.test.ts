@@ -33,7 +33,7 @@ describe('a board lease', () => {
     const refusal = leaseRefusal(taken.lease, 'http:tok_b');
     expect(refusal).toMatchObject({
       code: 'busy',
-      retryable: true,
+      retryable: false,
       details: { leasedTo: 'http:tok_a', until: '2026-12-06T04:01:00.000Z', note: 'night run' },
     });
     expect(refusal?.message).toContain('reads still work');

@@ -29,8 +29,10 @@ export class DeviceError extends Error {
   /**
    * True when the same call may succeed if simply retried later. Never for a job the board may
    * already have run (`details.mayHaveRun`: the link dropped or the reply was lost after the code
-   * went out): a blind retry could run it twice. The rule lives here so that it holds wherever the
-   * error is rebuilt (the share protocol carries code, message and details).
+   * went out): a blind retry could run it twice. Nor for a board another caller leased
+   * (`details.leasedTo`): the lease holds until its end, which may be a day away, so only waiting or
+   * its holder helps. The rule lives here so that it holds wherever the error is rebuilt (the share
+   * protocol carries code, message and details).
    */
   readonly retryable: boolean;
 
@@ -41,6 +43,7 @@ export class DeviceError extends Error {
     this.details = details;
     this.retryable =
       details.mayHaveRun !== true &&
+      details.leasedTo === undefined &&
       (code === 'busy' || code === 'disconnected' || code === 'timeout' || code === 'not_found');
   }
 

@@ -52,6 +52,8 @@ export interface HttpCaller {
   claims?: Readonly<Record<string, string>>;
   /** The outside lease this request presents (http/outsideLease.ts). */
   outsideLease?: PresentedLease;
+  /** The token's name, if the operator gave it one. */
+  name?: string;
 }
 
 export type AuthResult = { ok: true; caller: HttpCaller } | { ok: false; rejection: Rejection };
@@ -115,6 +117,7 @@ export async function authenticate(
     };
     if (outcome.identity.expiresAt) caller.expiresAt = outcome.identity.expiresAt;
     if (outcome.identity.claims) caller.claims = outcome.identity.claims;
+    if (outcome.identity.name) caller.name = outcome.identity.name;
     return { ok: true, caller };
   }
   return { ok: false, rejection: rejectionOf(outcome, token, options.log ?? logToStderr) };

@@ -28,6 +28,7 @@ export function authInfoOf(caller: HttpCaller, connection?: string): AuthInfo {
       anonymous: caller.id === undefined,
       ...(connection ? { connection } : {}),
       ...(caller.outsideLease ? { outsideLease: caller.outsideLease } : {}),
+      ...(caller.name ? { name: caller.name } : {}),
     },
   };
 }
@@ -68,8 +69,9 @@ export function httpCaller(sessionId: string | undefined, auth: AuthInfo | undef
   // Set only by attachCaller, from the operator's source: never from the request's JSON.
   const outside = auth.extra?.outsideLease as PresentedLease | undefined;
   const lease = outside ? { outsideLease: outside } : {};
+  const name = typeof auth.extra?.name === 'string' ? { name: auth.extra.name } : {};
   if (auth.extra?.anonymous !== true)
-    return { id: `http:${auth.clientId}`, granted, principal: auth.clientId, ...lease };
+    return { id: `http:${auth.clientId}`, granted, principal: auth.clientId, ...lease, ...name };
   const connection = typeof auth.extra.connection === 'string' ? auth.extra.connection : 'stateless';
   return { id: `http:${sessionId ?? connection}`, granted, ...lease };
 }

@@ -142,7 +142,7 @@ describe('board_lease', () => {
     expect(refused).toMatchObject({
       code: 'busy',
       message: expect.stringContaining('leased to http:tok_alice until'),
-      options: { details: expect.objectContaining({ leasedTo: 'http:tok_alice', until }), retryable: true },
+      options: { details: expect.objectContaining({ leasedTo: 'http:tok_alice', until }), retryable: false },
     });
     expect((refused as Error).message).toContain('reads still work');
     expect((refused as Error).message).toContain('device_info');
@@ -162,7 +162,7 @@ describe('board_lease', () => {
     const renewed = await h.run(boardLease, { minutes: 5 }, alice);
     expect(Date.parse(renewed.result.until as string)).toBeGreaterThan(Date.parse(until));
     await h.run(dacSet, { channel: 'DAC1', volts: 1.5 }, alice);
-    expect((await h.run(boardLease, { minutes: 0 }, alice)).result).toEqual({});
+    expect((await h.run(boardLease, { minutes: 0 }, alice)).result).toEqual({ released: true });
     expect((await h.run(dacSet, { channel: 'DAC1', volts: 0.5 }, bob)).result).toMatchObject({ volts: 0.5 });
   });
 

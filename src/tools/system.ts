@@ -379,12 +379,20 @@ export const boardLease = defineDeviceTool({
   input: z.object({ minutes: z.number().min(0).max(1440) }),
   // Who holds it now (absent: nobody); a take that returns is this caller's. Read-only callers see
   // the lease in board health and in every refusal.
-  output: z.object({ holder: z.string().optional(), until: z.string().optional() }),
-  handle: async ({ minutes }, { board, leaseHolder: holder }) => {
+  output: z.object({
+    holder: z.string().optional(),
+    until: z.string().optional(),
+    released: z.boolean().optional(),
+  }),
+  handle: async ({ minutes }, { board, leaseHolder: holder, callerName }) => {
+    // The token's name goes with the lease, so a refused caller can tell its person whom to ask.
+    const note = callerName ? { note: callerName } : {};
     const { lease } = await board.boardLease(
-      minutes === 0 ? { action: 'release', holder } : { action: 'take', holder, ttlMs: minutes * 60_000 },
+      minutes === 0
+        ? { action: 'release', holder }
+        : { action: 'take', holder, ttlMs: minutes * 60_000, ...note },
     );
-    return lease ? { holder: lease.holder, until: lease.until } : {};
+    return lease ? { holder: lease.holder, until: lease.until } : { released: true };
   },
 });
 
