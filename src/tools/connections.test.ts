@@ -111,6 +111,26 @@ describe('connect', () => {
     expect((rendered as ToolError).code).toBe('unsafe_short');
   });
 
+  it('a fixed 5 V node, which has no crossbar lane, is refused with the way to 5 V: a rail (issue 20)', async () => {
+    await expect(h.run(connect, { pairs: [['5V', 50]] })).rejects.toMatchObject({
+      code: 'invalid_node',
+      message: expect.stringMatching(
+        /For 5 V, set a rail to it \(dac_set channel TOP_RAIL\) and connect to TOP_RAIL/,
+      ),
+    });
+    expect((await h.run(connect, { pairs: [['3V3', 50]] }).catch((e) => e)).message).toMatch(/For 3.3 V/);
+  });
+
+  it('net_check gives a lone supply its fixed net and says why a net is null (issue 20)', async () => {
+    await setup('nodes_clear()');
+    const { result } = await h.run(netCheck, { a: 'TOP_RAIL', b: 50 });
+    expect(result).toMatchObject({
+      a_net: 2,
+      b_net: null,
+      nets_note: expect.stringMatching(/50 is on no net/),
+    });
+  });
+
   it('adds pairs in order and reports the net each joined', async () => {
     const { result } = await h.run(connect, {
       pairs: [

@@ -8,10 +8,12 @@ import { z } from 'zod';
 import { FIRMWARE_COLORS, firmwareParseColor } from '../board/colors.js';
 import { type Connections, isForbiddenPair, NET_NAME_MAX } from '../board/connections.js';
 import { MAX_BRIDGES } from '../board/limits.js';
-import { BUFFER_IN, DAC0, DAC1 } from '../board/nodes.js';
+import { BOTTOM_RAIL, BUFFER_IN, DAC0, DAC1, GND, TOP_RAIL } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import { py } from '../device/pyLiteral.js';
+import type { StateDocument } from './boardState.js';
+import { runsPwm } from './gpio.js';
 import {
   type Hazard,
   hazard,
@@ -21,7 +23,7 @@ import {
   sourceOf,
   sourcesIn,
 } from './hazards.js';
-import { type BridgeRow, namesOf, recordChange } from './journal.js';
+import { type BridgeRow, knownPwm, namesOf, recordChange } from './journal.js';
 import { type NodeArg, nodeArg, type ResolvedNode, routableNode } from './nodeArg.js';
 import type { PythonPart } from './pythonParts.js';
 import { nodePair, nodeValue } from './shapes.js';
@@ -42,6 +44,7 @@ import {
   snapshotPython,
 } from './snapshot.js';
 import { defineDeviceTool } from './tool.js';
+import { runningWave } from './wavegen.js';
 
 /** Board-side helpers, inside `_jlt`. */
 const connectionsPython: PythonPart = {
@@ -117,6 +120,45 @@ const toBridgeOut = (b: BridgeView): z.infer<typeof bridgeOut> => ({
   routed: b.routed,
   route: b.route,
 });
+
+/** Said beside a bridge list when some bridge has copies, as the key alone is not plain. */
+const PARALLEL_NOTE =
+  'extra_parallel_paths: copies of that bridge the firmware routes beside it through free crossbar lanes, to lower its resistance; they come and go with the bridge and need nothing from you.';
+const parallelNote = (bridges: readonly BridgeView[]): { about_extra_parallel_paths?: string } =>
+  bridges.some((b) => b.duplicates > 0) ? { about_extra_parallel_paths: PARALLEL_NOTE } : {};
+
+/** What a clear leaves running: supplies, PWM, the wave generator, GPIO outputs (it removes bridges only). */
+function stillRunning(
+  board: BoardClient,
+  state: StateDocument,
+  pads: readonly string[],
+  wave: unknown,
+): string[] {
+  const { top_rail, bottom_rail, dac0, dac1 } = state.power;
+  const supplies = (
+    [
+      ['top rail', top_rail],
+      ['bottom rail', bottom_rail],
+      ['DAC0', dac0],
+      ['DAC1', dac1],
+    ] as const
+  )
+    .filter(([, volts]) => volts !== 0)
+    .map(([name, volts]) => `${name} at ${volts} V`);
+  const pwm = state.gpio
+    .filter((g) => typeof g.pin === 'number' && runsPwm(state, pads, g.pin))
+    .map((g) => {
+      const known = knownPwm(board, g.pin as number);
+      return `PWM on GPIO_${g.pin}${known ? ` (${known.frequency} Hz, duty ${known.duty})` : ''}`;
+    });
+  const outputs = state.gpio
+    .filter(
+      (g) => typeof g.pin === 'number' && g.direction === 'OUTPUT' && !runsPwm(state, pads, g.pin as number),
+    )
+    .map((g) => `GPIO_${g.pin} output ${g.reading}`);
+  const waveLine = runningWave(wave);
+  return [...supplies, ...pwm, ...(waveLine ? [waveLine] : []), ...outputs];
+}
 
 const CONNECT_STATUS = ['added', 'already_connected', 'unrouted', 'crossbar_full', 'stored'] as const;
 type ConnectStatus = (typeof CONNECT_STATUS)[number];
@@ -210,7 +252,7 @@ export const connect = defineDeviceTool({
   name: 'connect',
   title: 'Connect nodes',
   description:
-    'Bridge pairs of nodes. Shorts (supplies or GND together, GPIO on a supply): nothing connected, and why. crossbar_full/unrouted: stored, not connected.',
+    'Bridge pairs of nodes. 5 V/3.3 V: set TOP_RAIL (dac_set), connect to it. Shorts (supplies/GND together, GPIO on a supply): none applied, and why. crossbar_full/unrouted: stored only.',
   group: 'connections',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -434,6 +476,7 @@ export const disconnect = defineDeviceTool({
     not_found: z.array(z.array(z.string())).describe('Requested pairs that were not bridged'),
     remaining: z.number().describe('Bridges left on the board'),
     probe_power_removed: z.boolean().describe('The probe-power bridge BUFFER_IN-DAC0/DAC1 was removed'),
+    about_extra_parallel_paths: z.string().optional(),
   }),
   handle: async ({ pairs, nodes }, { board }) => {
     if (pairs.length === 0 && nodes.length === 0) {
@@ -478,6 +521,7 @@ export const disconnect = defineDeviceTool({
       not_found: notFound,
       remaining: after.length,
       probe_power_removed: removed.some(isProbePower),
+      ...parallelNote(removed),
     };
   },
 });
@@ -486,11 +530,18 @@ export const nodesClear = defineDeviceTool({
   name: 'nodes_clear',
   title: 'Clear all connections',
   description:
-    'Remove every bridge; the probe-power bridge BUFFER_IN-DAC0 comes back unless keep_probe_power is false.',
+    'Remove every bridge (supplies, PWM, GPIO stay as set); probe power BUFFER_IN-DAC0 comes back unless keep_probe_power: false.',
   group: 'connections',
   kind: 'destructive',
   capability: 'jumperless.wire',
-  requires: ['nodes_clear', 'connect', 'CURRENT_SLOT', ...SNAPSHOT_REQUIRES],
+  requires: [
+    'nodes_clear',
+    'connect',
+    'CURRENT_SLOT',
+    'gpio_get_dir',
+    'wavegen_is_running',
+    ...SNAPSHOT_REQUIRES,
+  ],
   input: z.object({
     keep_probe_power: z.boolean().default(true),
   }),
@@ -499,6 +550,11 @@ export const nodesClear = defineDeviceTool({
     probe_power_restored: z.boolean(),
     remaining: z.array(bridgeOut),
     autosave: z.string().describe('Which slot file the cleared board is autosaved into'),
+    still_running: z
+      .array(z.string())
+      .describe('What a clear leaves as it was: supplies, PWM, wave, GPIO outputs'),
+    not_touched: z.string(),
+    about_extra_parallel_paths: z.string().optional(),
   }),
   hazard: () => 'Remove every bridge on the board?',
   handle: async ({ keep_probe_power }, { board }) => {
@@ -506,6 +562,9 @@ export const nodesClear = defineDeviceTool({
     const [rawAfter, restored, slot] = z
       .tuple([z.unknown(), z.array(z.unknown()), z.number()])
       .parse(await board.call(py`_jlt.conn_clear(${keep_probe_power})`));
+    const [pads, wave] = z
+      .tuple([z.array(z.string()), z.unknown()])
+      .parse(await board.call('[_jlt.gpio_pads(), _jlt.wave_status()]'));
     const after = bridgeViews(rawAfter);
     board.seen.set(SEEN_BRIDGES, rawAfter);
     const removed = before.filter((b) => !findBridge(after, b.node1, b.node2)).length;
@@ -529,6 +588,10 @@ export const nodesClear = defineDeviceTool({
         slot === 99
           ? 'The board is on the Python slot: the cleared board is not saved into slots 0-7.'
           : `Slot ${slot} (the active slot) gets this cleared board by the autosave within about 1 s; other slots keep what they hold (slot_switch to load one).`,
+      still_running: stillRunning(board, state, pads, wave),
+      not_touched:
+        'A clear removes bridges only: supply setpoints (power_set), PWM (pwm_stop), the wave generator and GPIO directions and levels stay as they were.',
+      ...parallelNote(after),
     };
   },
 });
@@ -549,6 +612,7 @@ export const bridgesList = defineDeviceTool({
     routed: z.number(),
     unrouted: z.number().describe('Stored but not connected (no_free_lanes or not_in_a_net)'),
     unknown: z.number().describe('Fake-GPIO bridges, whose routing the board does not show'),
+    about_extra_parallel_paths: z.string().optional(),
   }),
   handle: async (_args, { board }) => {
     const bridges = await readBridges(board);
@@ -559,6 +623,7 @@ export const bridgesList = defineDeviceTool({
       routed: count('routed'),
       unrouted: count('no_free_lanes', 'not_in_a_net'),
       unknown: count('unknown'),
+      ...parallelNote(bridges),
     };
   },
 });
@@ -629,6 +694,7 @@ export const netCheck = defineDeviceTool({
     same_net: z.boolean(),
     a_net: z.number().nullable(),
     b_net: z.number().nullable(),
+    nets_note: z.string().optional().describe('Why a_net or b_net is null'),
     net_name: z.string().optional(),
     unrouted_bridges: z
       .number()
@@ -655,6 +721,13 @@ export const netCheck = defineDeviceTool({
     const nx = netOf(snapshot, x.id);
     const ny = netOf(snapshot, y.id);
     const same = x.id === y.id || (nx !== undefined && nx.index === ny?.index);
+    // A supply alone is left out of the firmware's net list, but it always owns its fixed net.
+    const aNet = nx?.index ?? SUPPLY_NETS.get(x.id) ?? null;
+    const bNet = ny?.index ?? SUPPLY_NETS.get(y.id) ?? null;
+    const loose = [
+      [x, aNet],
+      [y, bNet],
+    ].flatMap(([end, net]) => (net === null ? [(end as ResolvedNode).name] : []));
     return {
       a: x.name,
       b: y.name,
@@ -663,12 +736,26 @@ export const netCheck = defineDeviceTool({
       ...(route ? { route } : {}),
       net: bridgeNet,
       same_net: same,
-      a_net: nx?.index ?? null,
-      b_net: ny?.index ?? null,
+      a_net: aNet,
+      b_net: bNet,
+      ...(loose.length > 0
+        ? {
+            nets_note: `null: ${loose.join(' and ')} ${loose.length === 1 ? 'is' : 'are'} on no net (nothing bridged to it).`,
+          }
+        : {}),
       ...(same && nx ? { net_name: nx.name, unrouted_bridges: unplacedIn(snapshot, nx.index) } : {}),
     };
   },
 });
+
+/** The nets the firmware gives the supplies, each alone at power-on (spec §6.4). */
+const SUPPLY_NETS: ReadonlyMap<number, number> = new Map([
+  [GND, 1],
+  [TOP_RAIL, 2],
+  [BOTTOM_RAIL, 3],
+  [DAC0, 4],
+  [DAC1, 5],
+]);
 
 const netTarget = {
   net: z.number().int().min(1).max(59).optional(),

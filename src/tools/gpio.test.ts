@@ -54,6 +54,12 @@ describe('gpio tools', () => {
   it("reads a pin only its pull holds (the firmware says FLOATING) as the pull's level, held_by_pull", async () => {
     const up = await h.run(gpioConfig, { pin: 6, direction: 'INPUT', pull: 'PULLUP' });
     expect(up.result).toMatchObject({ state: 'HIGH', pull: 'PULLUP', held_by_pull: true });
+    // Said in plain words (issue 20: "is state the level read or the level asked?").
+    expect(up.result).toMatchObject({
+      state_means: expect.stringMatching(
+        /level read on the pin now, not the level asked.*pull-up alone holds it HIGH/,
+      ),
+    });
     expect(await h.python('str(gpio_get(6))')).toBe('FLOATING');
     const down = await h.run(gpioConfig, { pin: 6, pull: 'PULLDOWN' });
     expect(down.result).toMatchObject({ state: 'LOW', held_by_pull: true });

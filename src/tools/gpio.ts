@@ -102,6 +102,8 @@ const pinResult = z.object({
   warnings: z.array(z.string()),
   /** True when nothing drives the pin: its pull holds it at `state` (the firmware's gpio_get says FLOATING). */
   held_by_pull: z.boolean().optional(),
+  /** `state` and `held_by_pull` in plain words: a trial could not tell the level read from the level asked. */
+  state_means: z.string().optional(),
 });
 
 const PULL_LEVEL: Readonly<Record<string, 'HIGH' | 'LOW'>> = { PULLUP: 'HIGH', PULLDOWN: 'LOW' };
@@ -111,10 +113,18 @@ const PULL_LEVEL: Readonly<Record<string, 'HIGH' | 'LOW'>> = { PULLUP: 'HIGH', P
  * FLOATING when it follows a pull either way, its own pull-up included (Peripherals.cpp:797-870):
  * an open button on a pulled-up input reads HIGH, held there by the pull alone.
  */
-export function plainRead(read: Info): Info & { held_by_pull?: boolean } {
+export function plainRead(read: Info): Info & { held_by_pull?: boolean; state_means: string } {
   const level = read.state === 'FLOATING' ? PULL_LEVEL[read.pull] : undefined;
-  return level ? { ...read, state: level, held_by_pull: true } : read;
+  if (!level) return { ...read, state_means: STATE_MEANS };
+  return {
+    ...read,
+    state: level,
+    held_by_pull: true,
+    state_means: `${STATE_MEANS} held_by_pull: nothing drives the pin; its ${read.pull === 'PULLUP' ? 'pull-up' : 'pull-down'} alone holds it ${level} (an open button reads so).`,
+  };
 }
+
+const STATE_MEANS = 'state: the level read on the pin now, not the level asked for.';
 
 async function pinInfo(call: Promise<unknown>): Promise<Info> {
   return info.parse(await call);

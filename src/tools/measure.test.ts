@@ -104,6 +104,13 @@ describe('voltage_measure', () => {
   });
 });
 
+describe('voltage_measure says what it reads against and how much it loads (issue 20)', () => {
+  it('names GND as the reference and the ADC input resistance the board has', async () => {
+    const { result } = await h.run(voltageMeasure, { node: 30 });
+    expect(result).toMatchObject({ loading: expect.stringMatching(/^Against GND.*1 Mohm/) });
+  });
+});
+
 describe('current_measure', () => {
   it('reads the current through the ISENSE shunt in series with a 1k load', async () => {
     await setup('connect(DAC1, ISENSE_PLUS)\nconnect(ISENSE_MINUS, 24)\ndac_set(DAC1, 2.0)');
@@ -147,6 +154,34 @@ describe('current_measure', () => {
       expect(r.duty).toBeGreaterThan(0.35);
       expect(r.duty).toBeLessThan(0.65);
       expect(r.window_ms).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await setup('pwm_stop(1)');
+    }
+  });
+
+  it('times a blink from the middle of the gap each edge fell in, and says how sure it is (issue 20)', () => {
+    // 2 Hz, half on, read every 20 ms but for a 100 ms stall (a busy board) just before the first rise.
+    const times = Array.from({ length: 60 }, (_, i) => i * 20).filter((t) => !(t > 420 && t <= 500));
+    const blink = times.map((t) => [t, t % 500 < 250 ? 0.003 : 0] as const);
+    const shape = currentShape(blink);
+    // Timed at the sample after, the rises came at 520 and 1000: 2.08 Hz, said as exact. At the
+    // gaps' middles they are 470 +- 50 and 990 +- 10, and the bound covers the truth.
+    expect(shape.frequencyError).toBeGreaterThan(0);
+    expect(Math.abs((shape.frequency as number) - 2)).toBeLessThanOrEqual(
+      2 * (shape.frequencyError as number),
+    );
+    expect(shape.frequencyError).toBeLessThan(0.25);
+  });
+
+  it('reads a blink slower than the window again over 4 s, and says so (issue 20)', async () => {
+    await setup('connect(GPIO_1, ISENSE_PLUS)\nconnect(ISENSE_MINUS, 24)\npwm(1, 0.7, 0.5)');
+    try {
+      const { result } = await h.run(currentMeasure, { window_ms: 1000 });
+      expect(result).toMatchObject({ window_extended: expect.stringMatching(/4000 ms/) });
+      const r = result as { frequency_hz: number; frequency_plus_minus_hz: number; window_ms: number };
+      expect(r.window_ms).toBeGreaterThanOrEqual(4000);
+      expect(Math.abs(r.frequency_hz - 0.7)).toBeLessThan(0.05);
+      expect(r.frequency_plus_minus_hz).toBeGreaterThan(0);
     } finally {
       await setup('pwm_stop(1)');
     }

@@ -92,7 +92,7 @@ export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
   description:
-    'Volts at a node (-8.9..+8.9 V) via an ADC routed for the read; an undriven node reads about 0 V. Refused while the wave runs, unless on an ADC.',
+    'Volts at a node vs GND (-8.9..+8.9 V) by an ADC (1 Mohm load) routed for the read; an undriven node reads about 0 V. Refused while the wave runs, unless on an ADC.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
@@ -119,6 +119,7 @@ export const voltageMeasure = defineDeviceTool({
     adc: z.string().describe('ADC used'),
     routed_temporarily: z.boolean().describe('The ADC was bridged for this reading and removed after'),
     clipped: z.boolean().describe('At the edge of the ADC range: the true voltage may be beyond it'),
+    loading: z.string().describe('What the reading is against, and how much the ADC loads the node'),
   }),
   handle: async ({ node: arg, samples, settle_ms }, { board }) => {
     const node = routableNode(arg);
@@ -149,23 +150,34 @@ export const voltageMeasure = defineDeviceTool({
       adc: nodeLabel(adc),
       routed_temporarily: route,
       clipped: volts >= ADC_SPAN.max - 0.05 || volts <= ADC_SPAN.min + 0.05,
+      loading: LOADING,
     };
   },
 });
 
+/**
+ * The ADCs' input resistance: about 1 Mohm (spec jumperless-v5.md §D, "Input impedance about 1 MΩ"),
+ * as the virtual board models it (src/sim/firmware/circuit.ts ADC_INPUT_OHMS). A model reading a
+ * divider 0.5 % low could not tell whether the ADC loaded it (issue 20).
+ */
+const ADC_INPUT_OHMS = 1e6;
+const LOADING = `Against GND. The ADC loads the node with about ${ADC_INPUT_OHMS / 1e6} Mohm to GND: a source of R ohms reads low by about R / ${ADC_INPUT_OHMS / 1e6} Mohm (a 10k/10k divider, 5 k: 0.5 % low).`;
+
 /** Time between current samples over a window: a 50 Hz blink is still seen edge by edge. */
 const WINDOW_EVERY_MS = 5;
+/** The window a slow blink is read again over (two periods of 0.5 Hz). */
+const LONG_WINDOW_MS = 4000;
 
 export const currentMeasure = defineDeviceTool({
   name: 'current_measure',
   title: 'Measure current through ISENSE',
   description:
-    "mA through the ISENSE shunt (in series with the load, +-160 mA) over a window: mean, min, max; a blink's on/off levels, frequency and duty (window: 2+ periods).",
+    "mA through ISENSE (in series with the load, +-160 mA) over a window: mean, min, max; a blink's on/off mA, frequency (+-), duty. 1000 ms times >= 2 Hz; slower: read again over 4 s.",
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
   requires: ['ina_get_current', 'ina_get_bus_voltage', ...SNAPSHOT_REQUIRES],
-  timeoutMs: 20_000,
+  timeoutMs: 30_000,
   input: z.object({
     window_ms: z.number().int().min(0).max(10_000).default(1000),
   }),
@@ -177,6 +189,11 @@ export const currentMeasure = defineDeviceTool({
     off_milliamps: z.number().optional().describe("A switching current's mean while off"),
     changing: z.boolean().describe('The current moved by more than the noise within the window'),
     frequency_hz: z.number().optional().describe('Of a current that switches on and off'),
+    window_extended: z.string().optional().describe('The window was lengthened to time a slow blink'),
+    frequency_plus_minus_hz: z
+      .number()
+      .optional()
+      .describe('One standard deviation, from the sample spacing'),
     duty: z.number().optional().describe('Fraction of the time at the high level'),
     samples: z.number(),
     window_ms: z.number(),
@@ -189,21 +206,35 @@ export const currentMeasure = defineDeviceTool({
   }),
   handle: async ({ window_ms }, { board }) => {
     const snapshot = await readSnapshot(board);
-    const [samples, bus] = z.tuple([z.array(z.tuple([z.number(), z.number()])).min(1), z.number()]).parse(
-      await board.call(py`_jlt.meas_window(${window_ms}, ${WINDOW_EVERY_MS})`, {
-        timeoutMs: window_ms + 10_000,
-      }),
-    );
+    const read = async (ms: number) =>
+      z
+        .tuple([z.array(z.tuple([z.number(), z.number()])).min(1), z.number()])
+        .parse(await board.call(py`_jlt.meas_window(${ms}, ${WINDOW_EVERY_MS})`, { timeoutMs: ms + 10_000 }));
+    let [samples, bus] = await read(window_ms);
+    let shape = currentShape(samples);
+    // A switching current with too few edges to time is slower than the window: look once more, longer,
+    // rather than leave the model to guess a window for a period it does not know.
+    let extended: string | undefined;
+    if (shape.changing && shape.frequency === undefined && window_ms < LONG_WINDOW_MS) {
+      [samples, bus] = await read(LONG_WINDOW_MS);
+      shape = currentShape(samples);
+      extended = `It switched but showed under two like edges in ${window_ms} ms, so it was read again over ${LONG_WINDOW_MS} ms (sees blinks from ${round(2000 / LONG_WINDOW_MS, 2)} Hz).`;
+    }
     const inCircuit = touches(snapshot.bridges, ISENSE_PLUS) && touches(snapshot.bridges, ISENSE_MINUS);
-    const shape = currentShape(samples);
     return {
+      ...(extended ? { window_extended: extended } : {}),
       milliamps: round(shape.mean * 1000),
       min_milliamps: round(shape.min * 1000),
       max_milliamps: round(shape.max * 1000),
       changing: shape.changing,
       ...(shape.on === undefined ? {} : { on_milliamps: round(shape.on * 1000) }),
       ...(shape.off === undefined ? {} : { off_milliamps: round(shape.off * 1000) }),
-      ...(shape.frequency === undefined ? {} : { frequency_hz: round(shape.frequency, 3) }),
+      ...(shape.frequency === undefined
+        ? {}
+        : {
+            frequency_hz: round(shape.frequency, 3),
+            frequency_plus_minus_hz: round(shape.frequencyError ?? 0, 2),
+          }),
       ...(shape.duty === undefined ? {} : { duty: round(shape.duty, 2) }),
       samples: samples.length,
       window_ms: samples.at(-1)?.[0] ?? 0,
@@ -246,9 +277,13 @@ export function currentShape(samples: ReadonlyArray<readonly [number, number]>):
   max: number;
   changing: boolean;
   frequency?: number;
+  /** One standard deviation of `frequency`, from the sample gaps the edges fell in. */
+  frequencyError?: number;
   duty?: number;
   on?: number;
   off?: number;
+  /** Rising edges seen. */
+  edges?: number;
 } {
   const amps = samples.map(([, a]) => a);
   const mean = amps.reduce((s, a) => s + a, 0) / amps.length;
@@ -259,7 +294,10 @@ export function currentShape(samples: ReadonlyArray<readonly [number, number]>):
   const high = min + 0.6 * (max - min);
   const low = min + 0.4 * (max - min);
   let state: boolean | undefined;
-  const rises: number[] = [];
+  /** When the current was last seen at its old level: an edge lies between then and the next sample. */
+  let lastSeen: number | undefined;
+  const rises: Edge[] = [];
+  const falls: Edge[] = [];
   let above = 0;
   // The levels a blink sits at: the mean of the readings beyond each threshold, edges left out.
   const on = { sum: 0, n: 0 };
@@ -272,19 +310,43 @@ export function currentShape(samples: ReadonlyArray<readonly [number, number]>):
       level.n++;
     }
     const next = a >= high ? true : a <= low ? false : state;
-    if (state === false && next === true) rises.push(t);
+    // The edge is timed at the middle of the gap it fell in, give or take half the gap: timing it at
+    // the sample after (as before) made a late edge of each gap, and a 2 Hz blink read 1.78 Hz under load.
+    if (state !== undefined && next !== state && lastSeen !== undefined) {
+      (next ? rises : falls).push({ at: (lastSeen + t) / 2, within: (t - lastSeen) / 2 });
+    }
+    if (next !== undefined && (a >= high || a <= low)) lastSeen = t;
     state = next;
   }
   const duty = above / samples.length;
   const onMean = on.n > 0 ? on.sum / on.n : undefined;
   const offMean = off.n > 0 ? off.sum / off.n : undefined;
-  const [first] = rises;
-  const last = rises.at(-1);
-  if (rises.length < 2 || first === undefined || last === undefined || last === first) {
-    return { mean, min, max, changing, duty, on: onMean, off: offMean };
-  }
-  const frequency = ((rises.length - 1) * 1000) / (last - first);
-  return { mean, min, max, changing, frequency, duty, on: onMean, off: offMean };
+  const base = { mean, min, max, changing, duty, on: onMean, off: offMean, edges: rises.length };
+  const rate = [periodsOf(rises), periodsOf(falls)].reduce<ReturnType<typeof periodsOf>>(
+    (x, y) => (y && (!x || y.span > x.span) ? y : x),
+    undefined,
+  );
+  if (!rate) return base;
+  return { ...base, frequency: rate.frequency, frequencyError: rate.error };
+}
+
+interface Edge {
+  /** Middle of the sample gap the edge fell in, ms. */
+  at: number;
+  /** Half that gap: the edge lies within at +- within. */
+  within: number;
+}
+
+/** Whole periods between the first and last edge of one kind, over the time between them. */
+function periodsOf(edges: readonly Edge[]): { frequency: number; error: number; span: number } | undefined {
+  const first = edges[0];
+  const last = edges.at(-1);
+  if (edges.length < 2 || !first || !last || last.at <= first.at) return undefined;
+  const span = last.at - first.at;
+  const frequency = ((edges.length - 1) * 1000) / span;
+  // Each end is uniform within +-within: its standard deviation is within / sqrt(3); two of them add.
+  const error = (frequency * Math.sqrt((first.within ** 2 + last.within ** 2) / 3)) / span;
+  return { frequency, error, span };
 }
 
 export default [voltageMeasure, currentMeasure, resistanceMeasure, voltageSweep];

@@ -4,7 +4,7 @@
  * so only ids the model knows and `connect` accepts get through.
  */
 import type { z } from 'zod';
-import { isBridgeable, resolveNode } from '../board/nodes.js';
+import { isBridgeable, resolveNode, SUPPLY_3V3, SUPPLY_5V } from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import { nodeArg } from './shapes.js';
 import { nodeLabel } from './snapshot.js';
@@ -34,9 +34,14 @@ export function routableNode(arg: NodeArg): ResolvedNode {
     });
   }
   if (!isBridgeable(id)) {
+    // The fixed 5 V and 3.3 V supplies have no crossbar lane on the V5: a rail set to the volts is the way.
+    const supply =
+      id === SUPPLY_5V || id === SUPPLY_3V3
+        ? ` For ${id === SUPPLY_5V ? '5' : '3.3'} V, set a rail to it (dac_set channel TOP_RAIL) and connect to TOP_RAIL.`
+        : '';
     throw new ToolError(
       'invalid_node',
-      `Node ${shown(arg)} (${nodeLabel(id)}, id ${id}) cannot be routed through the crossbar: use ${NODE_HELP}.`,
+      `Node ${shown(arg)} (${nodeLabel(id)}, id ${id}) cannot be routed through the crossbar: use ${NODE_HELP}.${supply}`,
       { details: { node: arg, id } },
     );
   }

@@ -59,7 +59,7 @@ export const dacSet = defineDeviceTool({
   name: 'dac_set',
   title: 'Set a supply voltage',
   description:
-    'Set a supply; everything on its net gets it. Reads back the setpoint. DAC0 also powers the probe, which misbehaves outside about 2.8-3.9 V.',
+    'Set a supply; all on its net gets it; reads back the setpoint. DAC0 also powers the probe (misbehaves outside about 2.8-3.9 V).',
   group: 'power',
   kind: 'physical',
   capability: 'jumperless.power',

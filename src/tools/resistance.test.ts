@@ -11,6 +11,9 @@ const PARTS = JSON.stringify({
     { type: 'led', id: 'RED', anode: 31, cathode: 30, color: 'red' },
     { type: 'led', id: 'BLUE', anode: 32, cathode: 33, color: 'blue' },
     { type: 'diode', id: 'D1', anode: 34, cathode: 35, vf: 0.7 },
+    // 1 k between 44 and 45, and 45 fed from the top rail through 330 ohm (issue 20: a powered row).
+    { type: 'resistor', between: [44, 45], ohms: 1000 },
+    { type: 'resistor', between: [45, 'TOP_RAIL'], ohms: 330 },
   ],
 });
 
@@ -100,6 +103,33 @@ describe('resistance_measure picks its own range and says how sure it is', () =>
     // Back as they were, duplicates included.
     expect(await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]')).toEqual(before);
     await h.session.exec('disconnect(7, 40)\ndisconnect(8, 41)');
+  });
+
+  it('says which bridges the rows have, and with isolate that they were put back', async () => {
+    const free = (await h.run(resistanceMeasure, { a: 1, b: 2 })).result as Record<string, unknown>;
+    expect(free.bridges_on_rows).toEqual([]);
+    await h.session.exec('connect(7, 40)');
+    const lifted = (await h.run(resistanceMeasure, { a: 7, b: 8, isolate: true })).result as Record<
+      string,
+      unknown
+    >;
+    expect(lifted).toMatchObject({ bridges_on_rows: ['7-40'], lifted: ['7-40'], restored: true });
+    await h.session.exec('disconnect(7, 40)');
+  });
+
+  it('refuses a row that something else powers, naming its volts, and applies nothing', async () => {
+    await h.session.exec('dac_set(TOP_RAIL, 5)');
+    const before = await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]');
+    try {
+      const out = await h.run(resistanceMeasure, { a: 44, b: 45 }).then(
+        (r) => r.result,
+        (e) => e,
+      );
+      expect(out).toMatchObject({ code: 'powered', message: expect.stringMatching(/45.*V/) });
+      expect(await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]')).toEqual(before);
+    } finally {
+      await h.session.exec('dac_set(TOP_RAIL, 0)');
+    }
   });
 
   it('leaves the board as it found it, and its bridges out of the firmware history', async () => {

@@ -91,6 +91,8 @@ interface Point {
   amps: number;
   /** Standard error of `amps`. */
   ampsError: number;
+  /** Volts at each end against GND. */
+  ends?: [number, number];
 }
 
 const pointSchema = z.array(z.tuple([z.number(), z.number(), z.number(), z.number(), z.number()]));
@@ -114,6 +116,7 @@ async function ramp(
     volts: va - vb,
     amps,
     ampsError: Math.sqrt(Math.max(0, square - amps * amps) / samples),
+    ends: [va, vb],
   }));
 }
 
@@ -185,10 +188,9 @@ const resultSchema = z.object({
   min_ohms: z.number().optional().describe('When open: at least this'),
   max_drive_volts: z.number().describe('The largest voltage the measurement applied'),
   max_milliamps: z.number(),
-  lifted: z
-    .array(z.string())
-    .optional()
-    .describe("isolate: the rows' bridges, off during the measurement and back after"),
+  bridges_on_rows: z.array(z.string()).describe("The bridges on a's and b's rows ([]: none)"),
+  lifted: z.array(z.string()).optional().describe("isolate: the rows' bridges, off during the measurement"),
+  restored: z.boolean().optional().describe('isolate: the lifted bridges were put back (checked)'),
   note: z.string().optional(),
 });
 type Result = z.infer<typeof resultSchema>;
@@ -197,7 +199,7 @@ export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
   title: 'Measure a part between two nodes',
   description:
-    "What a part between two rows is: ohms (95 % bound, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max). Bridged rows: isolate: true lifts the rows' bridges meanwhile.",
+    'What a part between two rows is: ohms (95 % bound, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max). Bridged rows: isolate: true lifts their bridges meanwhile. Refuses powered rows.',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -279,11 +281,14 @@ export const resistanceMeasure = defineDeviceTool({
         await restoreBridges(board, snapshot.bridges, pairs);
       },
     );
-    if (lift.length === 0) return result;
+    if (lift.length === 0) return { ...result, bridges_on_rows: [] };
+    // restoring() has checked the bridges are back as they were (restoreBridges throws otherwise).
     return {
       ...result,
+      bridges_on_rows: liftNames,
       lifted: liftNames,
-      note: 'Parts on the breadboard still join these rows to the rest of the circuit: a reading that differs from the part alone comes from them.',
+      restored: true,
+      note: 'The lifted bridges are back as they were. Parts on the breadboard still join these rows to the rest of the circuit: a reading that differs from the part alone comes from them.',
     };
   },
 });
@@ -295,13 +300,16 @@ async function measurePart(
   adcs: readonly [number, number],
   a: ResolvedNode,
   b: ResolvedNode,
-): Promise<Result> {
+): Promise<Omit<Result, 'bridges_on_rows'>> {
   const up = (volts: readonly number[]) => volts.filter((v) => v <= safety.maxVolts);
   const down = (volts: readonly number[]) =>
     volts.map((v) => -v).filter((v) => v >= Math.max(safety.minVolts, -REVERSE_MAX_VOLTS));
-  const all: Point[] = [];
+  // Before anything is driven: with the drive at 0 V both ends sit at 0 V and nothing flows,
+  // unless something else on the breadboard powers a row (a part to a rail, a GPIO).
+  const all: Point[] = await ramp(board, adcs, [0], SURVEY_SAMPLES, MAX_AMPS);
+  assertUnpowered(all[0], a, b);
   const survey = async (volts: readonly number[]) => {
-    all.push(...(await ramp(board, adcs, [0, ...up(volts)], SURVEY_SAMPLES, MAX_AMPS)));
+    all.push(...(await ramp(board, adcs, up(volts), SURVEY_SAMPLES, MAX_AMPS)));
     all.push(...(await ramp(board, adcs, down(volts), SURVEY_SAMPLES, MAX_AMPS)));
   };
   await survey(SURVEY_VOLTS);
@@ -339,6 +347,27 @@ async function measurePart(
   };
 }
 
+/** Volts at an end, and current, at 0 V drive that mean an outside source (far above the noise). */
+const POWERED_VOLTS = 0.1;
+const POWERED_AMPS = 0.0002;
+
+function assertUnpowered(rest: Point | undefined, a: ResolvedNode, b: ResolvedNode): void {
+  if (rest === undefined) return;
+  const live = [a, b]
+    .map((end, i) => ({ name: end.name, volts: rest.ends?.[i] ?? 0 }))
+    .filter((end) => Math.abs(end.volts) > POWERED_VOLTS);
+  if (live.length === 0 && Math.abs(rest.amps) <= POWERED_AMPS) return;
+  const where =
+    live.length > 0
+      ? live.map((end) => `row ${end.name} sits at ${round(end.volts, 3)} V`).join(' and ')
+      : `${round(rest.amps * 1000, 3)} mA flows`;
+  throw new ToolError(
+    'powered',
+    `With the measurement's drive at 0 V, ${where}: something else on the breadboard powers these rows (a part to a rail, a supply or a GPIO), and its current would be read as the part's. Nothing was driven and the board is as it was. Switch that supply off (dac_set 0 V) or disconnect it, then measure again.`,
+    { details: { ends: live, milliamps: round(rest.amps * 1000, 3) } },
+  );
+}
+
 type Shape = 'open' | 'resistor' | 'diode_forward' | 'diode_reverse' | 'non_ohmic';
 
 /** What the survey shows: which way current flows, and whether in proportion to the voltage. */
@@ -363,7 +392,7 @@ async function preciseResistor(
   safety: SafetyPolicy,
   adcs: readonly [number, number],
   survey: readonly Point[],
-): Promise<Omit<Result, 'a' | 'b'>> {
+): Promise<Omit<Result, 'a' | 'b' | 'bridges_on_rows'>> {
   const estimate = 1 / Math.max(fitLine(survey).g, 1e-9);
   const reach = Math.min(8, MAX_AMPS * (estimate + LOOP_OHMS));
   const top = Math.min(reach, safety.maxVolts);
@@ -402,7 +431,7 @@ async function diodeForward(
   anode: ResolvedNode,
   cathode: ResolvedNode,
   sign: 1 | -1,
-): Promise<Omit<Result, 'a' | 'b'>> {
+): Promise<Omit<Result, 'a' | 'b' | 'bridges_on_rows'>> {
   const forward = survey.filter((p) => Math.sign(p.drive) === sign);
   const start = forward.reduce((x, p) => Math.max(x, Math.abs(p.drive)), 0);
   const limit = sign > 0 ? Math.min(8, safety.maxVolts) : Math.min(8, -safety.minVolts);

@@ -20,7 +20,13 @@ import { knownPwm } from './journal.js';
 import { ledsPython } from './leds.js';
 import type { PythonPart } from './pythonParts.js';
 import { restorePlanPython } from './restorePlan.js';
-import { type BoardSnapshot, readSnapshot, SNAPSHOT_REQUIRES, snapshotPython } from './snapshot.js';
+import {
+  type BoardSnapshot,
+  readBridges,
+  readSnapshot,
+  SNAPSHOT_REQUIRES,
+  snapshotPython,
+} from './snapshot.js';
 import { stateSet, stateSetPython } from './stateSet.js';
 import { undo, undoPython } from './stateUndo.js';
 import { defineDeviceTool } from './tool.js';
@@ -41,23 +47,32 @@ export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
   description:
-    'Supply setpoints, nets, GPIO pins, LED overlays (pixels: overlay_list); what is as at power-on is left out.',
+    'Supply setpoints, nets, GPIO pins, LED overlays (pixels: overlay_list), unrouted bridges; what is as at power-on is left out.',
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
-  requires: ['get_state', 'gpio_get_dir', 'wavegen_is_running'],
+  requires: ['get_state', 'gpio_get_dir', 'wavegen_is_running', ...SNAPSHOT_REQUIRES],
   input: z.object({}),
   output: stateDocumentSchema.extend({
     overlays: z.array(overlaySummarySchema),
     running: z.array(z.string()),
     as_at_power_on: z.string().describe('What is left out because it is as the board powers on'),
+    unrouted: z
+      .array(z.string())
+      .optional()
+      .describe('Bridges the firmware stores but has not connected (only when there are some)'),
   }),
   handle: async (_args, { board }) => {
     const { state } = await readState(board);
     const [pads, wave] = z
       .tuple([z.array(z.string()), z.unknown()])
       .parse(await board.call('[_jlt.gpio_pads(), _jlt.wave_status()]'));
-    return leaveOutPowerOn(withOverlaySummaries(withRunning(board, state, pads, wave)));
+    const answer = leaveOutPowerOn(withOverlaySummaries(withRunning(board, state, pads, wave)));
+    // The firmware keeps a bridge it cannot route without a word; said here so no bridges_list is needed.
+    const unrouted = (await readBridges(board))
+      .filter((b) => !b.routed && b.route !== 'unknown')
+      .map((b) => `${b.node1_name}-${b.node2_name} (${b.route.replaceAll('_', ' ')})`);
+    return unrouted.length > 0 ? { ...answer, unrouted } : answer;
   },
 });
 

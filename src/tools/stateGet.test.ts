@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
+import { bridgesList, nodesClear } from './connections.js';
 import { pwmStart } from './gpio.js';
 import { stateGet } from './state.js';
 import { wavegenConfigure } from './wavegen.js';
@@ -52,5 +53,42 @@ describe('state_get tells what runs on its own', () => {
     const { result } = await h.run<Answer>(stateGet);
     expect(result.running).toEqual([]);
     expect(result.gpio).toEqual([]);
+  });
+});
+
+describe('state_get and nodes_clear say what a model would otherwise look up (issue 20)', () => {
+  it('names a bridge the firmware keeps unrouted, and says nothing of routing when all are routed', async () => {
+    await h.python('connect(20, 21)');
+    expect((await h.run<Record<string, unknown>>(stateGet)).result).not.toHaveProperty('unrouted');
+    await h.session.exec('connect(5, TOP_RAIL)\nconnect(6, GND)\nconnect(5, 6)');
+    expect((await h.run<Record<string, unknown>>(stateGet)).result.unrouted).toEqual(['5-6 (not in a net)']);
+  });
+
+  it('explains extra_parallel_paths in plain words where it appears', async () => {
+    await h.python('connect(20, 21)');
+    const { result } = await h.run<{ bridges: Array<{ extra_parallel_paths: number }> }>(bridgesList);
+    if (result.bridges.some((b) => b.extra_parallel_paths > 0)) {
+      expect(result).toMatchObject({
+        about_extra_parallel_paths: expect.stringMatching(/lower its resistance/),
+      });
+    } else {
+      expect(result).not.toHaveProperty('about_extra_parallel_paths');
+    }
+  });
+
+  it('nodes_clear lists what it leaves running: supplies, PWM, GPIO outputs', async () => {
+    await h.session.exec('dac_set(TOP_RAIL, 3.3)\nconnect(20, 21)');
+    await h.run(pwmStart, { pin: 1, frequency_hz: 2, duty_cycle: 0.5 });
+    try {
+      const { result } = await h.run<{ still_running: string[]; not_touched: string }>(nodesClear, {
+        confirm: true,
+      });
+      expect(result.still_running).toEqual(
+        expect.arrayContaining(['top rail at 3.3 V', 'PWM on GPIO_1 (2 Hz, duty 0.5)']),
+      );
+      expect(result.not_touched).toMatch(/bridges only.*PWM/);
+    } finally {
+      await h.python('dac_set(TOP_RAIL, 0)');
+    }
   });
 });

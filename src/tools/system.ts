@@ -356,7 +356,7 @@ export const firmwareUndo = defineDeviceTool({
   name: 'firmware_undo',
   title: "Step the board's own history",
   description:
-    "Undo a step of the board's own history (each bridge or supply change from any source: tools, scripts, the probe; a supply's sets within 1.2 s are one), named; redo: true redoes. This server's last change: undo.",
+    "Undo a step of the board's own history (any bridge or supply change: tools, scripts, the probe; a supply's sets within 1.2 s are one), named; redo: true redoes. This server's last change: undo.",
   group: 'system',
   kind: 'physical',
   capability: 'jumperless.wire',
