@@ -8,6 +8,7 @@
 import { underscoreFormat, type WireNameTranslator } from '../federation/wireNames.js';
 import type { AuditSink } from './audit.js';
 import { type ConfirmPolicy, DEFAULT_CONFIRM } from './confirmation.js';
+import { OpenQuestions } from './questions.js';
 import { buildRegistry, type Registry } from './registry.js';
 import type { LogLevel, Prompt, Resource, ResourceTemplate } from './resources.js';
 import { createSelection, type Selection, type SelectionOptions, toolsetTool } from './selection.js';
@@ -58,6 +59,8 @@ export interface Dispatcher {
   readonly outputSchemas: boolean;
   readonly selection: Selection;
   readonly confirm: ConfirmPolicy;
+  /** Hazard questions open while their calls wait; the board's app may answer them (questions.ts). */
+  readonly questions: OpenQuestions;
   resources(): readonly Resource[];
   templates(): readonly ResourceTemplate[];
   /** Prompts by wire name (a bench's carry the device prefix in the wire format). */
@@ -137,6 +140,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     outputSchemas: options.outputSchemas === true,
     selection,
     confirm: options.confirm ?? DEFAULT_CONFIRM,
+    questions: new OpenQuestions(),
     resources: () => [...(root.resources?.() ?? []), ...(own.resources ?? [])],
     templates: () => [...(root.templates?.() ?? []), ...(own.templates ?? [])],
     prompts: () => [...(root.prompts?.() ?? []).map(wirePrompt), ...(own.prompts ?? [])],

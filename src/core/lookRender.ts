@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { BoardNotes } from '../tools/boardNotes.js';
 import { renderBoardPng, renderStateJson } from '../tools/resources.js';
 import { snapshotFromTelemetry } from '../tools/snapshot.js';
 
@@ -16,8 +17,12 @@ export interface RenderedLook {
   picture: string;
 }
 
-export function renderTelemetryLook(state: string, leds: readonly number[]): RenderedLook {
-  const snapshot = snapshotFromTelemetry(state, leds);
+export function renderTelemetryLook(
+  state: string,
+  leds: readonly number[],
+  notes?: BoardNotes,
+): RenderedLook {
+  const snapshot = { ...snapshotFromTelemetry(state, leds), ...(notes ? { notes } : {}) };
   return {
     state: JSON.parse(renderStateJson(snapshot)),
     picture: Buffer.from(renderBoardPng(snapshot)).toString('base64'),
@@ -27,7 +32,7 @@ export function renderTelemetryLook(state: string, leds: readonly number[]): Ren
 export interface LookRenderer {
   /** Starts the thread ahead of the first look (it takes a while to load). */
   start(): void;
-  render(state: string, leds: readonly number[]): Promise<RenderedLook>;
+  render(state: string, leds: readonly number[], notes?: BoardNotes): Promise<RenderedLook>;
   close(): void;
 }
 
@@ -71,13 +76,13 @@ export function lookRenderer(): LookRenderer {
   };
   return {
     start: () => void start(),
-    render(state, leds) {
+    render(state, leds, notes) {
       const thread = start();
-      if (!thread || !ready) return Promise.resolve(renderTelemetryLook(state, leds));
+      if (!thread || !ready) return Promise.resolve(renderTelemetryLook(state, leds, notes));
       const id = nextId++;
       return new Promise<RenderedLook>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        thread.postMessage({ id, state, leds: [...leds] });
+        thread.postMessage({ id, state, leds: [...leds], notes });
       });
     },
     close() {

@@ -4,13 +4,17 @@
  * PNG after every change never holds up the server's thread while a tool call waits on it.
  */
 import { parentPort } from 'node:worker_threads';
+import type { BoardNotes } from '../tools/boardNotes.js';
 import { renderTelemetryLook } from './lookRender.js';
 
 // Loading this thread takes a while (more so from TypeScript sources): until it says so, looks are drawn inline.
 parentPort?.postMessage({ ready: true });
-parentPort?.on('message', (message: { id: number; state: string; leds: number[] }) => {
+parentPort?.on('message', (message: { id: number; state: string; leds: number[]; notes?: BoardNotes }) => {
   try {
-    parentPort?.postMessage({ id: message.id, look: renderTelemetryLook(message.state, message.leds) });
+    parentPort?.postMessage({
+      id: message.id,
+      look: renderTelemetryLook(message.state, message.leds, message.notes),
+    });
   } catch (error) {
     parentPort?.postMessage({
       id: message.id,

@@ -13,6 +13,7 @@ import { CONFIRM_TIMEOUT_MS, type ConfirmPolicy } from './confirmation.js';
 import type { Dispatcher } from './dispatcher.js';
 import { DISPATCH, JSONRPC, RpcError, ToolError } from './errors.js';
 import { failureOf } from './failure.js';
+import type { OpenQuestions } from './questions.js';
 import type { ToolEntry } from './registry.js';
 import { renderFailure, type ToolFailure, type ToolResult } from './render.js';
 import type { CallContext, ClientBridge, PresentedLease } from './toolDefinition.js';
@@ -97,7 +98,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
   // Only a hazard waits here (for the person): every other call goes on in the same tick.
   const question = dispatcher.confirm.mode === 'never' ? undefined : entry.hazard?.(args, dispatcher.confirm);
   if (question !== undefined) {
-    const refused = await confirmHazard(dispatcher.confirm, name, question, request);
+    const refused = await confirmHazard(dispatcher.confirm, dispatcher.questions, name, question, request);
     if (refused) {
       audit(refused.code === 'canceled' ? 'canceled' : 'declined', refused.code);
       return renderFailure(refused);
@@ -211,6 +212,7 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
  */
 async function confirmHazard(
   policy: ConfirmPolicy,
+  questions: OpenQuestions,
   name: string,
   question: string,
   request: CallRequest,
@@ -232,8 +234,15 @@ async function confirmHazard(
     request.signal?.addEventListener('abort', onAbort, { once: true });
     void request.until?.then(onAbort);
   });
+  // The same question is open to the board's app (a form there answers it: questions.ts) until the
+  // first answer from either.
+  const asked = questions.ask(request.caller.id, name, question, CONFIRM_TIMEOUT_MS);
   try {
-    const answer = await Promise.race([request.confirm(question).catch(() => 'cancel' as const), stopped]);
+    const answer = await Promise.race([
+      request.confirm(question).catch(() => 'cancel' as const),
+      asked.answered,
+      stopped,
+    ]);
     if (answer === 'accept') return undefined;
     if (answer === 'stopped') return { code: 'canceled', message: `${name} was canceled.`, retryable: false };
     if (answer === 'timeout') {
@@ -249,6 +258,7 @@ async function confirmHazard(
       retryable: false,
     };
   } finally {
+    asked.close();
     clearTimeout(timer);
     if (onAbort) request.signal?.removeEventListener('abort', onAbort);
   }

@@ -20,6 +20,7 @@ import { type Board, type BoardClient, holderOf } from '../device/board.js';
 import { DeviceError } from '../device/errors.js';
 import type { SessionHealth } from '../device/health.js';
 import { checkSubsystemName } from '../federation/wireNames.js';
+import { noteResult, notesOf } from '../tools/boardNotes.js';
 import { readPrecomputedSchemas, schemasOf } from '../tools/jsonSchemas.js';
 import { type SafetyPolicy, safetyPolicy } from '../tools/safety.js';
 import type { AnyDeviceTool, BoardUse, ToolEnv } from '../tools/tool.js';
@@ -352,13 +353,17 @@ async function handleOnBoard(
   const held = env.board.hold({ signal: context.signal, ...call, ...use });
   try {
     await checkFirmware(tool.name, tool.requiresFor ? tool.requiresFor(args) : tool.requires, held.board);
-    return await tool.handle(args, {
+    const result = await tool.handle(args, {
       ...context,
       board: held.board,
       safety: env.safety,
       leaseHolder: holderOf(call),
+      notes: notesOf(env.board),
       attachImage: (image) => context.attach({ type: 'image', data: image.data, mimeType: image.mimeType }),
     });
+    // A reading or the OLED's text goes where the board's pictures show it (tools/boardNotes.ts).
+    noteResult(env.board, tool.name, args, result);
+    return result;
   } catch (error) {
     throw use.mutates ? error : harmlessRerun(error);
   } finally {

@@ -11,6 +11,7 @@
  * renderer (tools/resources.ts: the state document and boardPicture's PNG) draws what the page, the
  * app and `board_picture` show.
  */
+import { type BoardNotes, withResult } from '../tools/boardNotes.js';
 import { viewDocument } from '../tools/viewPage.js';
 import type { AuditEvent } from './audit.js';
 import { CAPABILITIES } from './capabilities.js';
@@ -33,44 +34,8 @@ export interface BoardLook {
   picture: string | undefined;
   /** Where it was read: the telemetry port's address, or `repl`. */
   source: string;
-  /** The latest measurements tool calls made, newest first (voltage_measure, current_measure, measure). */
-  readings: Reading[];
-  /** What the last oled_print showed ('' after oled_clear); undefined until one ran. */
-  oled?: string;
   /** Why the board could not be read, when it could not. */
   error?: string;
-}
-
-/** One measurement a tool call made, as the view shows it. */
-export interface Reading {
-  time: string;
-  tool: string;
-  /** What was measured: a node, or `current`. */
-  what: string;
-  value: number;
-  unit: 'V' | 'mA';
-}
-
-const MAX_READINGS = 8;
-
-/** The measurement in a tool's result, if it is one (a bench's tools carry a device prefix). */
-export function readingOf(
-  tool: string,
-  args: unknown,
-  result: Record<string, unknown> | undefined,
-): Reading | undefined {
-  const name = tool.slice(tool.lastIndexOf('.') + 1);
-  const time = new Date().toISOString();
-  if (!result) return undefined;
-  if (typeof result.volts === 'number' && (name === 'voltage_measure' || name === 'measure')) {
-    const node =
-      typeof result.node === 'string' ? result.node : String((args as { node?: unknown })?.node ?? '?');
-    return { time, tool: name, what: node, value: result.volts, unit: 'V' };
-  }
-  if (typeof result.milliamps === 'number' && (name === 'current_measure' || name === 'measure')) {
-    return { time, tool: name, what: 'current', value: result.milliamps, unit: 'mA' };
-  }
-  return undefined;
 }
 
 export interface ViewWatcher {
@@ -96,8 +61,9 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
   let seq = 0;
   let reading: Promise<void> | undefined;
   let again: string | undefined | null = null;
-  let readings: Reading[] = [];
-  let oled: string | undefined;
+  // What the telemetry port cannot tell (the latest readings, the OLED's text), from the calls that
+  // made them; through the REPL the state resource carries the board's own (tools/boardNotes.ts).
+  let notes: BoardNotes = { readings: [] };
 
   const renderer = lookRenderer();
   const find = (suffix: string) => dispatcher.resources().find((r) => r.uri.endsWith(suffix))?.uri;
@@ -124,7 +90,10 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
       if (telemetry) {
         try {
           const reading = await telemetry.read(signal);
-          read = { ...(await renderer.render(reading.state, reading.leds)), source: telemetry.address };
+          read = {
+            ...(await renderer.render(reading.state, reading.leds, notes)),
+            source: telemetry.address,
+          };
         } catch {
           // The port went quiet or answered garbage: this look comes through the REPL instead.
         }
@@ -135,8 +104,6 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
         time: new Date().toISOString(),
         after,
         ...read,
-        readings,
-        ...(oled === undefined ? {} : { oled }),
       };
     } catch (error) {
       look = {
@@ -146,8 +113,6 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
         state: last?.state ?? null,
         picture: last?.picture,
         source: last?.source ?? 'repl',
-        readings,
-        ...(oled === undefined ? {} : { oled }),
         error: error instanceof Error ? error.message : String(error),
       };
     }
@@ -176,18 +141,11 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
   const unfollowBoard = dispatcher.onBoardChange((tool) => {
     if (watchers.size > 0) void refresh(tool);
   });
-  // Measurements and the OLED's text come from the calls that made them: a look shows the latest.
+  // A reading changes no board but shows in every drawing of it: one more look follows it.
   const unfollowResults = dispatcher.onResult((tool, args, result) => {
-    const name = tool.slice(tool.lastIndexOf('.') + 1);
-    const reading = readingOf(tool, args, result);
-    if (reading) readings = [reading, ...readings].slice(0, MAX_READINGS);
-    if (name === 'oled_print') oled = String((args as { text?: unknown })?.text ?? '');
-    if (name === 'oled_clear') oled = '';
-    // A reading changes no board, so no read follows it: the watchers get the last look with it.
-    if (reading && last) {
-      last = { ...last, readings };
-      for (const watcher of watchers) watcher.look(last);
-    }
+    const before = notes;
+    notes = withResult(notes, tool, args, result);
+    if (notes !== before && watchers.size > 0) void refresh(tool);
   });
   const unfollowCalls = dispatcher.onCall((event) => {
     if (event.caller === VIEWER.id) return;

@@ -22,7 +22,7 @@ import {
 import { type Dispatcher, followChanges } from '../core/dispatcher.js';
 import type { Era } from '../core/era.js';
 import type { ListMode } from '../core/listModes.js';
-import { listTools } from '../core/listTools.js';
+import { listTools, rendersApps } from '../core/listTools.js';
 import {
   complete,
   getPrompt,
@@ -34,6 +34,7 @@ import {
 } from '../core/offers.js';
 import type { Caller } from '../core/runTool.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../core/version.js';
+import { CONFIRM_ANSWER_TOOL, callConfirmAnswer, confirmAnswerDefinition } from './confirmAnswer.js';
 import { sharedRoundStateCodec } from './inputRounds.js';
 import { callTool, heard } from './toolCall.js';
 
@@ -127,27 +128,32 @@ export function createMcpServer(options: ServerOptions): McpServerHandle {
   server.setRequestHandler(
     'tools/list',
     // Our descriptors are JSON already; the SDK types every JSON value of a tool its own way.
-    track(
-      async (_request, extra) =>
-        listTools(dispatcher, {
-          caller: caller(extra),
-          ...(options.listMode ? { mode: options.listMode } : {}),
-          clientExperimental: clientOf(extra)?.experimental,
-          clientExtensions: clientOf(extra)?.extensions,
-        }) as unknown as ListToolsResult,
-    ),
+    track(async (_request, extra) => {
+      const list = listTools(dispatcher, {
+        caller: caller(extra),
+        ...(options.listMode ? { mode: options.listMode } : {}),
+        clientExperimental: clientOf(extra)?.experimental,
+        clientExtensions: clientOf(extra)?.extensions,
+      });
+      // The board app's form (confirmAnswer.ts): only a host that renders apps can use it.
+      const tools = rendersApps(clientOf(extra)?.extensions)
+        ? [...list.tools, confirmAnswerDefinition]
+        : list.tools;
+      return { ...list, tools } as unknown as ListToolsResult;
+    }),
   );
   server.setRequestHandler(
     'tools/call',
-    track(
-      async (request, extra) =>
-        callTool(request, extra, {
-          dispatcher,
-          caller: caller(extra),
-          rounds,
-          client: clientOf(extra),
-          level: modern ? (envelope(extra)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined) : level,
-        }) as never,
+    track(async (request, extra) =>
+      request.params.name === CONFIRM_ANSWER_TOOL && rendersApps(clientOf(extra)?.extensions)
+        ? (callConfirmAnswer(dispatcher, caller(extra), request.params.arguments) as never)
+        : (callTool(request, extra, {
+            dispatcher,
+            caller: caller(extra),
+            rounds,
+            client: clientOf(extra),
+            level: modern ? (envelope(extra)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined) : level,
+          }) as never),
     ),
   );
   server.setRequestHandler(

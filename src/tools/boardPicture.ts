@@ -127,12 +127,39 @@ export function legendLines(nets: readonly NetView[]): Array<{ color: number; te
   return lines;
 }
 
+/**
+ * The GPIO pins, the latest readings and the OLED's text in a few lines under the legend, so the
+ * picture shows what the page and the app show (compact: a pin as `1 OUT HIGH`, readings newest first).
+ */
+export function notesLines(snapshot: BoardSnapshot): string[] {
+  const width = Math.floor((W - 16) / 8);
+  const lines: string[] = [];
+  const gpio = snapshot.state.gpio.map((g) => `${g.pin} ${g.direction.replace(/put$/i, '')} ${g.reading}`);
+  if (gpio.length > 0) lines.push(...wrapText(`GPIO ${gpio.join(', ')}`.toUpperCase(), width));
+  const readings = snapshot.notes?.readings ?? [];
+  if (readings.length > 0) {
+    const shown = readings
+      .slice(0, MAX_READINGS_SHOWN)
+      .map((r) => `${r.what} ${r.unit === 'V' ? `${r.value.toFixed(3)}V` : `${r.value.toFixed(2)}MA`}`);
+    lines.push(...wrapText(`READINGS ${shown.join(', ')}`.toUpperCase(), width));
+  }
+  const oled = snapshot.notes?.oled;
+  if (oled !== undefined) {
+    const shown = oled === '' ? '(CLEARED)' : `'${oled.replace(/\s+/g, ' ')}'`;
+    lines.push(`OLED ${shown}`.toUpperCase().slice(0, width));
+  }
+  return lines;
+}
+
+const MAX_READINGS_SHOWN = 4;
+
 export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
   const { state, bridges, nets } = snapshot;
   const legend = legendLines(nets);
   const shown = legend.slice(0, MAX_LEGEND_LINES);
   const unrouted = bridges.filter((b) => !b.routed);
-  const height = LEGEND_Y + (shown.length + 2 + UNROUTED_LABELS.length) * LINE_H + 12;
+  const notes = notesLines(snapshot);
+  const height = LEGEND_Y + (shown.length + 2 + UNROUTED_LABELS.length + notes.length) * LINE_H + 12;
   const c = createCanvas(W, height, BOARD);
 
   const netColor = new Map<number, number>();
@@ -197,6 +224,10 @@ export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
     if (list.length === 0) continue;
     const pairs = list.map((b) => `${tagOrRow(b.node1)}-${tagOrRow(b.node2)}`).join(', ');
     c.text(8, y, `${label}: ${pairs}`.slice(0, 95), unroutedColor(route), 2);
+    y += LINE_H;
+  }
+  for (const line of notes) {
+    c.text(8, y, line, INK, 2);
     y += LINE_H;
   }
   return c.png();

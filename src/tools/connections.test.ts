@@ -577,6 +577,7 @@ describe('hostile strings', () => {
           ...ctx(),
           board: rec.board,
           leaseHolder: 'test',
+          notes: { readings: [] },
           attachImage: () => {},
         });
         if (valid) {

@@ -11,6 +11,7 @@ import { ALL_NODES } from '../board/nodes.js';
 import type { Resource } from '../core/resources.js';
 import type { Board, BoardCallOptions, BoardClient } from '../device/board.js';
 import { API_REFERENCE } from './apiReference.js';
+import { type BoardNotes, notesFields, notesOf } from './boardNotes.js';
 import { renderBoardPicture } from './boardPicture.js';
 import { withOverlaySummaries } from './boardState.js';
 import type { PythonPart } from './pythonParts.js';
@@ -19,7 +20,11 @@ import { APP_MIME_TYPE, BOARD_APP_URI, viewDocument } from './viewPage.js';
 
 /** The state as the firmware reports it, plus every bridge with whether it is routed. */
 export function renderStateJson(snapshot: BoardSnapshot): string {
-  return JSON.stringify({ ...withOverlaySummaries(snapshot.state), bridges: snapshot.bridges }, null, 2);
+  return JSON.stringify(
+    { ...withOverlaySummaries(snapshot.state), bridges: snapshot.bridges, ...notesFields(snapshot.notes) },
+    null,
+    2,
+  );
 }
 
 /** Nets with names, colours (#rrggbb), member nodes and voltages. */
@@ -127,7 +132,8 @@ export interface BoardResource {
   needsBoard: boolean;
   /** True when the content follows the board's state (send resources/updated after changes). */
   changesWithBoard: boolean;
-  read(board: BoardClient, options?: BoardCallOptions): Promise<ResourceContent>;
+  /** `notes`: the board's latest readings and OLED text, for what shows them (state, picture). */
+  read(board: BoardClient, options?: BoardCallOptions, notes?: BoardNotes): Promise<ResourceContent>;
 }
 
 export const boardResources: readonly BoardResource[] = [
@@ -147,11 +153,13 @@ export const boardResources: readonly BoardResource[] = [
     name: 'board_state',
     title: 'Board state',
     description:
-      'Power setpoints, nets, GPIO, LED overlays (their pixels: overlay_list) and every bridge (with routed flags), as JSON.',
+      "Power setpoints, nets, GPIO, LED overlays (their pixels: overlay_list), every bridge (with routed flags), the latest readings and the OLED's text tool calls made, as JSON.",
     mimeType: 'application/json',
     needsBoard: true,
     changesWithBoard: true,
-    read: async (board, options) => ({ text: renderStateJson(await readSnapshot(board, options)) }),
+    read: async (board, options, notes) => ({
+      text: renderStateJson({ ...(await readSnapshot(board, options)), ...(notes ? { notes } : {}) }),
+    }),
   },
   {
     uri: 'jumperless://board/nets',
@@ -202,18 +210,20 @@ export const boardResources: readonly BoardResource[] = [
     name: 'board_picture',
     title: 'Picture of the board',
     description:
-      'PNG of the breadboard as it is now: rows with LED colours, bridges, rails with voltages, nets.',
+      'PNG of the breadboard as it is now: rows with LED colours, bridges, rails with voltages, nets, GPIO, the latest readings and the OLED.',
     mimeType: 'image/png',
     needsBoard: true,
     changesWithBoard: true,
-    read: async (board, options) => ({ blob: renderBoardPng(await readSnapshot(board, options)) }),
+    read: async (board, options, notes) => ({
+      blob: renderBoardPng({ ...(await readSnapshot(board, options)), ...(notes ? { notes } : {}) }),
+    }),
   },
   {
     uri: BOARD_APP_URI,
     name: 'board_app',
     title: 'The board, live',
     description:
-      'MCP App: the breadboard with its bridges, nets, supplies and GPIO, refreshed after each tool call.',
+      'MCP App: the breadboard with its bridges, nets, supplies, GPIO, the latest readings and the OLED, refreshed after each tool call.',
     mimeType: APP_MIME_TYPE,
     needsBoard: false,
     changesWithBoard: false,
@@ -253,7 +263,7 @@ async function readHeld(
 ): Promise<ResourceContent> {
   const held = board.hold({ signal, owner: caller, atomic: true, ...(yields ? { yields } : {}) });
   try {
-    return await resource.read(held.board, { signal });
+    return await resource.read(held.board, { signal }, notesOf(board));
   } finally {
     held.release();
   }

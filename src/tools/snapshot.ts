@@ -17,6 +17,7 @@ import { hex6 } from '../board/colors.js';
 import { Connections } from '../board/connections.js';
 import { nodeInfo, parseShortName, toolName } from '../board/nodes.js';
 import type { BoardCallOptions, BoardClient } from '../device/board.js';
+import type { BoardNotes } from './boardNotes.js';
 import { parseStateText, type StateDocument } from './boardState.js';
 import type { PythonPart } from './pythonParts.js';
 
@@ -116,6 +117,8 @@ export interface BoardSnapshot {
   state: StateDocument;
   bridges: BridgeView[];
   nets: NetView[];
+  /** The latest readings and the OLED's text (boardNotes.ts): what the state cannot tell. */
+  notes?: BoardNotes;
 }
 
 /** `snap_bridges` rows: node1, node2, duplicates, path net (0 = no path), placed (1, -1, 0 = no path). */

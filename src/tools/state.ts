@@ -157,8 +157,8 @@ export const boardPicture = defineDeviceTool({
   requires: SNAPSHOT_REQUIRES,
   input: z.object({}),
   output: z.object({ bytes: z.number().describe('Size of the PNG'), summary: z.string() }),
-  handle: async (_args, { board, attachImage }) => {
-    const snapshot = await readSnapshot(board);
+  handle: async (_args, { board, attachImage, notes }) => {
+    const snapshot = { ...(await readSnapshot(board)), notes };
     const png = renderBoardPicture(snapshot);
     attachImage({ mimeType: 'image/png', data: Buffer.from(png).toString('base64') });
     return { bytes: png.length, summary: pictureSummary(snapshot) };

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { HandlerContext, Tool, ToolShape } from '../core/toolDefinition.js';
 import type { Board, BoardClient } from '../device/board.js';
+import type { BoardNotes } from './boardNotes.js';
 import type { SafetyPolicy } from './safety.js';
 import { BOARD_APP_URI } from './viewPage.js';
 
@@ -38,6 +39,8 @@ export interface ToolContext extends HandlerContext {
   leaseHolder: string;
   /** Attaches a picture to the result (after the JSON text item). */
   attachImage(image: ToolImage): void;
+  /** The board's latest readings and OLED text, for what draws the board (boardNotes.ts). */
+  notes: BoardNotes;
 }
 
 export interface DeviceToolSpec<I extends z.ZodObject, O extends z.ZodObject> extends ToolShape<I, O> {

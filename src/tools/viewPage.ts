@@ -1,9 +1,11 @@
 /**
  * The board in view as one self-contained HTML document (no CDN, no external request): the
  * picture (`board_picture`'s PNG, the one drawing of the board), the supplies, bridges, nets, the
- * latest readings tool calls made, the OLED's text, GPIO and a running log of tool calls. The same document is the browser page (`GET /`, fed by the SSE
+ * latest readings tool calls made, the OLED's text, GPIO (all from the one state document) and a
+ * running log of tool calls. The same document is the browser page (`GET /`, fed by the SSE
  * stream `/events`) and the MCP App (`ui://`, fed by the host with tool results and a resource
- * read of the view through the host). It shows; it never changes the board.
+ * read of the view through the host). It shows; it never changes the board: the app's one
+ * action is a person's answer to a hazard question the server asked (`confirm_answer`).
  */
 
 /** Where the document gets its looks: `page` follows `/events`; `app` talks to its host. */
@@ -67,12 +69,12 @@ function render(look) {
     return tr;
   }));
   const readings = $('readings');
-  readings.replaceChildren(...(look.readings || []).map((r) => {
+  readings.replaceChildren(...(state.readings || []).map((r) => {
     const li = document.createElement('li');
     li.textContent = r.time.slice(11, 19) + ' ' + r.what + ' ' + (r.unit === 'V' ? r.value.toFixed(3) + ' V' : r.value.toFixed(2) + ' mA') + ' (' + r.tool + ')';
     return li;
   }));
-  text($('oled'), look.oled === undefined ? '(nothing shown by a tool yet)' : look.oled === '' ? '(cleared)' : look.oled);
+  text($('oled'), state.oled === undefined ? '(nothing shown by a tool yet)' : state.oled === '' ? '(cleared)' : state.oled);
   text($('status'), (look.error ? 'could not read the board: ' + look.error + ' \\u00b7 ' : '') +
     'look ' + look.seq + ' at ' + look.time.slice(11, 19) + (look.after ? ' after ' + look.after : '') +
     (look.source ? ' \\u00b7 read ' + (look.source === 'repl' ? 'at the REPL' : 'on ' + look.source) : ''));
@@ -167,11 +169,53 @@ window.addEventListener('message', (event) => {
     if (message.error) reject(new Error(message.error.message)); else resolve(message.result);
     return;
   }
+  if (message.method === 'ui/notifications/tool-input') watchQuestions();
   if (message.method === 'ui/notifications/tool-result') {
+    stopWatching();
     const look = message.params && message.params._meta && message.params._meta[LOOK_META];
     if (look) render(look); else fetchLook();
   }
 });
+// While a call runs, the server may ask the person's yes before a hazard: the form answers that
+// question by the id the server issued (confirm_answer, a tool only this app may call), nothing else.
+let watching;
+let asked;
+function stopWatching() {
+  clearInterval(watching);
+  watching = undefined;
+  showQuestion(undefined);
+}
+function showQuestion(q) {
+  asked = q;
+  $('ask').hidden = !q;
+  text($('question'), q ? q.question : '');
+}
+async function checkQuestions() {
+  try {
+    const result = await request('tools/call', { name: 'confirm_answer', arguments: {} });
+    const open = (result.structuredContent && result.structuredContent.questions) || [];
+    if (!asked || !open.some((q) => q.id === asked.id)) showQuestion(open[0]);
+  } catch {}
+}
+function watchQuestions() {
+  if (watching) return;
+  watching = setInterval(checkQuestions, 500);
+  setTimeout(stopWatching, 5 * 60_000);
+  checkQuestions();
+}
+async function answer(yes) {
+  if (!asked) return;
+  const id = asked.id;
+  showQuestion(undefined);
+  try {
+    const result = await request('tools/call', { name: 'confirm_answer', arguments: { question: id, answer: yes ? 'yes' : 'no' } });
+    text($('answered'), result.isError ? 'not counted: ' + result.content[0].text : 'answered ' + (yes ? 'yes' : 'no'));
+  } catch (error) {
+    text($('answered'), 'not sent: ' + (error.message || error));
+  }
+}
+$('yes').addEventListener('click', () => answer(true));
+$('no').addEventListener('click', () => answer(false));
 request('ui/initialize', { appInfo: { name: 'jumperless-board', version: '1' }, appCapabilities: {}, protocolVersion: '2026-01-26' })
   .then(() => {
     window.parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} }, '*');
@@ -205,6 +249,7 @@ export function viewDocument(mode: ViewMode, uris = { state: STATE_URI, picture:
 <title>Jumperless V5</title><style>${STYLE}</style></head>
 <body>
 <header><h1>Jumperless V5</h1><span id="live">connecting</span><span id="status"></span></header>
+${mode === 'app' ? '<section id="ask" hidden><h2>Your yes, please</h2><p id="question"></p><button id="yes">Yes, go ahead</button> <button id="no">No</button></section><p id="answered"></p>' : ''}
 <div id="supplies"><span id="top_rail"></span><span id="bottom_rail"></span><span id="dac0"></span><span id="dac1"></span></div>
 <img id="picture" alt="The breadboard: rows in their LED colours, bridges, rails with voltages, nets">
 <section><h2>Bridges</h2><ul id="bridges"></ul></section>

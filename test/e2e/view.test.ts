@@ -172,6 +172,24 @@ describe('the board page in a browser', () => {
       .toBe('Bottom rail 2.50 V');
     await expect.poll(() => inApp.locator('#bridges li', { hasText: /^2 – 9$/ }).count()).toBe(1);
     expect(await inApp.locator('#picture').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    // The latest readings, the OLED's text and the GPIO pins, from the one state the picture draws.
+    await client.callTool({ name: 'voltage_measure', arguments: { node: 2 } });
+    const printed = await client.callTool({ name: 'oled_print', arguments: { text: 'app says hi' } });
+    await page.evaluate(
+      (r) => (globalThis as unknown as { toolResult(r: unknown): void }).toolResult(r),
+      printed,
+    );
+    await expect.poll(() => inApp.locator('#oled').textContent(), { timeout: 5000 }).toBe('app says hi');
+    expect(await inApp.locator('#readings').textContent()).toMatch(/\b2 -?\d+\.\d{3} V \(voltage_measure\)/);
+    expect(await inApp.locator('#gpio tr').count()).toBeGreaterThanOrEqual(8);
+    // The picture the app shows is board_picture's, with the same readings and OLED lines.
+    const shown = Buffer.from(
+      ((await inApp.locator('#picture').getAttribute('src')) ?? '').replace(/^data:image\/png;base64,/, ''),
+      'base64',
+    );
+    const picture = await client.callTool({ name: 'board_picture', arguments: {} });
+    const image = (picture.content as Array<{ type: string; data?: string }>).find((c) => c.type === 'image');
+    expect(shown.equals(Buffer.from(image?.data ?? '', 'base64'))).toBe(true);
     await page.screenshot({ path: resolve(ARTIFACTS, 'board-app.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
