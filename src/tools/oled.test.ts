@@ -41,6 +41,7 @@ describe('oled tools', () => {
     expect(result).toMatchObject({
       characters: 2,
       started_display: ['GPIO_7-D2', 'GPIO_8-D3'],
+      i2c_bridges: expect.stringMatching(/stay .*disconnect them \(GPIO_7-D2, GPIO_8-D3\)/),
     });
     expect(await h.python('bool(is_connected(GPIO_7, D2))')).toBe(true);
     // On now: no start the second time.
@@ -58,6 +59,17 @@ describe('oled tools', () => {
       expect(await h.python('bool(is_connected(GPIO_7, D2))')).toBe(false);
     } finally {
       await h.python('disconnect(GPIO_8, 40)');
+    }
+    // The Nano side counts too: oled_print refuses, naming the clash, and changes nothing.
+    await h.python('connect(D3, 41)');
+    try {
+      await expect(h.run(oledPrint, { text: 'hi' })).rejects.toMatchObject({
+        code: 'pins_in_use',
+        message: expect.stringMatching(/D3-41.*Nothing was changed/),
+      });
+      expect(await h.python('bool(is_connected(GPIO_8, D3)) or bool(is_connected(GPIO_7, D2))')).toBe(false);
+    } finally {
+      await h.python('disconnect(D3, 41)');
     }
     await h.python("__import__('_fw').call('_sim_oled_fitted', '[false]')");
     try {

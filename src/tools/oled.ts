@@ -152,7 +152,7 @@ async function startDisplay(board: BoardClient): Promise<string[]> {
   if (busy.length > 0) {
     throw new ToolError(
       'pins_in_use',
-      `No OLED display is on, and starting one would bridge GPIO_7 to D2 and GPIO_8 to D3, which carry your wiring (${busy.map((b) => `${b.node1_name}-${b.node2_name}`).join(', ')}). Free them (disconnect) to use the display.`,
+      `No OLED display is on, and starting one would bridge GPIO_7 to D2 and GPIO_8 to D3, which carry your wiring (${busy.map((b) => `${b.node1_name}-${b.node2_name}`).join(', ')}): the display's bus would join it. Nothing was changed. Free those pins (disconnect) to use the display.`,
     );
   }
   const [started, rows] = z.tuple([z.boolean(), z.unknown()]).parse(await board.call('_jlt.oled_start()'));
@@ -187,6 +187,12 @@ const startedField = z
   .optional()
   .describe('The display was off: started, with these bridges for its I2C');
 
+/** Said with a start, so a model knows the pins stay taken and how to give them back (issue 20). */
+const STARTED_NOTE =
+  'These I2C bridges stay while the display is used; disconnect them (GPIO_7-D2, GPIO_8-D3) to free the pins, which turns the display off.';
+const startedResult = (started: string[] | undefined) =>
+  started ? { started_display: started, i2c_bridges: STARTED_NOTE } : {};
+
 export const oledPrint = defineDeviceTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
@@ -205,6 +211,7 @@ export const oledPrint = defineDeviceTool({
     size: z.number(),
     lit_pixels: z.number(),
     started_display: startedField,
+    i2c_bridges: z.string().optional(),
   }),
   handle: async ({ text, size }, { board }) => {
     checkText(text, 'text');
@@ -224,7 +231,7 @@ export const oledPrint = defineDeviceTool({
       characters,
       size: chosen,
       lit_pixels: countLit(value.fb.bytes),
-      ...(started ? { started_display: started } : {}),
+      ...startedResult(started),
     };
   },
 });
@@ -238,7 +245,11 @@ export const oledClear = defineDeviceTool({
   capability: 'jumperless.io',
   requires: ['oled_clear', 'oled_get_framebuffer', 'oled_get_framebuffer_size', ...START_REQUIRES],
   input: z.object({}),
-  output: z.object({ lit_pixels: z.number(), started_display: startedField }),
+  output: z.object({
+    lit_pixels: z.number(),
+    started_display: startedField,
+    i2c_bridges: z.string().optional(),
+  }),
   handle: async (_args, { board }) => {
     const { value: fb, started } = await withDisplay(board, async () =>
       decodeFramebuffer(await board.call('_jlt.oled_blank()')),
@@ -246,7 +257,7 @@ export const oledClear = defineDeviceTool({
     const litPixels = countLit(fb.bytes);
     if (litPixels !== 0)
       throw new ToolError('not_applied', `${litPixels} pixels are still lit after clearing.`);
-    return { lit_pixels: 0, ...(started ? { started_display: started } : {}) };
+    return { lit_pixels: 0, ...startedResult(started) };
   },
 });
 
