@@ -366,6 +366,15 @@ export const firmwareUndo = defineDeviceTool({
   handle: async ({ redo }, { board }) => moveHistory(board, redo ? 1 : -1),
 });
 
+/**
+ * What a take means, in words (issue 20: a model could not tell who "others" are, whether reads
+ * still work or whether it expires). The holder is the caller id (boardLeases.ts leaseHolder,
+ * http/caller.ts): one per token, per anonymous session, per stdio process. The lease lives in
+ * this server only: nothing is sent to the board, so its probe and menu stay usable.
+ */
+export const leaseMeans = (until: string): string =>
+  `Until ${until}, every other caller of this server (another token, session or process, your own other clients included) is refused changes; reads still work for all. It ends by itself then: renew with minutes again, end it early with 0. The probe and menu on the board itself are not blocked.`;
+
 export const boardLease = defineDeviceTool({
   name: 'board_lease',
   title: 'Lease',
@@ -383,6 +392,7 @@ export const boardLease = defineDeviceTool({
     holder: z.string().optional(),
     until: z.string().optional(),
     released: z.boolean().optional(),
+    means: z.string().optional(),
   }),
   handle: async ({ minutes }, { board, leaseHolder: holder, callerName }) => {
     // The token's name goes with the lease, so a refused caller can tell its person whom to ask.
@@ -392,7 +402,9 @@ export const boardLease = defineDeviceTool({
         ? { action: 'release', holder }
         : { action: 'take', holder, ttlMs: minutes * 60_000, ...note },
     );
-    return lease ? { holder: lease.holder, until: lease.until } : { released: true };
+    return lease
+      ? { holder: lease.holder, until: lease.until, means: leaseMeans(lease.until) }
+      : { released: true };
   },
 });
 
