@@ -15,7 +15,23 @@
  *    it there), never driven backwards beyond 5 V (an LED's reverse rating).
  */
 import { z } from 'zod';
-import { ADC0, DAC1, GND, ISENSE_MINUS, ISENSE_PLUS, nodeInfo } from '../board/nodes.js';
+import {
+  ADC0,
+  BOTTOM_RAIL,
+  DAC0,
+  DAC1,
+  GND,
+  GPIO_1,
+  GPIO_8,
+  ISENSE_MINUS,
+  ISENSE_PLUS,
+  nodeInfo,
+  SUPPLY_3V3,
+  SUPPLY_5V,
+  SUPPLY_8V_N,
+  SUPPLY_8V_P,
+  TOP_RAIL,
+} from '../board/nodes.js';
 import { ToolError } from '../core/errors.js';
 import type { BoardClient } from '../device/board.js';
 import { py } from '../device/pyLiteral.js';
@@ -251,6 +267,10 @@ export const resistanceMeasure = defineDeviceTool({
       [adcB, b.id],
     ];
     const dacBefore = snapshot.state.power.dac1;
+    // What could power the rows from elsewhere, for a `powered` refusal (the lifted bridges are off).
+    const feeds = snapshot.bridges
+      .filter((v) => !lift.includes(v) && (feedsBoard(v.node1, v.node2) || feedsBoard(v.node2, v.node1)))
+      .map((v) => `${v.node1_name}-${v.node2_name}`);
     const lifted = lift.map((v) => [v.node1, v.node2, v.duplicates]);
     let history: [number, number] | null = null;
     const result = await restoring(
@@ -269,7 +289,7 @@ export const resistanceMeasure = defineDeviceTool({
             'The board could not route the measurement paths; nothing was measured.',
           );
         }
-        return measurePart(board, safety, [adcA, adcB], a, b);
+        return measurePart(board, safety, [adcA, adcB], a, b, feeds);
       },
       async () => {
         await board.call(py`_jlt.meas_dac_back(1, ${dacBefore})`, noSignal);
@@ -300,6 +320,7 @@ async function measurePart(
   adcs: readonly [number, number],
   a: ResolvedNode,
   b: ResolvedNode,
+  feeds: readonly string[],
 ): Promise<Omit<Result, 'bridges_on_rows'>> {
   const up = (volts: readonly number[]) => volts.filter((v) => v <= safety.maxVolts);
   const down = (volts: readonly number[]) =>
@@ -307,7 +328,7 @@ async function measurePart(
   // Before anything is driven: with the drive at 0 V both ends sit at 0 V and nothing flows,
   // unless something else on the breadboard powers a row (a part to a rail, a GPIO).
   const all: Point[] = await ramp(board, adcs, [0], SURVEY_SAMPLES, MAX_AMPS);
-  assertUnpowered(all[0], a, b);
+  assertUnpowered(all[0], a, b, feeds);
   const survey = async (volts: readonly number[]) => {
     all.push(...(await ramp(board, adcs, up(volts), SURVEY_SAMPLES, MAX_AMPS)));
     all.push(...(await ramp(board, adcs, down(volts), SURVEY_SAMPLES, MAX_AMPS)));
@@ -351,7 +372,33 @@ async function measurePart(
 const POWERED_VOLTS = 0.1;
 const POWERED_AMPS = 0.0002;
 
-function assertUnpowered(rest: Point | undefined, a: ResolvedNode, b: ResolvedNode): void {
+/** Nodes that put volts on the breadboard through a bridge: supplies, rails, DACs, GPIO pins. */
+const SUPPLIES = new Set([TOP_RAIL, BOTTOM_RAIL, SUPPLY_3V3, SUPPLY_5V, SUPPLY_8V_P, SUPPLY_8V_N, DAC0, DAC1]);
+const isSupply = (id: number): boolean => SUPPLIES.has(id) || (id >= GPIO_1 && id <= GPIO_8);
+/** A supply bridged to a breadboard row or Nano pin (ids below GND), not the board's own (DAC0 to the probe's buffer). */
+const feedsBoard = (supply: number, to: number): boolean => isSupply(supply) && to < GND;
+
+/**
+ * What to lift, exactly (issue 20: "dac_set 0 V" left the supply's path in parallel with the part,
+ * so the reading was still wrong, and it changed the user's setpoint). The board sees bridges, not
+ * parts: it names every bridge that brings a supply onto the breadboard; a part plugged straight
+ * into a rail strip needs no bridge, so that case is named too.
+ */
+export function poweredAdvice(feeds: readonly string[]): string {
+  const setting =
+    'Setting the supply to 0 V is not the same: its path stays in parallel with the part (a wrong reading) and your setpoint changes.';
+  if (feeds.length === 0) {
+    return `No bridge brings a supply onto the breadboard, so a part plugged into a rail strip (or an outside source) feeds these rows: unplug that lead, measure, plug it back. ${setting}`;
+  }
+  return `Bridges that bring a supply onto the breadboard now: ${feeds.join(', ')}. The board cannot see parts, so the feed is one of these or a part plugged into a rail strip: disconnect that bridge, measure, then connect it back (or unplug the lead from the rail). ${setting}`;
+}
+
+function assertUnpowered(
+  rest: Point | undefined,
+  a: ResolvedNode,
+  b: ResolvedNode,
+  feeds: readonly string[],
+): void {
   if (rest === undefined) return;
   const live = [a, b]
     .map((end, i) => ({ name: end.name, volts: rest.ends?.[i] ?? 0 }))
@@ -363,8 +410,8 @@ function assertUnpowered(rest: Point | undefined, a: ResolvedNode, b: ResolvedNo
       : `${round(rest.amps * 1000, 3)} mA flows`;
   throw new ToolError(
     'powered',
-    `With the measurement's drive at 0 V, ${where}: something else on the breadboard powers these rows (a part to a rail, a supply or a GPIO), and its current would be read as the part's. Nothing was driven and the board is as it was. Switch that supply off (dac_set 0 V) or disconnect it, then measure again.`,
-    { details: { ends: live, milliamps: round(rest.amps * 1000, 3) } },
+    `With the measurement's drive at 0 V, ${where}: something else on the breadboard powers these rows (a part to a rail, a supply or a GPIO), and its current would be read as the part's. Nothing was driven and the board is as it was. ${poweredAdvice(feeds)}`,
+    { details: { ends: live, milliamps: round(rest.amps * 1000, 3), supply_bridges: feeds } },
   );
 }
 
