@@ -44,6 +44,7 @@ const loadOutput = z.object({
     .boolean()
     .describe('The previous slot was saved first because the board differed from its file'),
   discarded: z.array(z.string()).describe('Differences from the previous slot file that were dropped'),
+  previous_changes: z.string().describe('In words: whether the slot left had unsaved changes, and what became of them'),
   loaded_from: z.enum(['file', 'power_on_default']),
   restored: z.boolean().describe('The board matches the slot file in everything compared'),
   differences: z.array(z.string()),
@@ -116,6 +117,7 @@ export const slotSwitch = defineDeviceTool({
         previous_slot: from,
         saved_previous: save,
         discarded: [],
+        previous_changes: previousChanges(from, pending.length, false),
         loaded_from: current.saved || save ? ('file' as const) : ('power_on_default' as const),
         restored: true,
         differences: [],
@@ -137,6 +139,7 @@ export const slotSwitch = defineDeviceTool({
       previous_slot: from,
       saved_previous: save,
       discarded: discard_changes ? listed(pending) : [],
+      previous_changes: previousChanges(from, pending.length, discard_changes),
       loaded_from: loaded.loadedFrom,
       restored: loaded.diffs.length === 0,
       differences: listed(loaded.diffs),
@@ -145,6 +148,15 @@ export const slotSwitch = defineDeviceTool({
     };
   },
 });
+
+/** saved_previous and discarded, in words (issue 20: `saved_previous: false` read as a loss). */
+function previousChanges(from: number, pending: number, discarded: boolean): string {
+  if (pending === 0) return `Slot ${from} had no unsaved changes: its file already held the board, so nothing was saved or lost.`;
+  const what = `Slot ${from} had ${pending} unsaved change${pending === 1 ? '' : 's'}`;
+  return discarded
+    ? `${what}; discard_changes dropped ${pending === 1 ? 'it' : 'them'} (see discarded), and ${slotPath(from)} is as it was.`
+    : `${what}; ${pending === 1 ? 'it was' : 'they were'} saved into ${slotPath(from)} before switching.`;
+}
 
 const autosaveNote = (slot: number): string =>
   `Slot ${slot} is the active slot: the board autosaves every later change into ${slotPath(slot)} about a second after it.`;
