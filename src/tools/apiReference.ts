@@ -97,6 +97,9 @@ precision. \`dir(jumperless)\` tells what a board's firmware has (see Releases).
 - script_run with code checks and saves a script in /python_scripts (the board's menu runs them
   too), then runs it with the jumperless functions already imported, \`__name__ == '__main__'\`, and
   a time limit (Ctrl-C at the end of it: wrap cleanup in \`try/finally\`). What it prints comes back.
+- Scripts the board runs by itself (its menu's \`/\` file runner, \`boot.py\`) need no import either: the
+  firmware's one MicroPython VM runs \`from jumperless import *\` when it starts and after a soft reset.
+  Writing the line anyway is harmless.
 - \`import time\`: \`time.sleep_ms(n)\`, \`time.ticks_ms()\`, \`time.ticks_diff(a, b)\`. Loops that wait should
   sleep: a pure-Python busy loop is hard to stop.
 - Example, blink GPIO_1 five times:

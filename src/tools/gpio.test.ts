@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { gpioConfig, gpioGet, pwmStart, pwmStop } from './gpio.js';
+import { voltageMeasure } from './measure.js';
 
 let h: ToolHarness;
 beforeAll(async () => {
@@ -16,6 +17,26 @@ beforeEach(async () => {
 const refusal = (code: string) => expect.objectContaining({ code });
 
 describe('gpio tools', () => {
+  it('drives a row the same whether the pin was connected before or after gpio_config, and reads the pin back', async () => {
+    // Configured, then connected.
+    const first = await h.run(gpioConfig, { pin: 3, level: 'HIGH' });
+    expect(first.result).toMatchObject({
+      state: 'HIGH',
+      direction: 'OUTPUT',
+      state_means: expect.any(String),
+    });
+    await h.python('connect(GPIO_3, 25)');
+    // Connected, then configured.
+    await h.python('connect(GPIO_4, 27)');
+    const second = await h.run(gpioConfig, { pin: 4, level: 'HIGH' });
+    expect(second.result).toMatchObject({ state: 'HIGH', direction: 'OUTPUT', net: expect.any(String) });
+    const volts = async (node: number) =>
+      ((await h.run(voltageMeasure, { node })).result as { volts: number }).volts;
+    const [after, before] = [await volts(25), await volts(27)];
+    expect(after).toBeGreaterThan(3);
+    expect(Math.abs(after - before)).toBeLessThan(0.05);
+  });
+
   it('reads a pin: level, direction, pull and net', async () => {
     await h.python('connect(7, GPIO_1)');
     const { result } = await h.run(gpioGet, { pin: 1 });

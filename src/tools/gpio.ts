@@ -82,7 +82,7 @@ const pinField = z
   .int()
   .min(GPIO_PINS.min)
   .max(GPIO_PINS.max)
-  .describe('GPIO_1..8; 9 UART_TX, 10 UART_RX');
+  .describe('GPIO_1..8; 9-10 UART_TX/RX');
 const pwmPinField = z.number().int().min(PWM_PINS.min).max(PWM_PINS.max);
 
 const pinResult = z.object({
@@ -276,7 +276,7 @@ export const gpioConfig = defineDeviceTool({
   name: 'gpio_config',
   title: 'Configure a GPIO pin',
   description:
-    "Set a pin's direction, level (HIGH 3.3 V, LOW 0 V) and/or pull; a level alone makes an output. Driving is refused in PWM, on UART pins, onto nets with a supply, GND or driver.",
+    "Set a pin's direction, level (HIGH 3.3 V, LOW 0 V), pull (level alone: output); reads back; any order with connect. Refused: driving in PWM, UART pins, supplied, GND or driven nets.",
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',

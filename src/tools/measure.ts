@@ -92,7 +92,7 @@ export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
   description:
-    'Volts at a node vs GND (-8.9..+8.9 V) by an ADC (1 Mohm load) routed for the read; an undriven node reads about 0 V. Refused while the wave runs, unless on an ADC.',
+    'Volts at a node vs GND (-8.9..+8.9 V) by an ADC (1 Mohm load) routed to it; undriven: ~0 V. Refused while the wave runs, unless on an ADC.',
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
@@ -107,7 +107,7 @@ export const voltageMeasure = defineDeviceTool({
   ],
   input: z.object({
     node: nodeArg,
-    samples: z.number().int().min(1).max(64).default(4),
+    samples: z.number().int().min(1).max(64).default(4).describe('Averaged; raise if noisy'),
     settle_ms: z.number().int().min(0).max(1000).default(SETTLE_MS),
   }),
   output: z.object({

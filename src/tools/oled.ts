@@ -197,7 +197,7 @@ export const oledPrint = defineDeviceTool({
   name: 'oled_print',
   title: 'Show text on the OLED',
   description:
-    'Show text on the OLED (\\n breaks lines). Off: starts it, bridging GPIO_7-D2, GPIO_8-D3 (I2C). size 2: 2 lines of 10 characters, 1: four of 21, 0 scrolls; default: the largest that fits.',
+    'Show text on the OLED (\\n breaks lines). Off: starts it, bridging GPIO_7-D2, GPIO_8-D3 (I2C; refused if wired). size 2: 2 lines of 10 chars, 1: four of 21, 0 scrolls; default: largest that fits.',
   group: 'oled',
   kind: 'write',
   capability: 'jumperless.io',

@@ -128,7 +128,7 @@ describe('resistance_measure picks its own range and says how sure it is', () =>
       expect(out).toMatchObject({ code: 'powered', message: expect.stringMatching(/45.*V/) });
       // The 330 ohm plugs into the rail strip: no bridge to lift, so the advice says to unplug it,
       // not to set the rail to 0 V (that leaves 330 ohm in parallel; issue 20).
-      expect(out.message).toMatch(/No bridge brings a supply[^]*unplug that lead, measure, plug it back/);
+      expect(out.message).toMatch(/No bridge brings a supply[\s\S]*unplug that lead, measure, plug it back/);
       expect(out.message).not.toMatch(/dac_set 0/);
       expect(await h.python('[list(get_bridge(i)) for i in range(get_num_bridges())]')).toEqual(before);
       // With a supply bridged onto the breadboard, the refusal names that bridge to lift and put back.
@@ -139,7 +139,9 @@ describe('resistance_measure picks its own range and says how sure it is', () =>
       );
       expect(named).toMatchObject({
         code: 'powered',
-        message: expect.stringMatching(/TOP_RAIL-50[^]*disconnect that bridge, measure, then connect it back/),
+        message: expect.stringMatching(
+          /TOP_RAIL-50[\s\S]*disconnect that bridge, measure, then connect it back/,
+        ),
         options: { details: expect.objectContaining({ supply_bridges: ['TOP_RAIL-50'] }) },
       });
     } finally {

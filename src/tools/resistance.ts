@@ -373,7 +373,16 @@ const POWERED_VOLTS = 0.1;
 const POWERED_AMPS = 0.0002;
 
 /** Nodes that put volts on the breadboard through a bridge: supplies, rails, DACs, GPIO pins. */
-const SUPPLIES = new Set([TOP_RAIL, BOTTOM_RAIL, SUPPLY_3V3, SUPPLY_5V, SUPPLY_8V_P, SUPPLY_8V_N, DAC0, DAC1]);
+const SUPPLIES = new Set([
+  TOP_RAIL,
+  BOTTOM_RAIL,
+  SUPPLY_3V3,
+  SUPPLY_5V,
+  SUPPLY_8V_P,
+  SUPPLY_8V_N,
+  DAC0,
+  DAC1,
+]);
 const isSupply = (id: number): boolean => SUPPLIES.has(id) || (id >= GPIO_1 && id <= GPIO_8);
 /** A supply bridged to a breadboard row or Nano pin (ids below GND), not the board's own (DAC0 to the probe's buffer). */
 const feedsBoard = (supply: number, to: number): boolean => isSupply(supply) && to < GND;

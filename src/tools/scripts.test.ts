@@ -39,7 +39,12 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
     );
     // Saved again without running: replaced whole; then run by name.
     const again = await h.run(scriptRun, { name: 'blink.py', code: "print('hello')", run: false });
-    expect(again.result).toMatchObject({ saved: 'replaced', ran: false, output: '' });
+    expect(again.result).toMatchObject({
+      path: '/python_scripts/blink.py',
+      saved: 'replaced',
+      ran: false,
+      output: '',
+    });
     expect((await h.run(scriptRun, { name: 'blink' })).result).toMatchObject({ ok: true, output: 'hello\n' });
   });
 
@@ -93,8 +98,11 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
     const { result } = await h.run(apiReference, { section: 'gpio' });
     // A section alone opens with what it would leave a script's author to guess: no import needed.
     expect((result as { text: string }).text).toMatch(
-      /^In script_run code every function below is imported already[^\n]*\n+## GPIO and PWM\n/,
+      /^Every function below is in the `jumperless` module, imported already in script_run code and in scripts the board runs itself[^\n]*\n+## GPIO and PWM\n/,
     );
+    // The scripts section answers whether a script the board's menu runs needs the import.
+    const scripts = (await h.run(apiReference, { section: 'scripts' })).result as { text: string };
+    expect(scripts.text).toMatch(/menu's `\/` file runner[\s\S]*need no import/);
     expect((result as { text: string }).text).not.toMatch(/## Slots/);
   });
 

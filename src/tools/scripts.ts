@@ -206,7 +206,7 @@ async function runScript(board: BoardClient, path: string, timeoutSeconds: numbe
 export const scriptRun = defineDeviceTool({
   name: 'script_run',
   title: 'Save and run a MicroPython script',
-  description: `Run ${SCRIPTS_DIR}/<name>.py (time limit): its output, or error and line. With code: compiled on the board, saved first (run: false only saves). The API is pre-imported.`,
+  description: `Run ${SCRIPTS_DIR}/<name>.py (.py optional; time limit): its output, or error and line. With code: compiled on the board, saved first (run: false only saves). Module jumperless pre-imported.`,
   group: 'scripts',
   kind: 'destructive',
   capability: 'jumperless.exec',
@@ -242,9 +242,15 @@ export const scriptRun = defineDeviceTool({
   },
 });
 
-/** What a section alone would leave a script's author to guess: whether to import the API. */
+/**
+ * What a section alone would leave a script's author to guess: whether to import the API. The
+ * board's own runners need no import either: the menu's file runner (FilesystemStuff.cpp:1123-1139)
+ * runs a file's text with mp_embed_exec_str (Python_Proper.cpp:4831-4847) in the globals that got
+ * `from jumperless import *` at VM start (2544-2608) and after a soft reset
+ * (JumperlessMicroPythonAPI.cpp:1407); map588/JumperlOS @1384da4.
+ */
 export const SCRIPT_GLOBALS =
-  'In script_run code every function below is imported already (no import line); `import time` for sleeps.';
+  'Every function below is in the `jumperless` module, imported already in script_run code and in scripts the board runs itself (no import line); `import time` for sleeps.';
 
 /** The module reference a script needs, for a model that cannot open resources by itself. */
 export const apiReference = defineTool({

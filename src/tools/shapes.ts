@@ -17,7 +17,7 @@ export const nodeValue = z.union([
 ]);
 
 /** A row number or a node name, checked against the board model by routableNode (nodeArg.ts). */
-export const nodeArg = nodeValue.describe('Row 1-60 or name: GND, TOP_RAIL, DAC1, GPIO_1, D13...');
+export const nodeArg = nodeValue.describe('Row 1-60 or name: GND, TOP_RAIL, GPIO_1, D13...');
 
 /** Two nodes to bridge. */
 export const nodePair = z.array(nodeArg).length(2);

@@ -44,7 +44,9 @@ const loadOutput = z.object({
     .boolean()
     .describe('The previous slot was saved first because the board differed from its file'),
   discarded: z.array(z.string()).describe('Differences from the previous slot file that were dropped'),
-  previous_changes: z.string().describe('In words: whether the slot left had unsaved changes, and what became of them'),
+  previous_changes: z
+    .string()
+    .describe('In words: whether the slot left had unsaved changes, and what became of them'),
   loaded_from: z.enum(['file', 'power_on_default']),
   restored: z.boolean().describe('The board matches the slot file in everything compared'),
   differences: z.array(z.string()),
@@ -92,7 +94,7 @@ export const slotSwitch = defineDeviceTool({
   name: 'slot_switch',
   title: 'Switch slot',
   description:
-    "Switch to slot 0-7 as the board's menu does: save the active slot (unless discard_changes), load all it holds (PWM too), autosave into it. Refused on shorts or past voltage limits.",
+    'Switch to slot 0-7 as the menu does: save the active slot (unless discard_changes), load all it holds (PWM too), autosave into it. Refused on shorts or past voltage limits.',
   group: 'slots',
   kind: 'physical',
   capability: 'jumperless.wire',
@@ -151,7 +153,8 @@ export const slotSwitch = defineDeviceTool({
 
 /** saved_previous and discarded, in words (issue 20: `saved_previous: false` read as a loss). */
 function previousChanges(from: number, pending: number, discarded: boolean): string {
-  if (pending === 0) return `Slot ${from} had no unsaved changes: its file already held the board, so nothing was saved or lost.`;
+  if (pending === 0)
+    return `Slot ${from} had no unsaved changes: its file already held the board, so nothing was saved or lost.`;
   const what = `Slot ${from} had ${pending} unsaved change${pending === 1 ? '' : 's'}`;
   return discarded
     ? `${what}; discard_changes dropped ${pending === 1 ? 'it' : 'them'} (see discarded), and ${slotPath(from)} is as it was.`

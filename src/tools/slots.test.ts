@@ -222,7 +222,9 @@ describe('slot_switch', () => {
     await h.python('connect(30, 31)');
     const kept = await h.run(slotSwitch, { slot: 7 });
     expect(kept.result.saved_previous).toBe(true);
-    expect(kept.result.previous_changes).toMatch(/^Slot 6 had \d+ unsaved changes?; (it was|they were) saved into \/slots\/slot6\.yaml before switching\.$/);
+    expect(kept.result.previous_changes).toMatch(
+      /^Slot 6 had \d+ unsaved changes?; (it was|they were) saved into \/slots\/slot6\.yaml before switching\.$/,
+    );
     expect(await slotFile(6)).toContain('{n1: 30, n2: 31, dup: 2}');
 
     await sleep(800);
@@ -233,7 +235,9 @@ describe('slot_switch', () => {
     const dropped = await h.run(slotSwitch, { slot: 6, discard_changes: true });
     expect(dropped.result).toMatchObject({ saved_previous: false, slot: 6, restored: true });
     expect(dropped.result.discarded).toContain("bridge 32-33 is on the board but not in slot 3's file");
-    expect(dropped.result.previous_changes).toMatch(/^Slot 3 had \d+ unsaved changes?; discard_changes dropped (it|them) \(see discarded\), and \/slots\/slot3\.yaml is as it was\.$/);
+    expect(dropped.result.previous_changes).toMatch(
+      /^Slot 3 had \d+ unsaved changes?; discard_changes dropped (it|them) \(see discarded\), and \/slots\/slot3\.yaml is as it was\.$/,
+    );
     expect(await slotFile(3)).toBe('');
     expect(await connected('32', '33')).toBe(false);
     expect(await connected('30', '31')).toBe(true);

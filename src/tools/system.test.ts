@@ -137,7 +137,9 @@ describe('board_lease', () => {
     expect(Date.parse(until) - Date.now()).toBeGreaterThan(4 * 60_000);
     // The take says in words who is refused what, and how it ends (issue 20).
     expect(taken.result.means).toContain(`Until ${until}`);
-    expect(taken.result.means).toMatch(/another token, session or process.*refused changes; reads still work.*ends by itself.*0\b.*probe and menu .* not blocked/);
+    expect(taken.result.means).toMatch(
+      /another token, session or process.*refused changes; reads still work.*ends by itself.*0\b.*probe and menu .* not blocked/,
+    );
     const before = await h.python<number>('__import__("jumperless").get_dac(1)');
     const refused = await h
       .run(dacSet, { channel: 'DAC1', volts: 2.5 }, bob)

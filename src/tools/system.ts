@@ -378,8 +378,7 @@ export const leaseMeans = (until: string): string =>
 export const boardLease = defineDeviceTool({
   name: 'board_lease',
   title: 'Lease',
-  description:
-    "Hold the board for minutes (again: renew, 0: release); others' changes are refused meanwhile.",
+  description: 'Hold the board for minutes (again: renew, 0: release); others only read meanwhile.',
   group: 'system',
   kind: 'write',
   capability: 'jumperless.wire',
