@@ -90,4 +90,14 @@ describe('tools/list budget (one board, every tool, the operator)', () => {
     expect(description('file_write')).toMatch(/\/config\.txt/);
     expect(description('voltage_measure')).toMatch(/-8\.9\.\.\+8\.9 V/);
   });
+
+  it('answers in the list what the second model trial guessed at (issue 20)', () => {
+    const tool = (name: string) => list('full').tools.find((t) => t.name === name);
+    expect(tool('voltage_measure')?.inputSchema.properties).toMatchObject({
+      samples: { default: 4, description: expect.stringMatching(/^Averaged/) },
+    });
+    expect(tool('gpio_config')?.description).toMatch(/reads back; any order with connect/);
+    expect(tool('oled_print')?.description).toMatch(/refused if wired/);
+    expect(tool('script_run')?.description).toMatch(/\.py optional[\s\S]*jumperless/);
+  });
 });
