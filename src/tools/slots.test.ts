@@ -115,7 +115,13 @@ describe('slot changes', () => {
     const name = await h.python<string>('get_net_color_name(6)');
     await h.run(slotSave);
     expect((await h.run(slotCurrent)).result).toMatchObject({ has_changes: false, differences: [] });
-    await h.run(slotSwitch, { slot: 1 });
+    const away = await h.run(slotSwitch, { slot: 1 });
+    // Saved just before: nothing was pending, and the result says so in words.
+    expect(away.result).toMatchObject({
+      saved_previous: false,
+      previous_changes:
+        'Slot 0 had no unsaved changes: its file already held the board, so nothing was saved or lost.',
+    });
     const back = await h.run(slotSwitch, { slot: 0 });
     expect(back.result).toMatchObject({ restored: true, differences: [] });
     expect(await h.python('get_net_color_name(6)')).toBe(name);

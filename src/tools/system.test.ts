@@ -138,7 +138,7 @@ describe('board_lease', () => {
     // The take says in words who is refused what, and how it ends (issue 20).
     expect(taken.result.means).toContain(`Until ${until}`);
     expect(taken.result.means).toMatch(
-      /another token, session or process.*refused changes; reads still work.*ends by itself.*0\b.*probe and menu .* not blocked/,
+      /refused changes: another token, anonymous session or stdio process, your own other clients too unless they share this token; reads still work.*ends by itself.*0\b.*probe and menu .* not blocked/,
     );
     const before = await h.python<number>('__import__("jumperless").get_dac(1)');
     const refused = await h

@@ -373,7 +373,7 @@ export const firmwareUndo = defineDeviceTool({
  * this server only: nothing is sent to the board, so its probe and menu stay usable.
  */
 export const leaseMeans = (until: string): string =>
-  `Until ${until}, every other caller of this server (another token, session or process, your own other clients included) is refused changes; reads still work for all. It ends by itself then: renew with minutes again, end it early with 0. The probe and menu on the board itself are not blocked.`;
+  `Until ${until}, every other caller of this server is refused changes: another token, anonymous session or stdio process, your own other clients too unless they share this token; reads still work for all. It ends by itself then: renew with minutes again, end it early with 0. The probe and menu on the board itself are not blocked.`;
 
 export const boardLease = defineDeviceTool({
   name: 'board_lease',
