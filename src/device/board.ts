@@ -17,7 +17,7 @@ import {
 } from './boardLeases.js';
 import { DeviceError } from './errors.js';
 import type { SessionHealth } from './health.js';
-import type { DeviceSession, ExecResult, HelperModule, SessionLease } from './session.js';
+import type { DeviceSession, ExecResult, HelperModule } from './session.js';
 
 export interface BoardCallOptions {
   signal?: AbortSignal;
@@ -255,20 +255,9 @@ export const FIRMWARE_FUNCTIONS = '_jlh.fw()';
 export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobTarget {
   if (helper) session.addHelper(helper);
   const leases = new BoardLeases();
-  const run = (
-    on: Pick<SessionLease, 'call' | 'callScript' | 'exec'>,
-    kind: JobKind,
-    code: string,
-    options: BoardCallOptions,
-  ): Promise<unknown> =>
-    kind === 'call'
-      ? on.call(code, options)
-      : kind === 'script'
-        ? on.callScript(code, options)
-        : on.exec(code, options);
   return {
     id: session.link.id,
-    run: (kind, code, options) => run(session, kind, code, options),
+    run: (kind, code, options) => session.run(kind, code, options),
     lease: async (owner, signal, yields) => {
       const lease = await session.lease({
         owner,
@@ -276,7 +265,7 @@ export function sessionJobs(session: DeviceSession, helper?: HelperModule): JobT
         ...(yields ? { yields } : {}),
       });
       return {
-        run: (kind, code, { owner: _owner, ...options }) => run(lease, kind, code, options),
+        run: (kind, code, { owner: _owner, ...options }) => lease.run(kind, code, options),
         get released() {
           return lease.released;
         },
