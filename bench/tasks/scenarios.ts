@@ -499,7 +499,7 @@ export const SCENARIOS: readonly Scenario[] = [
     words: 'In a MicroPython script on the board, how do I read the voltage on ADC channel 0?',
     truth:
       'Bridge the ADC to the point of interest (connect(ADC0, row)), then adc_get(0) returns volts (channels 0-3, about +-8 V).',
-    solution: [{ tool: 'api_reference', args: { section: 'measure' } }],
+    solution: [{ tool: 'api_reference', args: { topic: 'read ADC channel 0' } }],
     answer: (r) => [
       ...ok(last(r)),
       ...(String(last(r)?.result.text).includes('adc_get(ch)')
