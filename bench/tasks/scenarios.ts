@@ -142,7 +142,7 @@ export const SCENARIOS: readonly Scenario[] = [
     answer: (r) => [
       ...ok(last(r)),
       ...within('ohms', last(r)?.result.ohms, 4700 * 0.95, 4700 * 1.05),
-      ...equal('the E12 value', last(r)?.result.e12, '4.7k'),
+      ...equal('the E12 value', last(r)?.result.nearest_e12, '4.7k'),
     ],
     board: (c) => onlyBridges(c, []),
   },
@@ -170,7 +170,7 @@ export const SCENARIOS: readonly Scenario[] = [
     answer: (r) => [
       ...ok(last(r)),
       ...within('ohms', last(r)?.result.ohms, 4700 * 0.95, 4700 * 1.05),
-      ...equal('the E12 value', last(r)?.result.e12, '4.7k'),
+      ...equal('the E12 value', last(r)?.result.nearest_e12, '4.7k'),
       ...equal('lifted', last(r)?.result.lifted, ['TOP_RAIL-20', '25-GND']),
     ],
     board: async (c) => [
