@@ -47,7 +47,7 @@ export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
   description:
-    'Supply setpoints, nets, GPIO pins, LED overlays (pixels: overlay_list), unrouted bridges; what is as at power-on is left out.',
+    "What's on the board now, in one call: supplies, nets, GPIO, LED overlays (pixels: overlay_list), unrouted bridges; power-on defaults left out.",
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
