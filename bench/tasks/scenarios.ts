@@ -130,7 +130,14 @@ export const SCENARIOS: readonly Scenario[] = [
       'I built a voltage divider from a 5 V battery on row 1 with two resistors; the middle is row 10. What voltage does it give?',
     truth: 'Row 10 is at 2.5 V: two 10 kohm resistors halve the 5 V battery.',
     solution: [{ tool: 'voltage_measure', args: { node: 10 } }],
-    answer: (r) => [...ok(last(r)), ...within('the volts at row 10', last(r)?.result.volts, 2.4, 2.6)],
+    answer: (r) => [
+      ...ok(last(r)),
+      ...within('the volts at row 10', last(r)?.result.volts, 2.4, 2.6),
+      // A trial guessed the reference (the board's GND or the battery's minus): the result says it.
+      ...(/^the board's GND/.test(String(last(r)?.result.against))
+        ? []
+        : ['no word on what the volts are against']),
+    ],
     board: (c) => onlyBridges(c, []),
   },
   {
