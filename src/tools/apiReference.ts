@@ -151,7 +151,7 @@ const COMMON = new Set(
 /** The sections a lookup answers with at most: enough for a question, small as a result. */
 const MOST_SECTIONS = 2;
 /** A further section comes too only when it scores this close to the best one. */
-const CLOSE = 0.6;
+const CLOSE = 0.8;
 
 /**
  * The sections that answer `topic`: a section's key or heading gives that section; otherwise its
@@ -165,7 +165,10 @@ export function apiSectionsFor(topic: string): ApiSection[] {
   const words = [...new Set(wanted.match(/[a-z0-9_]+/g) ?? [])].filter(
     (w) => w.length >= 3 && !COMMON.has(w),
   );
-  const texts = new Map(API_SECTIONS.map((k) => [k, apiSection(k).toLowerCase()]));
+  // A section's one line counts twice over its text: it says what the section is for.
+  const texts = new Map(
+    API_SECTIONS.map((k) => [k, `${SECTIONS[k][1]}\n${SECTIONS[k][1]}\n${apiSection(k)}`.toLowerCase()]),
+  );
   const count = (text: string, word: string) => text.split(word).length - 1;
   const weight = new Map(
     words.map((w) => {
