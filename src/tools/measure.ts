@@ -84,7 +84,8 @@ const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / 
  * ADC reads its node against the board's ground, which its 1 Mohm input returns to (spec
  * jumperless-v5.md §D; src/sim/firmware/circuit.ts models it so).
  */
-const AGAINST = "the board's GND: a battery or outside supply reads right only with its minus joined to GND";
+const AGAINST =
+  "the board's GND: a battery or outside supply reads right only with its minus joined to GND" as const;
 
 /*
  * Why voltage_measure routes an ADC on 5.7.11 too, though the board lists get_node_voltage: nothing

@@ -111,7 +111,9 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
     expect(adc.text).toMatch(/## Supplies and measurement\n[\s\S]*adc_get\(ch\)/);
     expect(adc.text).not.toMatch(/## (Nodes|GPIO|Slots|Files|Hazards)/);
     // The rest is named, a line each, so the next lookup is no guess either.
-    expect(adc.text).toMatch(/Other sections[^\n]*\n- nodes: node names[^\n]*\n- connections: connect, disconnect/);
+    expect(adc.text).toMatch(
+      /Other sections[^\n]*\n- nodes: node names[^\n]*\n- connections: connect, disconnect/,
+    );
     expect(adc.text).not.toMatch(/- measure:/);
     for (const [topic, heading] of [
       ['pwm', 'GPIO and PWM'],

@@ -147,7 +147,7 @@ export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_p
 }
 
 /** Said in board_picture's result where the text alone would leave the picture unmentioned. */
-const PICTURE_PLACE = 'attached to this result as a PNG image; summary says the same in words';
+const PICTURE_PLACE = 'attached to this result as a PNG image; summary says the same in words' as const;
 
 /** The picture the board_picture resource has, for clients that only call tools. */
 export const boardPicture = defineDeviceTool({
