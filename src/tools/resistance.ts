@@ -179,13 +179,18 @@ function ohmsText(ohms: number): string {
   return `${Number((ohms / div).toPrecision(2))}${suffix}`;
 }
 
-/** What a forward voltage says a diode probably is. */
-function diodeKind(vf: number): string {
-  if (vf < 0.45) return 'Schottky diode';
-  if (vf < 1.0) return 'silicon diode';
-  if (vf < 2.05) return 'LED (red, orange or yellow)';
-  if (vf < 2.6) return 'LED (green)';
-  return 'LED (blue or white)';
+/**
+ * What a forward voltage says a diode probably is, with the basis in the words: the volts alone
+ * cannot tell an LED's colour (a trial read "LED (green)" as fact when 2.1 V fits yellow or red too).
+ */
+export function diodeKind(vf: number): string {
+  const fits = (what: string) => `${what}: ${round(vf, 2)} V forward fits`;
+  if (vf < 0.45) return `${fits('diode')} a Schottky`;
+  if (vf < 1.0) return `${fits('diode')} silicon`;
+  if (vf < 1.6) return `${fits('LED')} infrared or red (colour not measured)`;
+  if (vf < 2.0) return `${fits('LED')} red, orange or yellow (colour not measured)`;
+  if (vf < 2.6) return `${fits('LED')} green, yellow, orange or red (colour not measured)`;
+  return `${fits('LED')} blue, white or true green (colour not measured)`;
 }
 
 const resultSchema = z.object({
@@ -207,7 +212,7 @@ const resultSchema = z.object({
   cathode: z.string().optional(),
   forward_volts: z.number().optional().describe('At forward_milliamps'),
   forward_milliamps: z.number().optional(),
-  looks_like: z.string().optional(),
+  looks_like: z.string().optional().describe('A guess from forward_volts alone'),
   min_ohms: z.number().optional().describe('When open: at least this'),
   /**
    * The most current the measurement put through the part (it keeps under 10 mA). The drive's own
@@ -225,7 +230,7 @@ export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
   title: 'Measure a part between two nodes',
   description:
-    'What a part between two rows is: ohms (uncertainty, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max). Bridged rows: isolate: true lifts their bridges meanwhile. Refuses powered rows.',
+    "What a part between two rows is: ohms (uncertainty, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max). Refuses rows with volts on them (also via a part). isolate: true lifts only these two rows' bridges meanwhile.",
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
