@@ -51,6 +51,8 @@ describe('gpio tools', () => {
   });
 
   it('drives a pin: makes it an output first, and the board agrees', async () => {
+    // Said plainly where a model reads it (issue 20: "pull (level alone: output)" was cryptic).
+    expect(gpioConfig.description).toMatch(/level alone makes it an output driving it/);
     const { result } = await h.run(gpioConfig, { pin: 2, level: 'HIGH' });
     expect(result).toMatchObject({ pin: 2, level: 'HIGH', direction: 'OUTPUT', net: null });
     expect(await h.python('str(gpio_get_dir(2))')).toBe('OUTPUT');

@@ -77,12 +77,8 @@ const info = z.object({
 });
 type Info = z.infer<typeof info>;
 
-const pinField = z
-  .number()
-  .int()
-  .min(GPIO_PINS.min)
-  .max(GPIO_PINS.max)
-  .describe('GPIO_1..8; 9-10 UART_TX/RX');
+const pinNumber = z.number().int().min(GPIO_PINS.min).max(GPIO_PINS.max);
+const pinField = pinNumber.describe('GPIO_1..8; 9-10 UART_TX/RX');
 const pwmPinField = z.number().int().min(PWM_PINS.min).max(PWM_PINS.max);
 
 const pinResult = z.object({
@@ -259,7 +255,8 @@ const DRIVE_REQUIRES = [
  */
 const configInput = z
   .object({
-    pin: pinField,
+    // The description names pins 9-10 as UART's, so the pin's own words are not repeated here.
+    pin: pinNumber,
     direction: z.enum(DIRECTIONS).optional(),
     level: z.enum(LEVELS).optional(),
     pull: z.enum(PULLS).optional(),
@@ -282,7 +279,7 @@ export const gpioConfig = defineDeviceTool({
   name: 'gpio_config',
   title: 'Configure a GPIO pin',
   description:
-    "Set a pin's direction, level (HIGH 3.3 V, LOW 0 V), pull (level alone: output); reads back; any order with connect. Refused: driving in PWM, UART pins, supplied, GND or driven nets.",
+    "Set a pin's direction, pull, level (HIGH 3.3 V, LOW 0 V; level alone makes it an output driving it); reads back; any order with connect. Refused: driving in PWM, UART pins 9-10, supplied, GND or driven nets.",
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
