@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { MAX_READINGS, notesOf, withResult } from './boardNotes.js';
-import { notesLines } from './boardPicture.js';
+import { notesLines, pinRuns } from './boardPicture.js';
+import { gpioConfig, gpioGet } from './gpio.js';
 import { voltageMeasure } from './measure.js';
 import { oledClear, oledPrint } from './oled.js';
 import { boardResourcesFor, renderBoardPng } from './resources.js';
@@ -76,7 +77,7 @@ describe('the state document and the picture on the virtual board', () => {
 
     const snapshot = { ...(await readSnapshot(h.client)), notes };
     const lines = notesLines(snapshot);
-    expect(lines.some((l) => /^GPIO 1 /.test(l))).toBe(true);
+    expect(lines.some((l) => /^GPIO 1[ -]/.test(l))).toBe(true);
     expect(lines.some((l) => /^READINGS 7 [12]\.\d{3}V\b/.test(l))).toBe(true);
     expect(lines).toContain("OLED 'HELLO BENCH'");
     const after = (await h.run(boardPicture)).images[0]?.data ?? '';
@@ -89,4 +90,44 @@ describe('the state document and the picture on the virtual board', () => {
     await h.run(oledClear, {});
     expect(notesLines({ ...snapshot, notes: notesOf(h.client) })).toContain('OLED (CLEARED)');
   }, 60_000);
+
+  it('draws each GPIO pin as gpio_get reads it: the level its pull holds, never "FLOAT" beside a LOW', async () => {
+    await h.run(gpioConfig, { pin: 2, direction: 'INPUT', pull: 'PULLUP' });
+    await h.run(gpioConfig, { pin: 3, level: 'HIGH' });
+    await h.run(gpioConfig, { pin: 4, direction: 'INPUT', pull: 'NO_PULL' });
+    const line = notesLines(await readSnapshot(h.client))
+      .filter((l) => !/^(READINGS|OLED)/.test(l))
+      .join(' ');
+    expect(line).not.toMatch(/FLOAT\b/);
+    const drawn = new Map<number, string>();
+    for (const [, first, last, level] of line.matchAll(
+      /(\d+)(?:-(\d+))? (?:IN|OUT) ([A-Z]+(?: \(PULL-(?:UP|DOWN)\))?)/g,
+    )) {
+      for (let pin = Number(first); pin <= Number(last ?? first); pin++) drawn.set(pin, level as string);
+    }
+    const doc = await readState();
+    for (let pin = 1; pin <= 8; pin++) {
+      const read = (await h.run(gpioGet, { pin })).result as {
+        state: string;
+        pull: string;
+        held_by_pull?: boolean;
+      };
+      const pull = read.pull === 'PULLUP' ? 'PULL-UP' : 'PULL-DOWN';
+      const words = read.held_by_pull ? `${read.state} (${pull})` : read.state;
+      expect(drawn.get(pin), `GPIO ${pin}`).toBe(words === 'FLOATING' ? 'FLOATING' : words);
+      // The page draws the state document's level: the same words.
+      expect(doc.gpio[pin - 1].level, `GPIO ${pin} in the state document`).toBe(words);
+    }
+    expect(drawn.get(2)).toBe('HIGH (PULL-UP)');
+    expect(drawn.get(3)).toBe('HIGH');
+  }, 60_000);
+
+  it('writes neighbouring pins that read alike as one run', () => {
+    const pins = [1, 2, 3].map((pin) => ({ pin, text: 'IN LOW (PULL-DOWN)' }));
+    expect(pinRuns([...pins, { pin: 4, text: 'OUT HIGH' }, { pin: 'TX', text: 'IN LOW' }])).toEqual([
+      '1-3 IN LOW (PULL-DOWN)',
+      '4 OUT HIGH',
+      'TX IN LOW',
+    ]);
+  });
 });

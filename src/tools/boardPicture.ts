@@ -7,6 +7,7 @@
 import { OVERLAY_COLS } from '../board/limits.js';
 import { nodeInfo, shortName } from '../board/nodes.js';
 import type { StateDocumentOverlay } from '../board/stateDocument.js';
+import { pinLevelWords } from './boardState.js';
 import { type Canvas, createCanvas, textWidth } from './canvas.js';
 import { overlayCanvas } from './leds.js';
 import type { BoardSnapshot, BridgeView, NetView } from './snapshot.js';
@@ -134,7 +135,12 @@ export function legendLines(nets: readonly NetView[]): Array<{ color: number; te
 export function notesLines(snapshot: BoardSnapshot): string[] {
   const width = Math.floor((W - 16) / 8);
   const lines: string[] = [];
-  const gpio = snapshot.state.gpio.map((g) => `${g.pin} ${g.direction.replace(/put$/i, '')} ${g.reading}`);
+  const gpio = pinRuns(
+    snapshot.state.gpio.map((g) => ({
+      pin: g.pin,
+      text: `${g.direction.replace(/put$/i, '')} ${pinLevelWords(g)}`,
+    })),
+  );
   if (gpio.length > 0) lines.push(...wrapText(`GPIO ${gpio.join(', ')}`.toUpperCase(), width));
   const readings = snapshot.notes?.readings ?? [];
   if (readings.length > 0) {
@@ -152,6 +158,17 @@ export function notesLines(snapshot: BoardSnapshot): string[] {
 }
 
 const MAX_READINGS_SHOWN = 4;
+
+/** Neighbouring pins that read alike as one run (`1-8 IN LOW (PULL-DOWN)`), so the line stays short. */
+export function pinRuns(pins: ReadonlyArray<{ pin: number | string; text: string }>): string[] {
+  const runs: Array<{ first: number | string; last: number | string; text: string }> = [];
+  for (const { pin, text } of pins) {
+    const run = runs.at(-1);
+    if (run && run.text === text && typeof pin === 'number' && run.last === pin - 1) run.last = pin;
+    else runs.push({ first: pin, last: pin, text });
+  }
+  return runs.map((r) => `${r.first === r.last ? r.first : `${r.first}-${r.last}`} ${r.text}`);
+}
 
 export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
   const { state, bridges, nets } = snapshot;

@@ -128,6 +128,21 @@ export function gpioPinNode(pin: number): string {
   return `GPIO_${pin}`;
 }
 
+/**
+ * A pin's level in gpio_get's words (gpio.ts plainRead), from get_state's entry: an input only its
+ * pull holds (the firmware says `float`) is at the pull's level, the pull named, and a pad in PWM
+ * says so. The picture and the page draw this, so they never contradict gpio_get (issue 20: the
+ * picture said "IN FLOAT" where gpio_get said LOW, held by the pull-down).
+ */
+export function pinLevelWords(g: { function: string; pull: string; reading: string }): string {
+  if (g.function.toUpperCase() === 'PWM') return 'PWM';
+  const reading = g.reading.toUpperCase();
+  if (reading !== 'FLOAT' && reading !== 'FLOATING') return reading;
+  if (g.pull === 'up') return 'HIGH (PULL-UP)';
+  if (g.pull === 'down') return 'LOW (PULL-DOWN)';
+  return 'FLOATING';
+}
+
 const gpioStateId = (pin: number): number | string => (pin === 9 ? 'TX' : pin === 10 ? 'RX' : pin);
 const gpioStateNode = (id: number | string): string =>
   id === 'TX' ? 'UART_TX' : id === 'RX' ? 'UART_RX' : `GPIO_${id}`;

@@ -13,15 +13,20 @@ import type { Board, BoardCallOptions, BoardClient } from '../device/board.js';
 import { API_REFERENCE } from './apiReference.js';
 import { type BoardNotes, notesFields, notesOf } from './boardNotes.js';
 import { renderBoardPicture } from './boardPicture.js';
-import { withOverlaySummaries } from './boardState.js';
+import { pinLevelWords, withOverlaySummaries } from './boardState.js';
 import type { PythonPart } from './pythonParts.js';
 import { type BoardSnapshot, bridgeViews, readSnapshot } from './snapshot.js';
 import { APP_MIME_TYPE, BOARD_APP_URI, viewDocument } from './viewPage.js';
 
-/** The state as the firmware reports it, plus every bridge with whether it is routed. */
+/**
+ * The state as the firmware reports it, plus every bridge with whether it is routed, and each GPIO
+ * pin's `level` in gpio_get's words (what the page shows beside the firmware's `reading`).
+ */
 export function renderStateJson(snapshot: BoardSnapshot): string {
+  const state = withOverlaySummaries(snapshot.state);
+  const gpio = state.gpio.map((g) => ({ ...g, level: pinLevelWords(g) }));
   return JSON.stringify(
-    { ...withOverlaySummaries(snapshot.state), bridges: snapshot.bridges, ...notesFields(snapshot.notes) },
+    { ...state, gpio, bridges: snapshot.bridges, ...notesFields(snapshot.notes) },
     null,
     2,
   );

@@ -61,7 +61,7 @@ function render(look) {
   const gpio = $('gpio');
   gpio.replaceChildren(...(state.gpio || []).map((g) => {
     const tr = document.createElement('tr');
-    for (const v of [g.pin, g.direction, g.reading, g.pull]) {
+    for (const v of [g.pin, g.direction, g.level || g.reading, g.pull]) {
       const td = document.createElement('td');
       td.textContent = String(v);
       tr.append(td);
@@ -256,7 +256,7 @@ ${mode === 'app' ? '<section id="ask" hidden><h2>Your yes, please</h2><p id="que
 <section><h2>Nets</h2><ul id="nets"></ul></section>
 <section><h2>Latest readings</h2><ul id="readings"></ul></section>
 <section><h2>OLED</h2><pre id="oled"></pre></section>
-<section><h2>GPIO</h2><table><thead><tr><th>pin</th><th>direction</th><th>reading</th><th>pull</th></tr></thead><tbody id="gpio"></tbody></table></section>
+<section><h2>GPIO</h2><table><thead><tr><th>pin</th><th>direction</th><th>level</th><th>pull</th></tr></thead><tbody id="gpio"></tbody></table></section>
 ${mode === 'page' ? '<section><h2>Tool calls</h2><table><thead><tr><th>time</th><th>caller</th><th>tool</th><th>outcome</th><th>took</th></tr></thead><tbody id="log"></tbody></table></section>' : '<tbody id="log" hidden></tbody>'}
 <script>${script}</script>
 </body></html>
