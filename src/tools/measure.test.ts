@@ -293,6 +293,11 @@ describe('voltage_sweep', () => {
       current: string;
       plot: string;
     };
+    // The ADC's load is said where the readings are (issue 20: a trial took the sweep's 0.496 slope
+    // on a 10k/10k divider from voltage_measure's description).
+    expect(result).toMatchObject({
+      loading: expect.stringMatching(/^About 1 Mohm to GND: .*10k\/10k divider/),
+    });
     expect(r.points.map((p) => p.node_volts)).toEqual([
       expect.closeTo(0, 1),
       expect.closeTo(1, 1),

@@ -13,6 +13,7 @@ import {
   ADC_SPAN,
   adcFor,
   assertNoWave,
+  LOADING,
   measureRoutingPython,
   restoreBridges,
   restoring,
@@ -165,14 +166,6 @@ export const voltageMeasure = defineDeviceTool({
     };
   },
 });
-
-/**
- * The ADCs' input resistance: about 1 Mohm (spec jumperless-v5.md §D, "Input impedance about 1 MΩ"),
- * as the virtual board models it (src/sim/firmware/circuit.ts ADC_INPUT_OHMS). A model reading a
- * divider 0.5 % low could not tell whether the ADC loaded it (issue 20).
- */
-const ADC_INPUT_OHMS = 1e6;
-const LOADING = `About ${ADC_INPUT_OHMS / 1e6} Mohm to GND: a source of R ohms reads low by about R / ${ADC_INPUT_OHMS / 1e6} Mohm (a 10k/10k divider, 5 k: 0.5 % low).`;
 
 /** Time between current samples over a window: a 50 Hz blink is still seen edge by edge. */
 const WINDOW_EVERY_MS = 5;

@@ -24,6 +24,15 @@ import {
 } from './snapshot.js';
 
 /** Board-side helpers, inside `_jlt`: routing the instruments and putting a supply back. */
+/**
+ * The ADCs' input resistance: about 1 Mohm (spec jumperless-v5.md §D, "Input impedance about 1 MΩ"),
+ * as the virtual board models it (src/sim/firmware/circuit.ts ADC_INPUT_OHMS). A model reading a
+ * divider 0.5 % low could not tell whether the ADC loaded it (issue 20); voltage_measure and
+ * voltage_sweep say so in their results (a sweep's 0.496 slope on a 10k/10k divider is this load).
+ */
+export const ADC_INPUT_OHMS = 1e6;
+export const LOADING = `About ${ADC_INPUT_OHMS / 1e6} Mohm to GND: a source of R ohms reads low by about R / ${ADC_INPUT_OHMS / 1e6} Mohm (a 10k/10k divider, 5 k: 0.5 % low).`;
+
 export const measureRoutingPython: PythonPart = {
   name: 'measureRouting',
   source: `

@@ -9,6 +9,7 @@ import { py } from '../device/pyLiteral.js';
 import {
   adcFor,
   assertNoWave,
+  LOADING,
   noSignal,
   restoreBridges,
   restoring,
@@ -98,6 +99,7 @@ export const voltageSweep = defineDeviceTool({
       .string()
       .optional()
       .describe('Which ADC read the node, and whether it was bridged for the sweep only'),
+    loading: z.string().optional().describe('How much the ADC loads the node (node_volts read a little low)'),
     points: z.array(sweepPoint),
     current: z.string().describe('Whether the points hold the ISENSE current, and why not when they do not'),
     restored_volts: z
@@ -180,7 +182,7 @@ export const voltageSweep = defineDeviceTool({
     return {
       supply: args.supply,
       ...(node ? { node: node.name } : {}),
-      ...(node && adc ? { read_by: readBy(adc, node.name) } : {}),
+      ...(node && adc ? { read_by: readBy(adc, node.name), loading: LOADING } : {}),
       points,
       current: sensed.inCircuit ? 'ISENSE current read at every point' : `not read: ${sensed.why}`,
       restored_volts: restoredVolts,
