@@ -633,6 +633,11 @@ export const SCENARIOS: readonly Scenario[] = [
           ? []
           : ['the refusal does not say who holds the board']),
         ...minutesAhead('the lease', o?.result.until, 15, 20.1),
+        // How long that is, given (issue 20: a trial had to work it out from the absolute time).
+        ...within('minutes_left', Number(o?.result.minutes_left), 15, 20),
+        ...(/about (1[5-9]|20) minutes from now/.test(String(o?.result.message))
+          ? []
+          : ['the refusal does not say how long from now']),
         ...(/reads still work/.test(String(o?.result.message))
           ? []
           : ['the refusal does not say reads still work']),

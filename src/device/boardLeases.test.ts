@@ -30,12 +30,27 @@ describe('a board lease', () => {
       note: 'night run',
     });
     // Another caller: its changes are refused, naming the holder and the end; taking it is refused too.
-    const refusal = leaseRefusal(taken.lease, 'http:tok_b');
+    const refusal = leaseRefusal(
+      taken.lease,
+      'http:tok_b',
+      undefined,
+      Date.parse('2026-12-06T04:00:10.000Z'),
+    );
     expect(refusal).toMatchObject({
       code: 'busy',
       retryable: false,
-      details: { leasedTo: 'http:tok_a', until: '2026-12-06T04:01:00.000Z', note: 'night run' },
+      details: {
+        leasedTo: 'http:tok_a',
+        until: '2026-12-06T04:01:00.000Z',
+        note: 'night run',
+        minutes_left: 1,
+      },
     });
+    // How long that is from now, in words too (issue 20: only an absolute time was given).
+    expect(refusal?.message).toContain('until 2026-12-06T04:01:00.000Z (about 1 minute from now)');
+    expect(
+      leaseRefusal(taken.lease, 'http:tok_b', undefined, Date.parse('2026-12-06T04:00:50.000Z'))?.message,
+    ).toContain('(under a minute from now)');
     expect(refusal?.message).toContain('reads still work');
     expect(leaseRefusal(taken.lease, 'http:tok_a')).toBeUndefined();
     const stolen = refused(() => leases.apply({ action: 'take', holder: 'http:tok_b', ttlMs: 60_000 }));

@@ -98,7 +98,11 @@ export class BoardLeases {
     if (request.action === 'status') return this.answer();
     if (request.action === 'outside') return this.outside(request.outside, held);
     if (held && held.holder !== request.holder) {
-      throw leasedError(this.view(held), 'only its holder can renew or release it; take it once it ends');
+      throw leasedError(
+        this.view(held),
+        'only its holder can renew or release it; take it once it ends',
+        this.now(),
+      );
     }
     const now = this.now();
     switch (request.action) {
@@ -176,20 +180,33 @@ export function leaseRefusal(
   lease: BoardLease | undefined,
   caller: string,
   holder = leaseHolder(caller),
+  now = Date.now(),
 ): DeviceError | undefined {
   if (!lease || lease.holder === holder) return undefined;
   return leasedError(
     lease,
     'calls that change the board are refused to other callers until then; reads still work',
+    now,
   );
 }
 
-/** Who holds the board, until when, and what that means for the one refused. */
-function leasedError(lease: BoardLease, what: string): DeviceError {
+/**
+ * Who holds the board, until when (also as minutes from now: a trial had to work out how long an
+ * absolute time was, issue 20), and what that means for the one refused.
+ */
+function leasedError(lease: BoardLease, what: string, now: number): DeviceError {
   const note = lease.note ? ` (${lease.note})` : '';
+  const minutes = Math.max(0, Math.round((Date.parse(lease.until) - now) / 60_000));
+  const left =
+    minutes === 0 ? 'under a minute from now' : `about ${minutes} minute${minutes === 1 ? '' : 's'} from now`;
   return new DeviceError(
     'busy',
-    `the board is leased to ${lease.holder}${note} until ${lease.until}; ${what}`,
-    { leasedTo: lease.holder, until: lease.until, ...(lease.note ? { note: lease.note } : {}) },
+    `the board is leased to ${lease.holder}${note} until ${lease.until} (${left}); ${what}`,
+    {
+      leasedTo: lease.holder,
+      until: lease.until,
+      minutes_left: minutes,
+      ...(lease.note ? { note: lease.note } : {}),
+    },
   );
 }
