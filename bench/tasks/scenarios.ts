@@ -472,8 +472,9 @@ export const SCENARIOS: readonly Scenario[] = [
     solution: [{ tool: 'undo', args: { preview: true } }, { tool: 'undo' }],
     answer: (r) => [
       ...r.flatMap(ok),
-      ...equal('what the preview names', r[0]?.result.next, 'connect 50-TOP_RAIL'),
-      ...equal('what the preview would do', r[0]?.result.preview, ['remove bridge 50-TOP_RAIL']),
+      ...equal('what the preview names', r[0]?.result.would_undo, 'connect 50-TOP_RAIL'),
+      ...equal('what the preview would do', r[0]?.result.would_put_back, ['remove bridge 50-TOP_RAIL']),
+      ...(r[0]?.result.undone === undefined ? [] : ['the preview says undone: it changed nothing']),
       ...equal('what was undone', last(r)?.result.undone, 'connect 50-TOP_RAIL'),
     ],
     board: async (c) => [

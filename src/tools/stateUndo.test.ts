@@ -38,14 +38,12 @@ describe("undo: this server's last change, named, part by part", () => {
     await h.run(voltageMeasure, { node: 50 });
     // A preview names the change and what would come back, and changes nothing.
     const peek = await h.run(undo, { preview: true });
+    // Its fields say what would happen: no `undone` in a preview (issue 20's trial).
     expect(peek.result).toEqual({
-      undone: 'nothing yet: undo would undo dac_set TOP_RAIL 0 V -> 5 V',
+      would_undo: 'dac_set TOP_RAIL 0 V -> 5 V',
       tool: 'dac_set',
-      restored: [],
-      skipped: [],
+      would_put_back: ['TOP_RAIL back to 0 V (from 5 V)'],
       remaining: 2,
-      next: 'dac_set TOP_RAIL 0 V -> 5 V',
-      preview: ['TOP_RAIL back to 0 V (from 5 V)'],
     });
     expect(await h.python('dac_get(TOP_RAIL)')).toBe(5);
     const first = await h.run(undo);

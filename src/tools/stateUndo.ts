@@ -291,17 +291,19 @@ function planOf(change: Change): string[] {
   return plan;
 }
 
+/**
+ * One shape for both answers; a preview's fields say what would happen (would_undo), so it never
+ * carries an `undone` (issue 20: "a preview result with a field called 'undone' reads oddly").
+ */
 const undoOutput = z.object({
-  undone: z.string().describe('What was undone'),
+  undone: z.string().optional().describe('What was undone'),
+  would_undo: z.string().optional().describe('preview: what undo would undo; nothing was changed'),
   tool: z.string(),
-  restored: z.array(z.string()).describe('What was put back'),
-  skipped: z.array(z.string()).describe('Left alone: changed since, or not restorable'),
+  restored: z.array(z.string()).optional().describe('What was put back'),
+  would_put_back: z.array(z.string()).optional().describe('preview: what undo would put back'),
+  skipped: z.array(z.string()).optional().describe('Left alone: changed since, or not restorable'),
   remaining: z.number().describe('Changes of this server still to undo'),
-  next: z.string().nullable().describe('What the next undo would undo'),
-  preview: z
-    .array(z.string())
-    .optional()
-    .describe('With preview: true, what undo would put back; nothing was changed'),
+  next: z.string().nullable().optional().describe('What the next undo would undo'),
 });
 
 export const undo = defineDeviceTool({
@@ -330,13 +332,10 @@ export const undo = defineDeviceTool({
     if (preview) {
       // Read from the journal alone: a preview touches neither the board nor the journal.
       return {
-        undone: `nothing yet: undo would undo ${change.label}`,
+        would_undo: change.label,
         tool: change.tool,
-        restored: [],
-        skipped: [],
+        would_put_back: planOf(change),
         remaining: changeCount(board),
-        next: change.label,
-        preview: planOf(change),
       };
     }
     const out: Outcome = { restored: [], skipped: [] };
