@@ -121,10 +121,11 @@ describe('current_measure', () => {
     const r = result as {
       milliamps: number;
       isense_minus_volts: number;
-      in_circuit: boolean;
+      isense_both_ends_bridged: boolean;
       changing: boolean;
     };
-    expect(r.in_circuit).toBe(true);
+    expect(r.isense_both_ends_bridged).toBe(true);
+    expect(r).not.toHaveProperty('in_circuit');
     expect(r.changing).toBe(false);
     // 2 V over 1k + the shunt and two crossbar paths (about 80 ohm).
     expect(r.milliamps).toBeGreaterThan(1.75);
@@ -223,7 +224,11 @@ describe('current_measure', () => {
 
   it('notes when the shunt is not in any circuit', async () => {
     const { result } = await h.run(currentMeasure, { window_ms: 0 });
-    expect(result).toMatchObject({ in_circuit: false, milliamps: expect.any(Number), samples: 1 });
+    expect(result).toMatchObject({
+      isense_both_ends_bridged: false,
+      milliamps: expect.any(Number),
+      samples: 1,
+    });
     expect((result as { note: string }).note).toMatch(/ISENSE/);
   });
 });

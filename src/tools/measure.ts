@@ -204,7 +204,10 @@ export const currentMeasure = defineDeviceTool({
     isense_minus_volts: z
       .number()
       .describe('Load side of the shunt: supply less shunt and crossbar drops; >= 0'),
-    in_circuit: z.boolean().describe('ISENSE_PLUS and ISENSE_MINUS are both bridged to something'),
+    /** Named for what it checks: a trial could not tell what `in_circuit` meant (issue 20). */
+    isense_both_ends_bridged: z
+      .boolean()
+      .describe('ISENSE_PLUS and ISENSE_MINUS are both bridged to something (else no current can be read)'),
     saturated: z.boolean(),
     note: z.string().optional(),
   }),
@@ -243,7 +246,7 @@ export const currentMeasure = defineDeviceTool({
       samples: samples.length,
       window_ms: samples.at(-1)?.[0] ?? 0,
       isense_minus_volts: round(bus),
-      in_circuit: inCircuit,
+      isense_both_ends_bridged: inCircuit,
       saturated: Math.max(Math.abs(shape.min), Math.abs(shape.max)) >= INA_MAX_AMPS * 0.97,
       ...(inCircuit
         ? Math.abs(shape.max) >= 0.0005
