@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { StateSummary } from '../tools/boardState.js';
+import { withPowerOnSupplies } from '../tools/state.js';
 import {
   applySteps,
   boardFingerprint,
@@ -26,7 +27,7 @@ export async function runState(
 ): Promise<number> {
   const cli = await openCliApp(options.device);
   try {
-    const state = (await cli.call('state_get')) as unknown as StateSummary;
+    const state = readBoard(await cli.call('state_get'));
     const fingerprint = boardFingerprint(state);
     io.stdout.write(
       options.json
@@ -92,7 +93,7 @@ export async function runStateDeclared(
   try {
     const applied: string[] = [];
     if (action === 'apply') {
-      const before = (await cli.call('state_get')) as unknown as StateSummary;
+      const before = readBoard(await cli.call('state_get'));
       for (const step of applySteps(doc, before)) {
         const line = `${step.tool} ${JSON.stringify(step.args)}`;
         await cli.call(step.tool, step.args);
@@ -101,7 +102,7 @@ export async function runStateDeclared(
         if (!options.json) io.stdout.write(`applied: ${line}\n`);
       }
     }
-    const state = (await cli.call('state_get')) as unknown as StateSummary;
+    const state = readBoard(await cli.call('state_get'));
     const differences = diffState(doc, state);
     const report: StateReport = {
       same: differences.length === 0,
@@ -143,4 +144,9 @@ export function describeState(state: StateSummary): string {
     lines.push(`overlays: ${state.overlays.map((overlay) => overlay.name).join(', ')}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** state_get's answer with every supply, those at their power-on 0 V (which it leaves out) included. */
+function readBoard(answer: unknown): StateSummary {
+  return withPowerOnSupplies(answer as StateSummary) as StateSummary;
 }

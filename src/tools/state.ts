@@ -54,6 +54,7 @@ export const stateGet = defineDeviceTool({
   requires: ['get_state', 'gpio_get_dir', 'wavegen_is_running', ...SNAPSHOT_REQUIRES],
   input: z.object({}),
   output: stateDocumentSchema.extend({
+    power: stateDocumentSchema.shape.power.partial().describe('Supplies not at their power-on 0 V, and DAC0'),
     overlays: z.array(overlaySummarySchema),
     running: z.array(z.string()),
     as_at_power_on: z.string().describe('What is left out because it is as the board powers on'),
@@ -121,8 +122,39 @@ function pinAtPowerOn(g: StateDocument['gpio'][number]): boolean {
   return g.function === 'SIO' && g.direction === 'INPUT' && g.floating_read === 1;
 }
 
-/** state_get's answer: the state without what is as at power-on, and a line naming what went. */
-export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_power_on: string } {
+/**
+ * The supplies as at power-on (probe slots.fresh_power_defaults): both rails and DAC1 at 0 V.
+ * DAC0's is the probe's calibrated output (2.8-5.0 V), so it is always shown.
+ */
+export const POWER_ON_SUPPLIES = { top_rail: 0, bottom_rail: 0, dac1: 0 } as const;
+const SUPPLY_WORDS = { top_rail: 'top rail', bottom_rail: 'bottom rail', dac1: 'DAC1' } as const;
+
+/** A state_get answer with the supplies it left out put back at their power-on 0 V (for the CLI's diff). */
+export function withPowerOnSupplies<S extends { power: StatePower }>(
+  state: S,
+): Omit<S, 'power'> & { power: StateSummary['power'] } {
+  return { ...state, power: { ...POWER_ON_SUPPLIES, ...state.power } };
+}
+
+/** state_get's supplies: DAC0 always, the others when not at their power-on 0 V. */
+type StatePower = Partial<StateSummary['power']> & { dac0: number };
+
+/**
+ * state_get's answer: the state without what is as at power-on, and a line naming what went. The
+ * supplies at their power-on 0 V go too (issue 20: the words said power-on defaults were left out
+ * while all four supplies were listed).
+ */
+export function leaveOutPowerOn<S extends StateSummary>(
+  state: S,
+): Omit<S, 'power'> & { power: StatePower; as_at_power_on: string } {
+  const quietSupplies = (Object.keys(POWER_ON_SUPPLIES) as Array<keyof typeof POWER_ON_SUPPLIES>).filter(
+    (key) => state.power[key] === POWER_ON_SUPPLIES[key],
+  );
+  const power = Object.fromEntries(
+    Object.entries(state.power).filter(
+      ([key]) => !quietSupplies.includes(key as keyof typeof POWER_ON_SUPPLIES),
+    ),
+  ) as StatePower;
   const nets = state.nets.filter((n) => POWER_ON_NETS[n.index] !== n.nodes.join(','));
   const gpio = state.gpio.filter((g) => !pinAtPowerOn(g));
   // 5.7.11's get_state leaves out a net of one node: a supply net 1-5 it leaves out is that supply
@@ -133,6 +165,7 @@ export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_p
   );
   const quietPins = state.gpio.filter((g) => !gpio.includes(g)).map((g) => String(g.pin));
   const parts = [
+    quietSupplies.length > 0 ? `${quietSupplies.map((key) => SUPPLY_WORDS[key]).join(', ')} at 0 V` : '',
     quietNets.length > 0 ? `nets ${quietNets.join(', ')} (each supply alone)` : '',
     // Net 4 at power-on holds the probe-power bridge: said, so a bridges_list showing it agrees.
     quietNets.includes(4) ? 'net 4 is DAC0 with BUFFER_IN (the probe-power bridge BUFFER_IN-DAC0)' : '',
@@ -143,7 +176,7 @@ export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_p
   ].filter(Boolean);
   // Node names as the tools take them (TOP_RAIL, GPIO_3), not get_state's short ones (TOP_R, GP_3).
   const named = nets.map((n) => ({ ...n, nodes: n.nodes.map(asToolName) }));
-  return { ...state, nets: named, gpio, as_at_power_on: parts.join('; ') };
+  return { ...state, power, nets: named, gpio, as_at_power_on: parts.join('; ') };
 }
 
 /** Said in board_picture's result where the text alone would leave the picture unmentioned. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { bridgesList, nodesClear } from './connections.js';
 import { pwmStart } from './gpio.js';
-import { stateGet } from './state.js';
+import { stateGet, withPowerOnSupplies } from './state.js';
 import { wavegenConfigure } from './wavegen.js';
 
 let h: ToolHarness;
@@ -57,6 +57,21 @@ describe('state_get tells what runs on its own', () => {
 });
 
 describe('state_get and nodes_clear say what a model would otherwise look up (issue 20)', () => {
+  it('leaves out the supplies at their power-on 0 V as it says, and shows one set elsewhere', async () => {
+    await h.session.exec('dac_set(TOP_RAIL, 0)\ndac_set(BOTTOM_RAIL, 0)\ndac_set(DAC1, 1.5)');
+    try {
+      const { result } = await h.run<Answer & { power: Record<string, number> }>(stateGet);
+      // Issue 20: "says what is as at power-on is left out but still lists all four supplies".
+      expect(Object.keys(result.power).sort()).toEqual(['dac0', 'dac1']);
+      expect(result.power.dac1).toBe(1.5);
+      expect(result.as_at_power_on).toMatch(/^top rail, bottom rail at 0 V; /);
+      // The CLI's diff puts them back at 0 V.
+      expect(withPowerOnSupplies(result).power).toMatchObject({ top_rail: 0, bottom_rail: 0, dac1: 1.5 });
+    } finally {
+      await h.python('dac_set(DAC1, 0)');
+    }
+  });
+
   it('names a bridge the firmware keeps unrouted, and an empty list when all are routed', async () => {
     await h.python('connect(20, 21)');
     expect((await h.run<Record<string, unknown>>(stateGet)).result.unrouted).toEqual([]);
