@@ -60,7 +60,7 @@ describe('state_get and nodes_clear say what a model would otherwise look up (is
   it('leaves out the supplies at their power-on 0 V as it says, and shows one set elsewhere', async () => {
     await h.session.exec('dac_set(TOP_RAIL, 0)\ndac_set(BOTTOM_RAIL, 0)\ndac_set(DAC1, 1.5)');
     try {
-      const { result } = await h.run<Answer & { power: Record<string, number> }>(stateGet);
+      const { result } = await h.run<Answer & { power: { dac0: number; dac1?: number } }>(stateGet);
       // Issue 20: "says what is as at power-on is left out but still lists all four supplies".
       expect(Object.keys(result.power).sort()).toEqual(['dac0', 'dac1']);
       expect(result.power.dac1).toBe(1.5);
