@@ -311,9 +311,11 @@ describe('slot_discard', () => {
 describe('state', () => {
   it('reads the state as structured data, leaving out what is as at power-on and naming it', async () => {
     const fresh = await h.run(stateGet);
-    expect(fresh.result).toMatchObject({ nets: [], gpio: [], overlays: [] });
+    // The supplies at power-on go too, named (DAC0, the probe's calibrated supply, stays).
+    expect(fresh.result).toMatchObject({ power: { dac0: 3.33 }, nets: [], gpio: [], overlays: [] });
+    expect(Object.keys(fresh.result.power)).toEqual(['dac0']);
     expect(fresh.result.as_at_power_on).toBe(
-      'nets 1, 2, 3, 4, 5 (each supply alone); net 4 is DAC0 with BUFFER_IN (the probe-power bridge BUFFER_IN-DAC0); pins 1, 2, 3, 4, 5, 6, 7, 8, TX, RX (on no net, inputs with pull-down; TX/RX the UART); no LED overlays',
+      'top rail, bottom rail, DAC1 at 0 V; nets 1, 2, 3, 4, 5 (each supply alone); net 4 is DAC0 with BUFFER_IN (the probe-power bridge BUFFER_IN-DAC0); pins 1, 2, 3, 4, 5, 6, 7, 8, TX, RX (on no net, inputs with pull-down; TX/RX the UART); no LED overlays',
     );
     expect(Buffer.byteLength(JSON.stringify(fresh.result))).toBeLessThan(400);
     await h.python('connect(1, 2)');
@@ -326,12 +328,13 @@ describe('state', () => {
       as_at_power_on: string;
     }>(stateGet);
     expect(result).toMatchObject({ power: { dac0: 3.33 } });
+    expect(result.as_at_power_on).toMatch(/^top rail, bottom rail, DAC1 at 0 V; /);
     expect(result.nets.map((n) => n.nodes)).toEqual([
       ['TOP_RAIL', '9'],
       ['1', '2', 'GPIO_3'],
     ]);
     expect(result.gpio.map((g) => g.pin)).toEqual([3, 5]);
-    expect(result.as_at_power_on).toMatch(/^nets 1, 3, 4, 5 .*pins 1, 2, 4, 6, 7, 8, TX, RX/);
+    expect(result.as_at_power_on).toMatch(/; nets 1, 3, 4, 5 .*pins 1, 2, 4, 6, 7, 8, TX, RX/);
   });
 
   it('wires nets as chains (rows, connect names, state names), keeps the probe power, and undoes exactly', async () => {
