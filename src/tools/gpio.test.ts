@@ -58,6 +58,35 @@ describe('gpio tools', () => {
     expect(await h.python('str(gpio_get_dir(2))')).toBe('OUTPUT');
   });
 
+  it('says a pin runs PWM, with the rate this server started it at, or that the firmware gives none', async () => {
+    try {
+      // Issue 20: a snapshot level alone could not tell a PWM pin from a steady one.
+      expect((await h.run(gpioGet, { pin: 5 })).result).not.toHaveProperty('pwm');
+      await h.run(pwmStart, { pin: 5, frequency_hz: 2, duty_cycle: 0.25 });
+      const slow = (await h.run(gpioGet, { pin: 5 })).result;
+      expect(slow).toMatchObject({
+        pwm: { frequency_hz: 2, duty_cycle: 0.25 },
+        state_means: expect.stringMatching(/pwm: PWM drives the pin at this rate.*state is one moment of it/),
+      });
+      // Started by a script (hardware PWM): running, its rate not reported by the firmware.
+      await h.session.exec('pwm(3, 1000, 0.5)');
+      const fast = (await h.run(gpioGet, { pin: 3 })).result;
+      expect(fast).toMatchObject({
+        pwm: { frequency_hz: null, duty_cycle: null },
+        state_means: expect.stringMatching(/does not report its rate/),
+      });
+      await h.run(pwmStop, { pin: 5 });
+      expect((await h.run(gpioGet, { pin: 5 })).result).not.toHaveProperty('pwm');
+      // Stopped here, then started again by a script: not at the rate this server once set.
+      await h.session.exec('pwm(5, 1000, 0.5)');
+      expect((await h.run(gpioGet, { pin: 5 })).result).toMatchObject({
+        pwm: { frequency_hz: null, duty_cycle: null },
+      });
+    } finally {
+      await h.session.exec('pwm_stop(3)\npwm_stop(5)');
+    }
+  });
+
   it('sends directions as strings (an int 1 would mean INPUT on this firmware)', async () => {
     await h.run(gpioConfig, { pin: 3, direction: 'OUTPUT' });
     expect(await h.python('str(gpio_get_dir(3))')).toBe('OUTPUT');

@@ -12,7 +12,7 @@ import { ToolError } from '../core/errors.js';
 import { isDeviceError } from '../device/errors.js';
 import { py } from '../device/pyLiteral.js';
 import { assertCanDrive, gpioPinNode, netOfNode, readState, type StateDocument } from './boardState.js';
-import { knownPwm, type PinState, recordChange } from './journal.js';
+import { knownPwm, type PinState, pwmLeftRunning, recordChange } from './journal.js';
 import type { PythonPart } from './pythonParts.js';
 import { defineDeviceTool, type ToolContext } from './tool.js';
 
@@ -100,6 +100,12 @@ const pinResult = z.object({
   held_by_pull: z.boolean().optional(),
   /** `state` and `held_by_pull` in plain words: a trial could not tell the level read from the level asked. */
   state_means: z.string().optional(),
+  /**
+   * PWM runs on the pin (get_state's pad function, or a timer's output pad; probe
+   * pwm.state_function_follows_pad): its rate as this server started it, null when something else
+   * did (the firmware reports no rate). Issue 20: gpio_get's one level could not tell PWM from steady.
+   */
+  pwm: z.object({ frequency_hz: z.number().nullable(), duty_cycle: z.number().nullable() }).optional(),
 });
 
 const PULL_LEVEL: Readonly<Record<string, 'HIGH' | 'LOW'>> = { PULLUP: 'HIGH', PULLDOWN: 'LOW' };
@@ -228,15 +234,38 @@ export const gpioGet = defineDeviceTool({
   handle: async ({ pin }, { board }) => {
     const read = await pinInfo(board.call(py`_jlt.gpio_info(${pin})`));
     const { state } = await readState(board);
+    const plain = plainRead(read);
+    const pwm = pwmOf(board, state, read, pin);
     return {
       pin,
       node: gpioPinNode(pin),
-      ...plainRead(read),
+      ...plain,
+      ...(pwm ? { state_means: `${plain.state_means} ${pwmMeans(pwm)}`, pwm } : {}),
       net: netName(state, pin),
       warnings: [],
     };
   },
 });
+
+/** The PWM running on a pin, with its rate when this server started it; undefined when none runs. */
+function pwmOf(
+  board: ToolContext['board'],
+  state: StateDocument,
+  read: Info,
+  pin: number,
+): { frequency_hz: number | null; duty_cycle: number | null } | undefined {
+  if (UART_PINS.includes(pin)) return undefined;
+  const pads: string[] = [];
+  pads[pin - 1] = read.direction;
+  if (!runsPwm(state, pads, pin)) return undefined;
+  const known = pwmLeftRunning(board, pin);
+  return { frequency_hz: known?.frequency ?? null, duty_cycle: known?.duty ?? null };
+}
+
+const pwmMeans = (pwm: { frequency_hz: number | null }): string =>
+  pwm.frequency_hz === null
+    ? 'pwm: PWM drives the pin (started outside this server: the firmware does not report its rate); state is one moment of it.'
+    : 'pwm: PWM drives the pin at this rate (as pwm_start set it); state is one moment of it.';
 
 /** What driving a pin takes: the level and direction, then the read-back of all three settings. */
 const DRIVE_REQUIRES = [

@@ -98,6 +98,19 @@ export function knownPwm(board: BoardClient, pin: number): PinState['pwm'] {
   return null;
 }
 
+/**
+ * The PWM this server's last change to `pin` left running, or null (its last change stopped it or
+ * drove a level; none changed it). Not knownPwm's before-states: a PWM stopped here and started
+ * again by a script is not at the rate this server once set.
+ */
+export function pwmLeftRunning(board: BoardClient, pin: number): PinState['pwm'] {
+  for (const change of [...journalOf(board).changes].reverse()) {
+    const p = change.pins?.find((x) => x.pin === pin);
+    if (p) return p.after.pwm;
+  }
+  return null;
+}
+
 /** Bridges in `a` that `b` lacks (by their two ends), with `a`'s duplicates. */
 export function bridgesMissing(a: readonly BridgeRow[], b: readonly BridgeRow[]): BridgeRow[] {
   const key = ([x, y]: BridgeRow) => (x < y ? `${x}-${y}` : `${y}-${x}`);

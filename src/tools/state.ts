@@ -16,7 +16,7 @@ import {
   withOverlaySummaries,
 } from './boardState.js';
 import { runsPwm } from './gpio.js';
-import { knownPwm } from './journal.js';
+import { pwmLeftRunning } from './journal.js';
 import { ledsPython } from './leds.js';
 import type { PythonPart } from './pythonParts.js';
 import { restorePlanPython } from './restorePlan.js';
@@ -90,7 +90,7 @@ function withRunning(
   const running: string[] = [];
   const gpio = state.gpio.map((g) => {
     if (typeof g.pin !== 'number' || !runsPwm(state, pads, g.pin)) return g;
-    const pwm = knownPwm(board, g.pin);
+    const pwm = pwmLeftRunning(board, g.pin);
     running.push(
       `PWM on GPIO_${g.pin}${pwm ? `: ${pwm.frequency} Hz, duty ${pwm.duty}` : ' (not started here: rate unknown)'}`,
     );
