@@ -313,7 +313,7 @@ describe('state', () => {
     const fresh = await h.run(stateGet);
     // The supplies at power-on go too, named (DAC0, the probe's calibrated supply, stays).
     expect(fresh.result).toMatchObject({ power: { dac0: 3.33 }, nets: [], gpio: [], overlays: [] });
-    expect(Object.keys(fresh.result.power)).toEqual(['dac0']);
+    expect(Object.keys(fresh.result.power as object)).toEqual(['dac0']);
     expect(fresh.result.as_at_power_on).toBe(
       'top rail, bottom rail, DAC1 at 0 V; nets 1, 2, 3, 4, 5 (each supply alone); net 4 is DAC0 with BUFFER_IN (the probe-power bridge BUFFER_IN-DAC0); pins 1, 2, 3, 4, 5, 6, 7, 8, TX, RX (on no net, inputs with pull-down; TX/RX the UART); no LED overlays',
     );
