@@ -182,6 +182,10 @@ describe('the board page in a browser', () => {
     await expect.poll(() => inApp.locator('#oled').textContent(), { timeout: 5000 }).toBe('app says hi');
     expect(await inApp.locator('#readings').textContent()).toMatch(/\b2 -?\d+\.\d{3} V \(voltage_measure\)/);
     expect(await inApp.locator('#gpio tr').count()).toBeGreaterThanOrEqual(8);
+    // In gpio_get's words: the level the pull holds, not the firmware's 'float' (issue 20).
+    const pins = await inApp.locator('#gpio').textContent();
+    expect(pins).toMatch(/LOW \(PULL-DOWN\)/);
+    expect(pins).not.toMatch(/float/i);
     // The picture the app shows is board_picture's, with the same readings and OLED lines.
     const shown = Buffer.from(
       ((await inApp.locator('#picture').getAttribute('src')) ?? '').replace(/^data:image\/png;base64,/, ''),
