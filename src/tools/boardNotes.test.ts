@@ -118,6 +118,16 @@ describe('the state document and the picture on the virtual board', () => {
       // The page draws the state document's level: the same words.
       expect(doc.gpio[pin - 1].level, `GPIO ${pin} in the state document`).toBe(words);
     }
+    // The UART pins: gpio_get reads them UNKNOWN (the firmware never samples them), and so does the picture.
+    for (const [pin, name] of [
+      [9, 'TX'],
+      [10, 'RX'],
+    ] as const) {
+      const read = (await h.run(gpioGet, { pin })).result as { state: string };
+      expect(read.state).toBe('UNKNOWN');
+      expect(line).toMatch(new RegExp(`\\b${name} (IN|OUT) UNKNOWN\\b`));
+      expect(doc.gpio[pin - 1].level).toBe('UNKNOWN');
+    }
     expect(drawn.get(2)).toBe('HIGH (PULL-UP)');
     expect(drawn.get(3)).toBe('HIGH');
   }, 60_000);
