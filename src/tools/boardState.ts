@@ -130,9 +130,10 @@ export function gpioPinNode(pin: number): string {
 
 /**
  * A pin's level in gpio_get's words (gpio.ts plainRead), from get_state's entry: an input only its
- * pull holds (the firmware says `float`) is at the pull's level, the pull named, and a pad in PWM
- * says so; the UART pins are UNKNOWN, as gpio_get reads them. The picture and the page draw this, so they never contradict gpio_get (issue 20: the
- * picture said "IN FLOAT" where gpio_get said LOW, held by the pull-down).
+ * pull holds (the firmware says `float`) is at the pull's level, the pull named; a pad in PWM says
+ * so; the UART pins are UNKNOWN, as gpio_get reads them. The picture and the page draw this, so
+ * they never contradict gpio_get (issue 20: the picture said "IN FLOAT" where gpio_get said LOW,
+ * held by the pull-down).
  */
 export function pinLevelWords(g: {
   pin: number | string;
