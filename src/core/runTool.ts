@@ -30,7 +30,17 @@ export interface Caller {
   outsideLease?: PresentedLease;
   /** A name a person would know the caller by (a token's), shown to callers its lease refuses. */
   name?: string;
+  /**
+   * Whose hazard questions and answers these are (questions.ts), where that is wider than `id`:
+   * an anonymous 2026-07-28 caller's `id` is its TCP connection (for board turns), and one client
+   * spreads its requests over several, so nothing tells anonymous 2026-07-28 clients apart and
+   * their questions are shared. Default: `id`.
+   */
+  answersAs?: string;
 }
+
+/** Who a hazard's question is put to, and whose answers count for it. */
+export const answersAs = (caller: Caller): string => caller.answersAs ?? caller.id;
 
 export interface CallRequest {
   name: string;
@@ -247,7 +257,7 @@ async function confirmHazard(
   question: string,
   request: CallRequest,
 ): Promise<ToolFailure | undefined> {
-  const who = request.caller.id;
+  const who = answersAs(request.caller);
   const binding = callBinding(name, args, who);
   const given = questions.take(who, binding);
   if (given === 'accept') return undefined;

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { Dispatcher } from '../core/dispatcher.js';
-import type { Caller } from '../core/runTool.js';
+import { answersAs, type Caller } from '../core/runTool.js';
 
 export const CONFIRM_ANSWER_TOOL = 'confirm_answer';
 
@@ -38,7 +38,7 @@ export function callConfirmAnswer(dispatcher: Dispatcher, caller: Caller, args: 
   if (!parsed.success) return fail('confirm_answer takes { question, answer: "yes" | "no" } or nothing.');
   const { question, answer } = parsed.data;
   if (question === undefined && answer === undefined) {
-    const questions = dispatcher.questions.pending(caller.id);
+    const questions = dispatcher.questions.pending(answersAs(caller));
     return {
       content: [{ type: 'text' as const, text: JSON.stringify({ questions }) }],
       structuredContent: { questions },
@@ -46,7 +46,11 @@ export function callConfirmAnswer(dispatcher: Dispatcher, caller: Caller, args: 
   }
   if (question === undefined || answer === undefined)
     return fail('An answer needs both the question id and yes or no.');
-  const delivered = dispatcher.questions.answer(question, caller.id, answer === 'yes' ? 'accept' : 'decline');
+  const delivered = dispatcher.questions.answer(
+    question,
+    answersAs(caller),
+    answer === 'yes' ? 'accept' : 'decline',
+  );
   if (!delivered) {
     return fail(
       'No open question of yours has that id: it was answered already, expired, or was never asked. Nothing was changed.',
