@@ -56,7 +56,7 @@ const MOST_PER_CALLER = 16;
 export class OpenQuestions {
   private readonly open = new Map<string, Entry>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = () => Date.now()) {}
 
   /**
    * Puts `question` to the person for the call `binding` of `caller`, or joins the one still
