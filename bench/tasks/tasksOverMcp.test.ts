@@ -7,7 +7,7 @@ import { trapsTaken } from './replay.js';
 import { SCENARIOS } from './scenarios.js';
 
 describe('task bench: a scenario served over MCP, as a model trial reaches it', () => {
-  it('serves the parts and setup over HTTP; a caller granted exec saves and runs a script; leases are held by the trial token and by another person; the board checks out', async () => {
+  it('serves the parts and setup over HTTP; a caller granted exec saves and runs a script; leases are held by the trial token and by another person; a hazard asks in the board app; the board checks out', async () => {
     const { serveScenario } = await import('./serve.js');
     const served = async (id: string) => {
       const scenario = SCENARIOS.find((s) => s.id === id);
@@ -33,6 +33,9 @@ describe('task bench: a scenario served over MCP, as a model trial reaches it', 
     // The trial's own lease is held under the trial's token.
     const leased = await served('lease_for_a_job');
     expect(leased.outcomes[0]?.result.holder).toBe(leased.person.holder);
+    // A host that renders the board app: the first call asks there, the person's yes lets the retry run.
+    const asked = await served('supply_yes_in_app');
+    expect(asked.outcomes.map((o) => o.result.code)).toEqual(['confirmation_pending', undefined]);
   }, 120_000);
 });
 
