@@ -174,7 +174,7 @@ window.addEventListener('message', (event) => {
     stopWatching();
     // A host that cannot ask itself gets the question as the call's result: the form shows it here.
     const waiting = pendingQuestion(message.params);
-    if (waiting) showQuestion(waiting);
+    if (waiting) showQuestion({ ...waiting, fromResult: true });
     const look = message.params && message.params._meta && message.params._meta[LOOK_META];
     if (look) render(look); else fetchLook();
   }
@@ -214,9 +214,11 @@ function watchQuestions() {
   setTimeout(stopWatching, 5 * 60_000);
   checkQuestions();
 }
-// The call ended with the question (a host that cannot ask, or a 2026-07-28 round): the model must
-// make it again, so the person's answer goes to the chat, in their words (ui/message), or at least
-// into the model's context (ui/update-model-context) where the host takes no messages.
+// The call's result was the question (a host that cannot ask): the model must make the call again,
+// so the person's answer goes to the chat, in their words (ui/message), or at least into the
+// model's context (ui/update-model-context) where the host takes no messages. A question seen while
+// the call is still the host's (its own dialog open, a 2026-07-28 round) needs no word to the model:
+// the host's retry takes the answer.
 async function tellModel(q, yes) {
   const words = yes
     ? 'I said yes in the board view to: ' + q.question + ' Call ' + q.tool + ' again with the same arguments now.'
@@ -247,7 +249,7 @@ async function answer(yes) {
     const retry = result.structuredContent && result.structuredContent.next === 'retry';
     const then = retry ? ': ' + q.tool + (yes ? ' runs when called again' : ' is refused when called again') : '';
     text($('answered'), 'answered ' + (yes ? 'yes' : 'no') + then);
-    if (retry) await tellModel(q, yes);
+    if (retry && q.fromResult) await tellModel(q, yes);
   } catch (error) {
     text($('answered'), 'not sent: ' + (error.message || error));
   }

@@ -211,23 +211,16 @@ describe('2026-07-28: the form answers the input_required question, and the retr
     await shown.shows('Remove every bridge on the board?');
     await expect.poll(() => dialogs.length).toBe(2);
     await shown.app.locator('#yes').click();
-    await expect.poll(() => shown.toldModel()).toHaveLength(2);
+    await expect
+      .poll(() => shown.app.locator('#answered').textContent())
+      .toBe('answered yes: nodes_clear runs when called again');
     dismiss();
     const yes = await allowed;
     expect(yes.isError, JSON.stringify(yes.content)).toBeFalsy();
     expect(yes.structuredContent).toMatchObject({ removed: expect.any(Number) });
     expect(await bridgeCount(host)).toBeLessThan(before);
-    // The app put each answer before the model, in the person's words (the host takes ui/message).
-    expect(await shown.toldModel()).toEqual([
-      [
-        'ui/message',
-        'I said no in the board view to: Remove every bridge on the board? Do not run nodes_clear.',
-      ],
-      [
-        'ui/message',
-        'I said yes in the board view to: Remove every bridge on the board? Call nodes_clear again with the same arguments now.',
-      ],
-    ]);
+    // The call was the host's all along (its dialog open, then its retry): no word to the model.
+    expect(await shown.toldModel()).toEqual([]);
   }, 60_000);
 });
 
