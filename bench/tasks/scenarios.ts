@@ -135,7 +135,14 @@ export const SCENARIOS: readonly Scenario[] = [
       'I built a voltage divider from a 5 V battery on row 1 with two resistors; the middle is row 10. What voltage does it give?',
     truth: 'Row 10 is at 2.5 V: two 10 kohm resistors halve the 5 V battery.',
     solution: [{ tool: 'voltage_measure', args: { node: 10 } }],
-    answer: (r) => [...ok(last(r)), ...within('the volts at row 10', last(r)?.result.volts, 2.4, 2.6)],
+    answer: (r) => [
+      ...ok(last(r)),
+      ...within('the volts at row 10', last(r)?.result.volts, 2.4, 2.6),
+      // A trial guessed the reference (the board's GND or the battery's minus): the result says it.
+      ...(/^the board's GND/.test(String(last(r)?.result.against))
+        ? []
+        : ['no word on what the volts are against']),
+    ],
     board: (c) => onlyBridges(c, []),
   },
   {
@@ -147,7 +154,7 @@ export const SCENARIOS: readonly Scenario[] = [
     answer: (r) => [
       ...ok(last(r)),
       ...within('ohms', last(r)?.result.ohms, 4700 * 0.95, 4700 * 1.05),
-      ...equal('the E12 value', last(r)?.result.e12, '4.7k'),
+      ...equal('the E12 value', last(r)?.result.nearest_e12, '4.7k'),
     ],
     board: (c) => onlyBridges(c, []),
   },
@@ -175,7 +182,7 @@ export const SCENARIOS: readonly Scenario[] = [
     answer: (r) => [
       ...ok(last(r)),
       ...within('ohms', last(r)?.result.ohms, 4700 * 0.95, 4700 * 1.05),
-      ...equal('the E12 value', last(r)?.result.e12, '4.7k'),
+      ...equal('the E12 value', last(r)?.result.nearest_e12, '4.7k'),
       ...equal('lifted', last(r)?.result.lifted, ['TOP_RAIL-20', '25-GND']),
     ],
     board: async (c) => [
@@ -504,7 +511,7 @@ export const SCENARIOS: readonly Scenario[] = [
     words: 'In a MicroPython script on the board, how do I read the voltage on ADC channel 0?',
     truth:
       'Bridge the ADC to the point of interest (connect(ADC0, row)), then adc_get(0) returns volts (channels 0-3, about +-8 V).',
-    solution: [{ tool: 'api_reference', args: { section: 'measure' } }],
+    solution: [{ tool: 'api_reference', args: { topic: 'read ADC channel 0' } }],
     answer: (r) => [
       ...ok(last(r)),
       ...(String(last(r)?.result.text).includes('adc_get(ch)')
