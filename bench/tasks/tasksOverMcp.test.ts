@@ -95,6 +95,50 @@ describe("task bench: the trial's one-call client (mcp.ts)", () => {
   }, 60_000);
 });
 
+describe("task bench: the trial's one-call client (mcp.ts) as a host that renders the board app", () => {
+  it('shows the model the question, answers it in the app as the person, and the same call again runs', async () => {
+    const { execFile } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const { serveScenario } = await import('./serve.js');
+    const scenario = SCENARIOS.find((s) => s.id === 'supply_yes_in_app');
+    if (!scenario?.appAnswer) throw new Error('supply_yes_in_app');
+    const { url, person, connection, close } = await serveScenario(scenario);
+    const cli = (...args: string[]) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          JUMPERLESS_TRIAL_TOKEN: person.token,
+          JUMPERLESS_TRIAL_APP_ANSWER: scenario.appAnswer,
+        };
+        delete env.JUMPERLESS_TRIAL_LOG;
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', fileURLToPath(new URL('./mcp.ts', import.meta.url)), url, ...args],
+          { env },
+          (error, stdout) => {
+            try {
+              const printed = JSON.parse(stdout) as { content: Array<{ text: string }>; isError?: boolean };
+              resolve({ ...JSON.parse(printed.content[0]?.text ?? '{}'), isError: printed.isError === true });
+            } catch {
+              reject(error ?? new Error(stdout));
+            }
+          },
+        );
+      });
+    try {
+      const args = '{"channel": "TOP_RAIL", "volts": 6}';
+      expect(await cli('call', 'dac_set', args)).toMatchObject({
+        code: 'confirmation_pending',
+        isError: true,
+      });
+      expect(await cli('call', 'dac_set', args)).toMatchObject({ volts: 6, isError: false });
+      expect(await scenario.board(connection)).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+});
+
 describe("task bench: the trial's one-call client (mcp.ts) holds a lease", () => {
   it('with the token --serve prints, every command is one caller: it takes, uses, renews and releases its lease', async () => {
     const { execFile } = await import('node:child_process');
