@@ -143,6 +143,15 @@ async function answerInApp(client: Client, result: unknown): Promise<void> {
     name: 'confirm_answer',
     arguments: { question: failure.question.id, answer: APP_ANSWER },
   });
+  // What the app then puts in the chat through its host (ui/message, the words of tellModel in
+  // src/tools/viewPage.ts): a model in a real host reads it as the person's next message, so the
+  // trial's model is shown it too, on stderr to keep stdout the exact MCP result.
+  const { question, tool } = failure.question as { question?: unknown; tool?: unknown };
+  const words =
+    APP_ANSWER === 'yes'
+      ? `I said yes in the board view to: ${question} Call ${tool} again with the same arguments now.`
+      : `I said no in the board view to: ${question} Do not run ${tool}.`;
+  process.stderr.write(`[the person, through the board app in the chat] ${words}\n`);
 }
 
 interface LogLine {

@@ -115,10 +115,14 @@ describe("task bench: the trial's one-call client (mcp.ts) as a host that render
           process.execPath,
           ['--import', 'tsx', fileURLToPath(new URL('./mcp.ts', import.meta.url)), url, ...args],
           { env },
-          (error, stdout) => {
+          (error, stdout, stderr) => {
             try {
               const printed = JSON.parse(stdout) as { content: Array<{ text: string }>; isError?: boolean };
-              resolve({ ...JSON.parse(printed.content[0]?.text ?? '{}'), isError: printed.isError === true });
+              resolve({
+                ...JSON.parse(printed.content[0]?.text ?? '{}'),
+                isError: printed.isError === true,
+                relayed: stderr,
+              });
             } catch {
               reject(error ?? new Error(stdout));
             }
@@ -127,10 +131,12 @@ describe("task bench: the trial's one-call client (mcp.ts) as a host that render
       });
     try {
       const args = '{"channel": "TOP_RAIL", "volts": 6}';
-      expect(await cli('call', 'dac_set', args)).toMatchObject({
-        code: 'confirmation_pending',
-        isError: true,
-      });
+      const asked = await cli('call', 'dac_set', args);
+      expect(asked).toMatchObject({ code: 'confirmation_pending', isError: true });
+      // The app's word to the model, as a host relays it: the person's yes and what to do next.
+      expect(asked.relayed).toMatch(
+        /I said yes in the board view to: .*Call dac_set again with the same arguments now\./,
+      );
       expect(await cli('call', 'dac_set', args)).toMatchObject({ volts: 6, isError: false });
       expect(await scenario.board(connection)).toEqual([]);
     } finally {
