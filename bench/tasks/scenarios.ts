@@ -5,7 +5,7 @@
  * board and checks the answer and the final board against the truth; a model trial works the same
  * scenarios from the words alone (README.md).
  */
-import type { Args, Connection, Outcome } from './connection.js';
+import type { AppAnswer, Args, Connection, Outcome } from './connection.js';
 
 export interface ToolCall {
   tool: string;
@@ -43,6 +43,11 @@ export interface Scenario {
   exec?: boolean;
   /** The traps on this task's obvious route, checked on the board after a replay or a trial. */
   traps?: Trap[];
+  /**
+   * The client renders the board's MCP App and cannot elicit, and the person answers each hazard
+   * question in the app's form this way (connection.ts); absent: a client that renders no apps.
+   */
+  appAnswer?: AppAnswer;
 }
 
 // ---- small checks ----
@@ -709,5 +714,25 @@ export const SCENARIOS: readonly Scenario[] = [
         },
       },
     ],
+  },
+  {
+    // Issue 25: a host that renders the board app and cannot elicit. 6 V is above the 5 V the
+    // server asks at: the first call only puts the question in the app, the person says yes there,
+    // and the same call again sets the rail. Taking the question for the result leaves it unset.
+    id: 'supply_yes_in_app',
+    appAnswer: 'yes',
+    words: 'Put 6 V on the top rail.',
+    truth:
+      'The top rail at 6 V. It is above the 5 V the server asks at, so the first call only asks the person in the board view; they say yes there, and the same call again sets it.',
+    solution: [
+      { tool: 'dac_set', args: { channel: 'TOP_RAIL', volts: 6 } },
+      { tool: 'dac_set', args: { channel: 'TOP_RAIL', volts: 6 } },
+    ],
+    answer: (r) => [
+      ...equal('the first call', r[0]?.result.code, 'confirmation_pending'),
+      ...ok(last(r)),
+      ...equal('the top rail set to', last(r)?.result.volts, 6),
+    ],
+    board: async (c) => equal('the top rail', (await read(c, 'power_get')).top_rail_volts, 6),
   },
 ];
