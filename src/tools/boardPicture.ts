@@ -6,6 +6,7 @@
  */
 import { OVERLAY_COLS } from '../board/limits.js';
 import { nodeInfo, shortName } from '../board/nodes.js';
+import type { PngOptions } from '../board/png.js';
 import type { StateDocumentOverlay } from '../board/stateDocument.js';
 import { type Canvas, createCanvas, textWidth } from './canvas.js';
 import { overlayCanvas } from './leds.js';
@@ -153,7 +154,7 @@ export function notesLines(snapshot: BoardSnapshot): string[] {
 
 const MAX_READINGS_SHOWN = 4;
 
-export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
+export function renderBoardPicture(snapshot: BoardSnapshot, png?: PngOptions): Uint8Array {
   const { state, bridges, nets } = snapshot;
   const legend = legendLines(nets);
   const shown = legend.slice(0, MAX_LEGEND_LINES);
@@ -230,7 +231,7 @@ export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
     c.text(8, y, line, INK, 2);
     y += LINE_H;
   }
-  return c.png();
+  return c.png(png);
 }
 
 /** Legend lines for bridges the board keeps but does not route, by why. */
