@@ -3,7 +3,7 @@
  * never be on a tool call's path. Through the real dispatcher and runTool; the board is a tool
  * subsystem with no resources, so a look reads nothing (state null), which is all this needs.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { AuditEvent } from './audit.js';
 import { CAPABILITIES } from './capabilities.js';
@@ -11,7 +11,7 @@ import { createDispatcher } from './dispatcher.js';
 import { runTool } from './runTool.js';
 import { defineTool } from './toolDefinition.js';
 import { ToolSubsystem } from './toolSubsystem.js';
-import { type BoardLook, createBoardView } from './view.js';
+import { AFTER_CALL_MS, type BoardLook, createBoardView } from './view.js';
 
 const set = defineTool({
   name: 'set',
@@ -25,7 +25,14 @@ const set = defineTool({
   handle: async () => ({}),
 });
 const caller = { id: 'stdio', granted: new Set(CAPABILITIES) };
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const settle = () => vi.advanceTimersByTimeAsync(0);
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('the board view', () => {
   it('tells the pages of a call and reads the change only after the call has answered', async () => {
@@ -34,7 +41,8 @@ describe('the board view', () => {
     const looks: BoardLook[] = [];
     const calls: AuditEvent[] = [];
     view.watch({ look: (look) => looks.push(look), call: (event) => calls.push(event) });
-    await expect.poll(() => looks.length).toBe(1);
+    await settle();
+    expect(looks).toHaveLength(1);
 
     let heardBeforeAnswer = -1;
     const answered = runTool(dispatcher, { name: 'set', caller }).then((result) => {
@@ -43,9 +51,13 @@ describe('the board view', () => {
     });
     expect((await answered).isError).toBeFalsy();
     expect(heardBeforeAnswer).toBe(0);
-    await nextTurn();
+    // Not on the next turn either: the caller has its answer to read first.
+    await vi.advanceTimersByTimeAsync(AFTER_CALL_MS - 1);
+    expect([calls.length, looks.length]).toEqual([0, 1]);
+    await vi.advanceTimersByTimeAsync(1);
     expect(calls.map((e) => `${e.tool}:${e.outcome}`)).toEqual(['set:ok']);
-    await expect.poll(() => looks.at(-1)?.after).toBe('set');
+    await settle();
+    expect(looks.at(-1)?.after).toBe('set');
     view.close();
   });
 
@@ -57,7 +69,7 @@ describe('the board view', () => {
     const answered = runTool(dispatcher, { name: 'set', caller });
     await answered;
     view.close();
-    await nextTurn();
+    await vi.advanceTimersByTimeAsync(AFTER_CALL_MS);
     expect(calls).toEqual([]);
   });
 });
