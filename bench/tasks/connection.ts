@@ -8,6 +8,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CAPABILITIES } from '../../src/core/capabilities.js';
 import { createDispatcher } from '../../src/core/dispatcher.js';
+import { APPS_EXTENSION } from '../../src/core/listTools.js';
 import type { ToolResult } from '../../src/core/render.js';
 import { runTool } from '../../src/core/runTool.js';
 import { ToolSubsystem } from '../../src/core/toolSubsystem.js';
@@ -16,6 +17,7 @@ import { streamLink } from '../../src/device/link.js';
 import { DeviceSession } from '../../src/device/session.js';
 import { SimBoard } from '../../src/sim/index.js';
 import { boardHelper, catalog } from '../../src/tools/index.js';
+import { APP_MIME_TYPE } from '../../src/tools/viewPage.js';
 
 export type Args = Record<string, unknown>;
 
@@ -63,6 +65,21 @@ function outcomeOf(tool: string, args: Args, rendered: Pick<ToolResult, 'content
 
 let boards = 0;
 
+/**
+ * A client that renders the board's MCP App and cannot elicit, with the person at the board
+ * answering every hazard question in the app's form (`yes` or `no`) as soon as it shows: the
+ * call's `confirmation_pending` result is what the model sees, the answer waits for its retry.
+ */
+export type AppAnswer = 'yes' | 'no';
+
+/** The question a call's result put to the person in the board app, if it did. */
+function pendingQuestion(o: Outcome): string | undefined {
+  const question = o.result.question as { id?: unknown } | undefined;
+  return o.isError && o.result.code === 'confirmation_pending' && typeof question?.id === 'string'
+    ? question.id
+    : undefined;
+}
+
 /** The caller id of the person speaking, on the virtual board. */
 const PERSON = 'task-bench';
 
@@ -70,6 +87,7 @@ const PERSON = 'task-bench';
 export async function virtualConnection(options: {
   partsFileText?: string;
   noiseSeed?: number;
+  appAnswer?: AppAnswer;
 }): Promise<Connection & { sim: SimBoard }> {
   const sim = await SimBoard.start({
     ...(options.partsFileText === undefined ? {} : { partsFileText: options.partsFileText }),
@@ -87,7 +105,21 @@ export async function virtualConnection(options: {
     sim,
     async call(tool, args = {}, as) {
       const caller = { id: as ?? PERSON, granted };
-      return outcomeOf(tool, args, await runTool(dispatcher, { name: tool, arguments: args, caller }));
+      const rendersApps = options.appAnswer !== undefined;
+      const o = outcomeOf(
+        tool,
+        args,
+        await runTool(dispatcher, {
+          name: tool,
+          arguments: args,
+          caller,
+          ...(rendersApps ? { rendersApps } : {}),
+        }),
+      );
+      const asked = pendingQuestion(o);
+      if (asked)
+        dispatcher.questions.answer(asked, caller.id, options.appAnswer === 'yes' ? 'accept' : 'decline');
+      return o;
     },
     holder: (as) => as ?? PERSON,
     async close() {
@@ -105,8 +137,11 @@ export interface Bearer {
   holder: string;
 }
 
-async function mcpClient(url: string, bearer: Bearer | undefined): Promise<Client> {
-  const client = new Client({ name: 'jumperless-task-bench', version: '1' });
+async function mcpClient(url: string, bearer: Bearer | undefined, apps: boolean): Promise<Client> {
+  const client = new Client(
+    { name: 'jumperless-task-bench', version: '1' },
+    apps ? { capabilities: { extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } } } : {},
+  );
   const headers = bearer ? { Authorization: `Bearer ${bearer.token}` } : undefined;
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), headers ? { requestInit: { headers } } : {}),
@@ -124,13 +159,14 @@ async function mcpClient(url: string, bearer: Bearer | undefined): Promise<Clien
 export async function mcpConnection(
   url: string,
   bearers: { person?: Bearer; others?: Readonly<Record<string, Bearer>> } = {},
+  appAnswer?: AppAnswer,
 ): Promise<Connection> {
   const bearer = (as: string | undefined) => (as === undefined ? bearers.person : bearers.others?.[as]);
   const clients = new Map<string | undefined, Promise<Client>>();
   const client = (as: string | undefined) => {
     let found = clients.get(as);
     if (!found) {
-      found = mcpClient(url, bearer(as));
+      found = mcpClient(url, bearer(as), appAnswer !== undefined);
       clients.set(as, found);
     }
     return found;
@@ -138,8 +174,14 @@ export async function mcpConnection(
   await client(undefined);
   return {
     async call(tool, args = {}, as) {
-      const result = await (await client(as)).callTool({ name: tool, arguments: args });
-      return outcomeOf(tool, args, result as Pick<ToolResult, 'content' | 'isError'>);
+      const caller = await client(as);
+      const result = await caller.callTool({ name: tool, arguments: args });
+      const o = outcomeOf(tool, args, result as Pick<ToolResult, 'content' | 'isError'>);
+      const asked = pendingQuestion(o);
+      // The person's answer in the app's form: the app calls confirm_answer through its host.
+      if (asked)
+        await caller.callTool({ name: 'confirm_answer', arguments: { question: asked, answer: appAnswer } });
+      return o;
     },
     holder: (as) => bearer(as)?.holder,
     async close() {

@@ -89,7 +89,15 @@ async function serve(scenario: Scenario): Promise<number> {
     `  {"mcpServers": {"jumperless": {"type": "http", "url": "${url}", "headers": {"Authorization": "Bearer ${person.token}"}}}}`,
   );
   out('The one-call client (bench/tasks/mcp.ts):');
-  out(`  JUMPERLESS_TRIAL_URL=${url} JUMPERLESS_TRIAL_TOKEN=${person.token}`);
+  out(
+    `  JUMPERLESS_TRIAL_URL=${url} JUMPERLESS_TRIAL_TOKEN=${person.token}` +
+      (scenario.appAnswer ? ` JUMPERLESS_TRIAL_APP_ANSWER=${scenario.appAnswer}` : ''),
+  );
+  if (scenario.appAnswer) {
+    out(`The client renders the board app, where the person answers ${scenario.appAnswer} to every hazard`);
+    out('question: the one-call client does it with JUMPERLESS_TRIAL_APP_ANSWER; another client needs a');
+    out('host that renders MCP Apps and someone answering in its form.');
+  }
   out();
   out('What the person says (give the trial model these words and nothing else):');
   out(`  ${scenario.words}`);

@@ -19,12 +19,16 @@
  * system's temporary folder) and its `data` replaced by `<png: N bytes base64, saved to PATH>`, so an
  * agent can open the picture as a picture. When JUMPERLESS_TRIAL_LOG names a file, each command is
  * appended to it as one JSON line (the request, whether the result was an error, the bytes of its
- * text): `--score <log>` then prints the calls and result bytes of a trial.
+ * text): `--score <log>` then prints the calls and result bytes of a trial. JUMPERLESS_TRIAL_APP_ANSWER
+ * (`yes` or `no`): the client renders the board app, where a stand-in for the person answers every
+ * hazard question so (a scenario with `appAnswer`; `--serve` prints it).
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { APPS_EXTENSION } from '../../src/core/listTools.js';
+import { APP_MIME_TYPE } from '../../src/tools/viewPage.js';
 
 const USAGE = `usage: npx tsx bench/tasks/mcp.ts [<url>] tools|resources|templates|prompts
        npx tsx bench/tasks/mcp.ts [<url>] read <uri>
@@ -104,11 +108,50 @@ async function request(client: Client, command: string, rest: string[]): Promise
     case 'call': {
       const [name, args] = rest;
       if (!name) throw new UsageError('call needs a tool name');
-      return client.callTool({ name, arguments: jsonArguments(args) });
+      const result = await client.callTool({ name, arguments: jsonArguments(args) });
+      await answerInApp(client, result);
+      return result;
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }
+}
+
+/**
+ * With JUMPERLESS_TRIAL_APP_ANSWER (`yes` or `no`) this client is a host that renders the board's
+ * MCP App and cannot elicit, and the person at the board answers every hazard question in the app's
+ * form as soon as its call returns `confirmation_pending`: the model sees that result only (the
+ * app's own tool is called as the app calls it, through its host); the same call again takes the
+ * answer.
+ */
+const APP_ANSWER = ((value) => (value === 'yes' || value === 'no' ? value : undefined))(
+  process.env.JUMPERLESS_TRIAL_APP_ANSWER,
+);
+
+async function answerInApp(client: Client, result: unknown): Promise<void> {
+  if (!APP_ANSWER) return;
+  const { isError, content } = result as { isError?: boolean; content?: Array<{ text?: string }> };
+  if (!isError) return;
+  let failure: { code?: unknown; question?: { id?: unknown } };
+  try {
+    failure = JSON.parse(content?.[0]?.text ?? '{}');
+  } catch {
+    return;
+  }
+  if (failure.code !== 'confirmation_pending' || typeof failure.question?.id !== 'string') return;
+  await client.callTool({
+    name: 'confirm_answer',
+    arguments: { question: failure.question.id, answer: APP_ANSWER },
+  });
+  // What the app then puts in the chat through its host (ui/message, the words of tellModel in
+  // src/tools/viewPage.ts): a model in a real host reads it as the person's next message, so the
+  // trial's model is shown it too, on stderr to keep stdout the exact MCP result.
+  const { question, tool } = failure.question as { question?: unknown; tool?: unknown };
+  const words =
+    APP_ANSWER === 'yes'
+      ? `I said yes in the board view to: ${question} Call ${tool} again with the same arguments now.`
+      : `I said no in the board view to: ${question} Do not run ${tool}.`;
+  process.stderr.write(`[the person, through the board app in the chat] ${words}\n`);
 }
 
 interface LogLine {
@@ -144,7 +187,10 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!url) throw new UsageError('no server URL: give it first, or set JUMPERLESS_TRIAL_URL');
   if (!command) throw new UsageError('no command');
-  const client = new Client({ name: 'jumperless-trial', version: '1' });
+  const client = new Client(
+    { name: 'jumperless-trial', version: '1' },
+    APP_ANSWER ? { capabilities: { extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } } } : {},
+  );
   const token = process.env.JUMPERLESS_TRIAL_TOKEN;
   const headers = token ? { Authorization: `Bearer ${token.trim()}` } : undefined;
   await client.connect(

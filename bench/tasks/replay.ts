@@ -51,6 +51,7 @@ export async function replay(scenario: Scenario): Promise<Replay> {
   const c = await virtualConnection({
     ...(text === undefined ? {} : { partsFileText: text }),
     noiseSeed: NOISE_SEED,
+    ...(scenario.appAnswer ? { appAnswer: scenario.appAnswer } : {}),
   });
   try {
     const failures = await setUp(c, scenario);

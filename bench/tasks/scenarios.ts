@@ -5,7 +5,7 @@
  * board and checks the answer and the final board against the truth; a model trial works the same
  * scenarios from the words alone (README.md).
  */
-import type { Args, Connection, Outcome } from './connection.js';
+import type { AppAnswer, Args, Connection, Outcome } from './connection.js';
 
 export interface ToolCall {
   tool: string;
@@ -43,6 +43,11 @@ export interface Scenario {
   exec?: boolean;
   /** The traps on this task's obvious route, checked on the board after a replay or a trial. */
   traps?: Trap[];
+  /**
+   * The client renders the board's MCP App and cannot elicit, and the person answers each hazard
+   * question in the app's form this way (connection.ts); absent: a client that renders no apps.
+   */
+  appAnswer?: AppAnswer;
 }
 
 // ---- small checks ----
@@ -130,7 +135,14 @@ export const SCENARIOS: readonly Scenario[] = [
       'I built a voltage divider from a 5 V battery on row 1 with two resistors; the middle is row 10. What voltage does it give?',
     truth: 'Row 10 is at 2.5 V: two 10 kohm resistors halve the 5 V battery.',
     solution: [{ tool: 'voltage_measure', args: { node: 10 } }],
-    answer: (r) => [...ok(last(r)), ...within('the volts at row 10', last(r)?.result.volts, 2.4, 2.6)],
+    answer: (r) => [
+      ...ok(last(r)),
+      ...within('the volts at row 10', last(r)?.result.volts, 2.4, 2.6),
+      // A trial guessed the reference (the board's GND or the battery's minus): the result says it.
+      ...(/^the board's GND/.test(String(last(r)?.result.against))
+        ? []
+        : ['no word on what the volts are against']),
+    ],
     board: (c) => onlyBridges(c, []),
   },
   {
@@ -142,7 +154,7 @@ export const SCENARIOS: readonly Scenario[] = [
     answer: (r) => [
       ...ok(last(r)),
       ...within('ohms', last(r)?.result.ohms, 4700 * 0.95, 4700 * 1.05),
-      ...equal('the E12 value', last(r)?.result.e12, '4.7k'),
+      ...equal('the E12 value', last(r)?.result.nearest_e12, '4.7k'),
     ],
     board: (c) => onlyBridges(c, []),
   },
@@ -170,7 +182,7 @@ export const SCENARIOS: readonly Scenario[] = [
     answer: (r) => [
       ...ok(last(r)),
       ...within('ohms', last(r)?.result.ohms, 4700 * 0.95, 4700 * 1.05),
-      ...equal('the E12 value', last(r)?.result.e12, '4.7k'),
+      ...equal('the E12 value', last(r)?.result.nearest_e12, '4.7k'),
       ...equal('lifted', last(r)?.result.lifted, ['TOP_RAIL-20', '25-GND']),
     ],
     board: async (c) => [
@@ -499,7 +511,7 @@ export const SCENARIOS: readonly Scenario[] = [
     words: 'In a MicroPython script on the board, how do I read the voltage on ADC channel 0?',
     truth:
       'Bridge the ADC to the point of interest (connect(ADC0, row)), then adc_get(0) returns volts (channels 0-3, about +-8 V).',
-    solution: [{ tool: 'api_reference', args: { section: 'measure' } }],
+    solution: [{ tool: 'api_reference', args: { topic: 'read ADC channel 0' } }],
     answer: (r) => [
       ...ok(last(r)),
       ...(String(last(r)?.result.text).includes('adc_get(ch)')
@@ -696,5 +708,25 @@ export const SCENARIOS: readonly Scenario[] = [
         },
       },
     ],
+  },
+  {
+    // Issue 25: a host that renders the board app and cannot elicit. 6 V is above the 5 V the
+    // server asks at: the first call only puts the question in the app, the person says yes there,
+    // and the same call again sets the rail. Taking the question for the result leaves it unset.
+    id: 'supply_yes_in_app',
+    appAnswer: 'yes',
+    words: 'Put 6 V on the top rail.',
+    truth:
+      'The top rail at 6 V. It is above the 5 V the server asks at, so the first call only asks the person in the board view; they say yes there, and the same call again sets it.',
+    solution: [
+      { tool: 'dac_set', args: { channel: 'TOP_RAIL', volts: 6 } },
+      { tool: 'dac_set', args: { channel: 'TOP_RAIL', volts: 6 } },
+    ],
+    answer: (r) => [
+      ...equal('the first call', r[0]?.result.code, 'confirmation_pending'),
+      ...ok(last(r)),
+      ...equal('the top rail set to', last(r)?.result.volts, 6),
+    ],
+    board: async (c) => equal('the top rail', (await read(c, 'power_get')).top_rail_volts, 6),
   },
 ];

@@ -54,7 +54,7 @@ export async function serveScenario(scenario: Scenario, port = 0): Promise<Serve
     // Anonymous callers keep every capability too, so `--check` from another process can read.
     resolveConfig({ sim: parts ?? true, http: `127.0.0.1:${port}`, anonymousCaps: '*', tokens }, {}),
   );
-  const connection = await mcpConnection(http.url, { person, others });
+  const connection = await mcpConnection(http.url, { person, others }, scenario.appAnswer);
   const close = async () => {
     await connection.close();
     await http.close();

@@ -60,6 +60,7 @@ describe('task bench: the traps', () => {
       const c = await virtualConnection({
         ...(text === undefined ? {} : { partsFileText: text }),
         noiseSeed: 20,
+        ...(scenario.appAnswer ? { appAnswer: scenario.appAnswer } : {}),
       });
       try {
         expect(await setUp(c, scenario)).toEqual([]);

@@ -7,7 +7,7 @@ import { trapsTaken } from './replay.js';
 import { SCENARIOS } from './scenarios.js';
 
 describe('task bench: a scenario served over MCP, as a model trial reaches it', () => {
-  it('serves the parts and setup over HTTP; a caller granted exec saves and runs a script; leases are held by the trial token and by another person; the board checks out', async () => {
+  it('serves the parts and setup over HTTP; a caller granted exec saves and runs a script; leases are held by the trial token and by another person; a hazard asks in the board app; the board checks out', async () => {
     const { serveScenario } = await import('./serve.js');
     const served = async (id: string) => {
       const scenario = SCENARIOS.find((s) => s.id === id);
@@ -33,6 +33,9 @@ describe('task bench: a scenario served over MCP, as a model trial reaches it', 
     // The trial's own lease is held under the trial's token.
     const leased = await served('lease_for_a_job');
     expect(leased.outcomes[0]?.result.holder).toBe(leased.person.holder);
+    // A host that renders the board app: the first call asks there, the person's yes lets the retry run.
+    const asked = await served('supply_yes_in_app');
+    expect(asked.outcomes.map((o) => o.result.code)).toEqual(['confirmation_pending', undefined]);
   }, 120_000);
 });
 
@@ -88,6 +91,56 @@ describe("task bench: the trial's one-call client (mcp.ts)", () => {
     } finally {
       await http.close();
       await app.close();
+    }
+  }, 60_000);
+});
+
+describe("task bench: the trial's one-call client (mcp.ts) as a host that renders the board app", () => {
+  it('shows the model the question, answers it in the app as the person, and the same call again runs', async () => {
+    const { execFile } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const { serveScenario } = await import('./serve.js');
+    const scenario = SCENARIOS.find((s) => s.id === 'supply_yes_in_app');
+    if (!scenario?.appAnswer) throw new Error('supply_yes_in_app');
+    const { url, person, connection, close } = await serveScenario(scenario);
+    const cli = (...args: string[]) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          JUMPERLESS_TRIAL_TOKEN: person.token,
+          JUMPERLESS_TRIAL_APP_ANSWER: scenario.appAnswer,
+        };
+        delete env.JUMPERLESS_TRIAL_LOG;
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', fileURLToPath(new URL('./mcp.ts', import.meta.url)), url, ...args],
+          { env },
+          (error, stdout, stderr) => {
+            try {
+              const printed = JSON.parse(stdout) as { content: Array<{ text: string }>; isError?: boolean };
+              resolve({
+                ...JSON.parse(printed.content[0]?.text ?? '{}'),
+                isError: printed.isError === true,
+                relayed: stderr,
+              });
+            } catch {
+              reject(error ?? new Error(stdout));
+            }
+          },
+        );
+      });
+    try {
+      const args = '{"channel": "TOP_RAIL", "volts": 6}';
+      const asked = await cli('call', 'dac_set', args);
+      expect(asked).toMatchObject({ code: 'confirmation_pending', isError: true });
+      // The app's word to the model, as a host relays it: the person's yes and what to do next.
+      expect(asked.relayed).toMatch(
+        /I said yes in the board view to: .*Call dac_set again with the same arguments now\./,
+      );
+      expect(await cli('call', 'dac_set', args)).toMatchObject({ volts: 6, isError: false });
+      expect(await scenario.board(connection)).toEqual([]);
+    } finally {
+      await close();
     }
   }, 60_000);
 });

@@ -11,6 +11,8 @@ export type AuditOutcome =
   | 'timeout'
   | 'canceled'
   | 'declined'
+  /** A hazard's question went to the board app; the call ended without running, for a retry. */
+  | 'asked'
   | 'internal';
 
 export interface AuditEvent {

@@ -100,4 +100,11 @@ describe('tools/list budget (one board, every tool, the operator)', () => {
     expect(tool('oled_print')?.description).toMatch(/refused if wired/);
     expect(tool('script_run')?.description).toMatch(/\.py optional[\s\S]*jumperless/);
   });
+
+  it('says which one read answers "what is wired on my board right now?" (the third trial guessed among three)', () => {
+    const description = (name: string) => list('full').tools.find((t) => t.name === name)?.description;
+    expect(description('state_get')).toMatch(/^What's on the board now, in one call/);
+    expect(description('nets_list')).toMatch(/The whole board: state_get\.$/);
+    expect(description('bridges_list')).toMatch(/the pairs to disconnect\. The whole board: state_get\.$/);
+  });
 });

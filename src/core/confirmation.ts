@@ -6,9 +6,9 @@
  */
 
 /**
- * - `hazards` (default): ask before a hazard when the client can ask; a client that cannot runs
- *   it as before.
- * - `always`: a hazard runs only after a person's yes; a client that cannot ask is refused.
+ * - `hazards` (default): ask before a hazard when the client can ask (its own dialog, or the board
+ *   app's form where the client renders apps); a client that cannot runs it as before.
+ * - `always`: a hazard runs only after a person's yes; a client that can neither is refused.
  * - `never`: never ask.
  */
 export type ConfirmMode = 'always' | 'hazards' | 'never';

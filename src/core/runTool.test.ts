@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Board, type JobTarget } from '../device/board.js';
 import { DeviceError } from '../device/errors.js';
 import { type DeviceToolSpec, defineDeviceTool } from '../tools/tool.js';
 import type { AuditEvent } from './audit.js';
 import { CAPABILITIES } from './capabilities.js';
+import { CONFIRM_TIMEOUT_MS } from './confirmation.js';
 import { createDispatcher } from './dispatcher.js';
 import { RpcError, ToolError } from './errors.js';
 import { type Caller, runTool } from './runTool.js';
@@ -612,6 +613,119 @@ describe('runTool', () => {
       });
       expect(never.isError).toBeUndefined();
       expect(ran).toBe(2);
+    });
+
+    describe('a host that renders apps', () => {
+      const shown = tool({
+        name: 'shown',
+        kind: 'physical',
+        app: 'ui://test/board',
+        input: z.object({ volts: z.number() }),
+        hazard: ({ volts }: { volts: number }, { aboveVolts }) =>
+          volts > aboveVolts ? `Set ${volts} V?` : undefined,
+        handle: async ({ volts }) => {
+          ran++;
+          return { volts };
+        },
+      });
+      const appSetup = (mode: 'always' | 'hazards' | 'never') => {
+        const events: AuditEvent[] = [];
+        const dispatcher = createDispatcher({
+          root: new ToolSubsystem({ name: 'local', tools: [risky, shown] }),
+          confirm: { mode, aboveVolts: 5 },
+          audit: (event) => events.push(event),
+        });
+        return { dispatcher, events };
+      };
+      const pendingOf = (result: { content: unknown[] }) =>
+        failureOf(result) as { code: string; message: string; question: { id: string; question: string } };
+      afterEach(() => {
+        vi.useRealTimers();
+      });
+
+      it('and cannot elicit: the question is the result, the retry takes the answer once, not after it expired', async () => {
+        vi.useFakeTimers({ toFake: ['Date'] });
+        ran = 0;
+        const { dispatcher, events } = appSetup('always');
+        const call = (volts = 7) =>
+          runTool(dispatcher, { name: 'shown', arguments: { volts }, caller: everyone, rendersApps: true });
+        const asked = await call();
+        expect(pendingOf(asked)).toMatchObject({ code: 'confirmation_pending', retryable: true });
+        expect(pendingOf(asked).message).toMatch(/call shown again with the same arguments/);
+        expect(asked._meta).toEqual({ ui: { resourceUri: 'ui://test/board' } });
+        expect(events.map((e) => e.outcome)).toEqual(['asked']);
+        const { id } = pendingOf(asked).question;
+        expect(dispatcher.questions.answer(id, 'test', 'accept')).toBe('retry');
+        // Expired: the yes no longer counts; the retry is asked again and nothing runs.
+        vi.setSystemTime(Date.now() + CONFIRM_TIMEOUT_MS);
+        const late = await call();
+        expect(pendingOf(late).question.id).not.toBe(id);
+        expect(ran).toBe(0);
+        expect(dispatcher.questions.answer(pendingOf(late).question.id, 'test', 'accept')).toBe('retry');
+        // Another caller's retry of the same call, other arguments: asked, not run.
+        const other = await runTool(dispatcher, {
+          name: 'shown',
+          arguments: { volts: 7 },
+          caller: { ...everyone, id: 'someone-else' },
+          rendersApps: true,
+        });
+        expect(pendingOf(other).code).toBe('confirmation_pending');
+        expect(pendingOf(await call(8)).code).toBe('confirmation_pending');
+        expect(ran).toBe(0);
+        expect((await call()).isError).toBeUndefined();
+        expect(ran).toBe(1);
+        expect(pendingOf(await call()).code).toBe('confirmation_pending');
+        expect(ran).toBe(1);
+        // A tool the host shows no app for: nowhere to ask.
+        const noApp = await runTool(dispatcher, {
+          name: 'risky',
+          arguments: { volts: 7 },
+          caller: everyone,
+          rendersApps: true,
+        });
+        expect(failureOf(noApp)).toMatchObject({ code: 'confirmation_required' });
+        // never: nobody is asked.
+        const never = await runTool(appSetup('never').dispatcher, {
+          name: 'shown',
+          arguments: { volts: 7 },
+          caller: everyone,
+          rendersApps: true,
+        });
+        expect(never.isError).toBeUndefined();
+        expect(ran).toBe(2);
+      });
+
+      it("in 2026-07-28 the question outlives its input_required round, and the app's answer counts for the retry", async () => {
+        ran = 0;
+        const { dispatcher } = appSetup('hazards');
+        let handOver: (reason: unknown) => void = () => {};
+        const until = new Promise((resolve) => {
+          handOver = resolve;
+        });
+        const round = runTool(dispatcher, {
+          name: 'shown',
+          arguments: { volts: 7 },
+          caller: everyone,
+          rendersApps: true,
+          until,
+          confirm: () => new Promise(() => {}),
+        });
+        handOver(new Error('waiting for the client to answer'));
+        expect(failureOf(await round).code).toBe('canceled');
+        const [open] = dispatcher.questions.pending('test');
+        expect(open).toMatchObject({ tool: 'shown', question: 'Set 7 V?' });
+        expect(dispatcher.questions.answer(open?.id ?? '', 'test', 'accept')).toBe('retry');
+        // The client's own dialog was dismissed: its retry carries a cancel, the app's yes decides.
+        const retried = await runTool(dispatcher, {
+          name: 'shown',
+          arguments: { volts: 7 },
+          caller: everyone,
+          rendersApps: true,
+          confirm: async () => 'cancel',
+        });
+        expect(retried.isError).toBeUndefined();
+        expect(ran).toBe(1);
+      });
     });
   });
 });

@@ -8,12 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { isDeviceError } from '../device/errors.js';
 import type { AuditOutcome } from './audit.js';
+import { callBinding } from './callBinding.js';
 import { type Capability, denied } from './capabilities.js';
 import { CONFIRM_TIMEOUT_MS, type ConfirmPolicy } from './confirmation.js';
 import type { Dispatcher } from './dispatcher.js';
 import { DISPATCH, JSONRPC, RpcError, ToolError } from './errors.js';
 import { failureOf } from './failure.js';
-import type { OpenQuestions } from './questions.js';
+import type { AskedQuestion, OpenQuestions } from './questions.js';
 import type { ToolEntry } from './registry.js';
 import { renderFailure, type ToolFailure, type ToolResult } from './render.js';
 import type { CallContext, ClientBridge, PresentedLease } from './toolDefinition.js';
@@ -29,7 +30,17 @@ export interface Caller {
   outsideLease?: PresentedLease;
   /** A name a person would know the caller by (a token's), shown to callers its lease refuses. */
   name?: string;
+  /**
+   * Whose hazard questions and answers these are (questions.ts), where that is wider than `id`:
+   * an anonymous 2026-07-28 caller's `id` is its TCP connection (for board turns), and one client
+   * spreads its requests over several, so nothing tells anonymous 2026-07-28 clients apart and
+   * their questions are shared. Default: `id`.
+   */
+  answersAs?: string;
 }
+
+/** Who a hazard's question is put to, and whose answers count for it. */
+export const answersAs = (caller: Caller): string => caller.answersAs ?? caller.id;
 
 export interface CallRequest {
   name: string;
@@ -45,6 +56,11 @@ export interface CallRequest {
   until?: Promise<unknown>;
   onProgress?(progress: number, total?: number, message?: string): void;
   confirm?: CallContext['confirm'];
+  /**
+   * The client renders MCP Apps: a hazard's question can wait for the person in the board app (and
+   * its form), also when the client cannot ask itself.
+   */
+  rendersApps?: boolean;
   client?: ClientBridge;
 }
 
@@ -98,10 +114,25 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
   // Only a hazard waits here (for the person): every other call goes on in the same tick.
   const question = dispatcher.confirm.mode === 'never' ? undefined : entry.hazard?.(args, dispatcher.confirm);
   if (question !== undefined) {
-    const refused = await confirmHazard(dispatcher.confirm, dispatcher.questions, name, question, request);
+    const app = appOf(entry.definition._meta);
+    const refused = await confirmHazard(dispatcher.confirm, dispatcher.questions, name, args, question, {
+      ...request,
+      rendersApps: request.rendersApps === true && app !== undefined,
+    });
     if (refused) {
-      audit(refused.code === 'canceled' ? 'canceled' : 'declined', refused.code);
-      return renderFailure(refused);
+      audit(
+        refused.code === 'canceled'
+          ? 'canceled'
+          : refused.code === 'confirmation_pending'
+            ? 'asked'
+            : 'declined',
+        refused.code,
+      );
+      const rendered = renderFailure(refused);
+      // The board app, where the person answers, shown under this very result.
+      return refused.code === 'confirmation_pending'
+        ? { ...rendered, _meta: { ui: { resourceUri: app } } }
+        : rendered;
     }
   }
 
@@ -207,36 +238,51 @@ export async function runTool(dispatcher: Dispatcher, request: CallRequest): Pro
 
 /**
  * Asks the person before a hazard, under the operator's policy, before the deadline starts and
- * before the tool holds the board: undefined to go ahead, else why not. The question stops with
- * the caller's cancel and, in 2026-07-28, as soon as it becomes the call's `input_required` result.
+ * before the tool holds the board: undefined to go ahead, else why not. The question is bound to
+ * this exact call (caller, tool, parsed arguments) and open to the board's app (questions.ts) as
+ * well as to the client's own dialog:
+ * - an answer the app gave for this call while no call waited (its retry) decides, once;
+ * - a client that can elicit is asked and the call waits for the first answer, dialog or form; in
+ *   2026-07-28 the question becomes the call's `input_required` result (`until`) and stays open to
+ *   the app for the retry;
+ * - a host that renders apps but cannot elicit gets at once a result that carries the question
+ *   and points at the board app, where the person answers; the same call retried takes the answer;
+ * - any other client: run as before (`hazards`) or refused (`always`).
  */
 async function confirmHazard(
   policy: ConfirmPolicy,
   questions: OpenQuestions,
   name: string,
+  args: unknown,
   question: string,
   request: CallRequest,
 ): Promise<ToolFailure | undefined> {
+  const who = answersAs(request.caller);
+  const binding = callBinding(name, args, who);
+  const given = questions.take(who, binding);
+  if (given === 'accept') return undefined;
+  if (given === 'decline') return declined(name, question, 'in the board view');
   if (!request.confirm) {
+    if (request.rendersApps)
+      return awaitingApp(name, questions.ask(who, binding, name, question, CONFIRM_TIMEOUT_MS));
     if (policy.mode === 'hazards') return undefined;
     return {
       code: 'confirmation_required',
-      message: `${name} needs a person's yes on this server (--confirm always), and this client cannot ask (no elicitation). Nothing was changed. The question: ${question}`,
+      message: `${name} needs a person's yes on this server (--confirm always), and this client cannot ask (no elicitation, no MCP Apps). Nothing was changed. The question: ${question}`,
       retryable: false,
     };
   }
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
-  const stopped = new Promise<'stopped' | 'timeout'>((resolve) => {
+  const stopped = new Promise<'stopped' | 'handed_over' | 'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), CONFIRM_TIMEOUT_MS);
     onAbort = () => resolve('stopped');
     if (request.signal?.aborted) onAbort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
-    void request.until?.then(onAbort);
+    void request.until?.then(() => resolve('handed_over'));
   });
-  // The same question is open to the board's app (a form there answers it: questions.ts) until the
-  // first answer from either.
-  const asked = questions.ask(request.caller.id, name, question, CONFIRM_TIMEOUT_MS);
+  const asked = questions.ask(who, binding, name, question, CONFIRM_TIMEOUT_MS);
+  let keepOpen = false;
   try {
     const answer = await Promise.race([
       request.confirm(question).catch(() => 'cancel' as const),
@@ -244,6 +290,11 @@ async function confirmHazard(
       stopped,
     ]);
     if (answer === 'accept') return undefined;
+    if (answer === 'handed_over') {
+      // 2026-07-28: the question is the call's result now; the app may still answer it for the retry.
+      keepOpen = true;
+      return { code: 'canceled', message: `${name} was canceled.`, retryable: false };
+    }
     if (answer === 'stopped') return { code: 'canceled', message: `${name} was canceled.`, retryable: false };
     if (answer === 'timeout') {
       return {
@@ -252,16 +303,43 @@ async function confirmHazard(
         retryable: true,
       };
     }
-    return {
-      code: 'declined',
-      message: `The person at the client said no: ${name} did not run. Nothing was changed. The question: ${question}`,
-      retryable: false,
-    };
+    return declined(name, question, 'at the client');
   } finally {
-    asked.close();
+    if (keepOpen) asked.detach();
+    else asked.close();
     clearTimeout(timer);
     if (onAbort) request.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+function declined(name: string, question: string, where: string): ToolFailure {
+  return {
+    code: 'declined',
+    message: `The person ${where} said no: ${name} did not run. Nothing was changed. The question: ${question}`,
+    retryable: false,
+  };
+}
+
+/**
+ * The answer to a hazard call from a host that renders apps and cannot elicit: nothing ran, the
+ * question waits in the board view shown under this result, and the same call again takes the
+ * person's answer. An error result, so no model reads it as done.
+ */
+function awaitingApp(name: string, asked: AskedQuestion): ToolFailure {
+  asked.detach();
+  const minutes = CONFIRM_TIMEOUT_MS / 60_000;
+  return {
+    code: 'confirmation_pending',
+    message: `${name} did not run yet: it waits for the person's yes in the board view shown with this result. After they answer there, call ${name} again with the same arguments (within ${minutes} minutes): it runs after a yes and is refused after a no. Nothing was changed. The question: ${asked.question}`,
+    retryable: true,
+    question: { id: asked.id, tool: name, question: asked.question, expires: asked.expires },
+  };
+}
+
+/** The MCP App a tool's result is shown in (`_meta.ui.resourceUri`), if it has one. */
+function appOf(meta: Record<string, unknown> | undefined): string | undefined {
+  const ui = meta?.ui as { resourceUri?: unknown } | undefined;
+  return typeof ui?.resourceUri === 'string' ? ui.resourceUri : undefined;
 }
 
 /** The call never got the board (Board.hold marks a lease it never got): nothing was interrupted. */

@@ -64,6 +64,9 @@ describe('authenticate', () => {
     // 2026-07-28 (no session): each connection is a caller of its own; a bearer stays one caller.
     expect(httpCaller(undefined, authInfoOf(anonymous.caller, 'conn-7')).id).toBe('http:conn-7');
     expect(httpCaller(undefined, authInfoOf(anonymous.caller, 'conn-8')).id).toBe('http:conn-8');
+    // Its hazard questions are not its connection's: one client's requests use several.
+    expect(httpCaller(undefined, authInfoOf(anonymous.caller, 'conn-8')).answersAs).toBe('http:anonymous');
+    expect(httpCaller('s9', authInfoOf(anonymous.caller)).answersAs).toBeUndefined();
     const named = await authenticate({ authorization: `Bearer ${token}` }, { broker });
     if (!named.ok) throw new Error('unreachable');
     expect(httpCaller(undefined, authInfoOf(named.caller, 'conn-7')).id).toBe('http:token:t1');

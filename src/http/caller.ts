@@ -60,8 +60,8 @@ function connectionKey(socket: Socket | null | undefined): string | undefined {
 /**
  * The dispatch caller of one MCP request over HTTP: `http:token:tok_1a2b` for a bearer (one
  * caller per token, in both eras), `http:<session>` for an anonymous 2025 caller and
- * `http:conn-<n>` for an anonymous 2026-07-28 one (its connection). A request that did not pass the
- * gate gets nothing.
+ * `http:conn-<n>` for an anonymous 2026-07-28 one (its connection; its hazard questions are all
+ * anonymous 2026-07-28 callers'). A request that did not pass the gate gets nothing.
  */
 export function httpCaller(sessionId: string | undefined, auth: AuthInfo | undefined): Caller {
   if (!auth) return { id: `http:${sessionId ?? 'stateless'}`, granted: new Set() };
@@ -73,5 +73,8 @@ export function httpCaller(sessionId: string | undefined, auth: AuthInfo | undef
   if (auth.extra?.anonymous !== true)
     return { id: `http:${auth.clientId}`, granted, principal: auth.clientId, ...lease, ...name };
   const connection = typeof auth.extra.connection === 'string' ? auth.extra.connection : 'stateless';
-  return { id: `http:${sessionId ?? connection}`, granted, ...lease };
+  if (sessionId) return { id: `http:${sessionId}`, granted, ...lease };
+  // One client's requests come over several connections: its hazard questions are every anonymous
+  // 2026-07-28 caller's (a token tells clients apart).
+  return { id: `http:${connection}`, granted, answersAs: 'http:anonymous', ...lease };
 }

@@ -7,7 +7,7 @@
  * stops the run (its signal aborts, its clean-up runs) and becomes the result. Earlier answers
  * ride along in a signed `requestState`, since a retry carries only the latest round's answers.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   createRequestStateCodec,
   type InputRequest,
@@ -15,6 +15,7 @@ import {
   inputRequired,
   type RequestStateCodec,
 } from '@modelcontextprotocol/server';
+import { callBinding } from '../core/callBinding.js';
 import { JSONRPC, RpcError } from '../core/errors.js';
 
 /** What a run remembers between rounds. */
@@ -25,28 +26,12 @@ export interface RoundState {
 }
 
 /**
- * What a requestState is bound to: the tool, its arguments and who calls. Without it a state minted
- * for one call (a confirmed `ask_user`, say) could be replayed on another tool, other arguments or
- * by another caller, and its answers taken as theirs (issue 23 item 8). A hash: the state is signed,
- * not secret, so the arguments are not put in it.
+ * What a requestState is bound to (core/callBinding.ts): the tool, its arguments and the principal.
+ * Without it a state minted for one call (a confirmed `ask_user`, say) could be replayed on another
+ * tool, other arguments or by another caller, and its answers taken as theirs (issue 23 item 8).
  */
 export function roundBinding(tool: string, args: unknown, principal: string | undefined): string {
-  return createHash('sha256')
-    .update(JSON.stringify([tool, canonical(args ?? {}), principal ?? 'anonymous']))
-    .digest('base64url');
-}
-
-/** Objects with their keys sorted, so the same arguments hash the same whatever their order. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
-    );
-  }
-  return value;
+  return callBinding(tool, args, principal ?? 'anonymous');
 }
 
 export type StateCodec = RequestStateCodec<RoundState>;

@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Dispatcher } from '../core/dispatcher.js';
 import { JSONRPC, RpcError } from '../core/errors.js';
+import { rendersApps } from '../core/listTools.js';
 import type { ToolResult } from '../core/render.js';
 import { type Caller, type CallRequest, runTool } from '../core/runTool.js';
 import type { ClientBridge } from '../core/toolDefinition.js';
@@ -89,6 +90,7 @@ export function callTool(
     arguments: request.params.arguments,
     caller: scope.caller,
     client,
+    rendersApps: rendersApps(scope.client?.extensions),
     ...(token === undefined
       ? {}
       : {

@@ -111,29 +111,88 @@ precision. \`dir(jumperless)\` tells what a board's firmware has (see Releases).
   waits need a timeout. \`sys.exit()\` soft-resets: Python globals are cleared, wiring stays.
 `;
 
-/** The reference's sections, by a short key a tool takes (`## Supplies and measurement` is `measure`). */
-const SECTION_HEADINGS = {
-  nodes: 'Nodes',
-  connections: 'Connections',
-  nets: 'Nets',
-  measure: 'Supplies and measurement',
-  gpio: 'GPIO and PWM',
-  slots: 'Slots and state',
-  leds: 'LEDs and OLED',
-  files: 'Files',
-  releases: 'Releases',
-  scripts: 'Scripts',
-  hazards: 'Hazards',
+/**
+ * The reference's sections, by a short key, each with the one line a model picks it by (a trial
+ * could not tell which of eleven bare names answers "how do I read ADC channel 0 in a script").
+ */
+const SECTIONS = {
+  nodes: ['Nodes', 'node names and numbers: rows, rails, ADC/DAC, GPIO, Nano pins'],
+  connections: ['Connections', 'connect, disconnect, nodes_clear, bridges and paths'],
+  nets: ['Nets', 'nets, their names and colours'],
+  measure: ['Supplies and measurement', 'dac_set, adc_get (read volts), current sensor, settling'],
+  gpio: ['GPIO and PWM', 'gpio_set/get, direction, pull, pwm'],
+  slots: ['Slots and state', 'get_state/set_state, saving and switching slots'],
+  leds: ['LEDs and OLED', 'LED overlays, OLED text'],
+  files: ['Files', 'open/read/write files on the board'],
+  releases: ['Releases', 'what differs between firmware 5.7.0.13 and 5.7.11'],
+  scripts: ['Scripts', 'imports, time and sleeps, running scripts, an example'],
+  hazards: ['Hazards', 'what can harm the board or hang a script'],
 } as const;
 
-export type ApiSection = keyof typeof SECTION_HEADINGS;
-export const API_SECTIONS = Object.keys(SECTION_HEADINGS) as [ApiSection, ...ApiSection[]];
+export type ApiSection = keyof typeof SECTIONS;
+export const API_SECTIONS = Object.keys(SECTIONS) as [ApiSection, ...ApiSection[]];
 
 /** One section of the reference, its heading included. */
 export function apiSection(section: ApiSection): string {
-  const heading = `## ${SECTION_HEADINGS[section]}\n`;
+  const heading = `## ${SECTIONS[section][0]}\n`;
   const start = API_REFERENCE.indexOf(heading);
   if (start < 0) return API_REFERENCE;
   const end = API_REFERENCE.indexOf('\n## ', start + heading.length);
   return API_REFERENCE.slice(start, end < 0 ? undefined : end + 1);
+}
+
+/** Words too common in a question to tell sections apart. */
+const COMMON = new Set(
+  'how what which the and for with from into can does use using get set value script board code python micropython jumperless function call'.split(
+    ' ',
+  ),
+);
+
+/** The sections a lookup answers with at most: enough for a question, small as a result. */
+const MOST_SECTIONS = 2;
+/** A further section comes too only when it scores this close to the best one. */
+const CLOSE = 0.8;
+
+/**
+ * The sections that answer `topic`: a section's key or heading gives that section; otherwise its
+ * words (a function name, "read ADC") score each section by the rarer words it holds, so `adc`
+ * picks the measurement section over the node list that only names ADC0-ADC3.
+ */
+export function apiSectionsFor(topic: string): ApiSection[] {
+  const wanted = topic.trim().toLowerCase();
+  const named = API_SECTIONS.find((k) => k === wanted || SECTIONS[k][0].toLowerCase() === wanted);
+  if (named) return [named];
+  const words = [...new Set(wanted.match(/[a-z0-9_]+/g) ?? [])].filter(
+    (w) => w.length >= 3 && !COMMON.has(w),
+  );
+  // A section's one line counts twice over its text: it says what the section is for.
+  const texts = new Map(
+    API_SECTIONS.map((k) => [k, `${SECTIONS[k][1]}\n${SECTIONS[k][1]}\n${apiSection(k)}`.toLowerCase()]),
+  );
+  const count = (text: string, word: string) => text.split(word).length - 1;
+  const weight = new Map(
+    words.map((w) => {
+      const holding = API_SECTIONS.filter((k) => count(texts.get(k) ?? '', w) > 0).length;
+      return [w, holding === 0 ? 0 : Math.log(1 + API_SECTIONS.length / holding)];
+    }),
+  );
+  const scored = API_SECTIONS.map((k) => {
+    const text = texts.get(k) ?? '';
+    const score = words.reduce((s, w) => s + (weight.get(w) ?? 0) * Math.log(1 + count(text, w)), 0);
+    return { k, score };
+  })
+    .filter((x) => x.score > 0)
+    .sort((x, y) => y.score - x.score);
+  const best = scored[0]?.score ?? 0;
+  return scored
+    .slice(0, MOST_SECTIONS)
+    .filter((x) => x.score >= CLOSE * best)
+    .map((x) => x.k);
+}
+
+/** Every section but the ones shown, one line each, so the next lookup needs no guess. */
+export function otherSections(shown: readonly ApiSection[]): string {
+  return API_SECTIONS.filter((k) => !shown.includes(k))
+    .map((k) => `- ${k}: ${SECTIONS[k][1]}`)
+    .join('\n');
 }

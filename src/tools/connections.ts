@@ -600,7 +600,7 @@ export const bridgesList = defineDeviceTool({
   name: 'bridges_list',
   title: 'List bridges',
   description:
-    'Every bridge with its net and whether it is routed (the firmware keeps unroutable bridges silently).',
+    'Each bridge (node pair) with its net and routing: the pairs to disconnect. The whole board: state_get.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',
@@ -650,7 +650,7 @@ export const netsList = defineDeviceTool({
   name: 'nets_list',
   title: 'List nets',
   description:
-    'Nets with names, colours, nodes, voltages, unrouted bridges; 1-5 are the supplies and GND, user nets (6 up) renumber.',
+    'Each net: name, colour, nodes, volts, unrouted bridges (1-5 supplies and GND; 6 up renumber). The whole board: state_get.',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',

@@ -272,6 +272,12 @@ const configInput = z
     path: ['level'],
   });
 
+/**
+ * "reads back; any order with connect" in the description is the probe
+ * gpio.output_holds_in_either_order_with_connect: connect refreshes the routing, whose setGPIO puts
+ * the configured direction and pulls back on the pad and drives an output to the level gpio_set
+ * stored (Peripherals.cpp:693-758, Commands.cpp:455).
+ */
 export const gpioConfig = defineDeviceTool({
   name: 'gpio_config',
   title: 'Configure a GPIO pin',

@@ -107,7 +107,10 @@ describe('voltage_measure', () => {
 describe('voltage_measure says what it reads against and how much it loads (issue 20)', () => {
   it('names GND as the reference and the ADC input resistance the board has', async () => {
     const { result } = await h.run(voltageMeasure, { node: 30 });
-    expect(result).toMatchObject({ loading: expect.stringMatching(/^Against GND.*1 Mohm/) });
+    expect(result).toMatchObject({
+      against: expect.stringMatching(/^the board's GND: .*minus joined to GND/),
+      loading: expect.stringMatching(/^About 1 Mohm to GND/),
+    });
   });
 });
 

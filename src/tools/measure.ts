@@ -78,6 +78,15 @@ const INA_MAX_AMPS = 0.32 / ISENSE_SHUNT_OHMS;
 
 const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
 
+/**
+ * The reference of every reading, in the result: a trial asked to read a battery-fed divider could
+ * not tell whether the volts were against the board's GND or the battery's minus (issue 20). An
+ * ADC reads its node against the board's ground, which its 1 Mohm input returns to (spec
+ * jumperless-v5.md §D; src/sim/firmware/circuit.ts models it so).
+ */
+const AGAINST =
+  "the board's GND: a battery or outside supply reads right only with its minus joined to GND" as const;
+
 /*
  * Why voltage_measure routes an ADC on 5.7.11 too, though the board lists get_node_voltage: nothing
  * says how old the scan's number is, and it can be the board as it was before the caller's last
@@ -92,7 +101,7 @@ export const voltageMeasure = defineDeviceTool({
   name: 'voltage_measure',
   title: 'Measure voltage at a node',
   description:
-    'Volts at a node vs GND (-8.9..+8.9 V) by an ADC (1 Mohm load) routed to it; undriven: ~0 V. Refused while the wave runs, unless on an ADC.',
+    "Volts at a node vs the board's GND (-8.9..+8.9 V) by an ADC (1 Mohm load) routed to it; undriven: ~0 V. Refused while the wave runs, unless on an ADC.",
   group: 'measure',
   kind: 'read',
   capability: 'jumperless.read',
@@ -119,7 +128,8 @@ export const voltageMeasure = defineDeviceTool({
     adc: z.string().describe('ADC used'),
     routed_temporarily: z.boolean().describe('The ADC was bridged for this reading and removed after'),
     clipped: z.boolean().describe('At the edge of the ADC range: the true voltage may be beyond it'),
-    loading: z.string().describe('What the reading is against, and how much the ADC loads the node'),
+    against: z.literal(AGAINST).describe('What the volts are measured against'),
+    loading: z.string().describe('How much the ADC loads the node'),
   }),
   handle: async ({ node: arg, samples, settle_ms }, { board }) => {
     const node = routableNode(arg);
@@ -150,6 +160,7 @@ export const voltageMeasure = defineDeviceTool({
       adc: nodeLabel(adc),
       routed_temporarily: route,
       clipped: volts >= ADC_SPAN.max - 0.05 || volts <= ADC_SPAN.min + 0.05,
+      against: AGAINST,
       loading: LOADING,
     };
   },
@@ -161,7 +172,7 @@ export const voltageMeasure = defineDeviceTool({
  * divider 0.5 % low could not tell whether the ADC loaded it (issue 20).
  */
 const ADC_INPUT_OHMS = 1e6;
-const LOADING = `Against GND. The ADC loads the node with about ${ADC_INPUT_OHMS / 1e6} Mohm to GND: a source of R ohms reads low by about R / ${ADC_INPUT_OHMS / 1e6} Mohm (a 10k/10k divider, 5 k: 0.5 % low).`;
+const LOADING = `About ${ADC_INPUT_OHMS / 1e6} Mohm to GND: a source of R ohms reads low by about R / ${ADC_INPUT_OHMS / 1e6} Mohm (a 10k/10k divider, 5 k: 0.5 % low).`;
 
 /** Time between current samples over a window: a 50 Hz blink is still seen edge by edge. */
 const WINDOW_EVERY_MS = 5;

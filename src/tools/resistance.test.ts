@@ -20,16 +20,16 @@ const PARTS = JSON.stringify({
 type Reading = {
   kind: string;
   ohms?: number;
-  error_percent?: number;
-  e12?: string;
-  e24?: string;
+  measurement_uncertainty_percent?: number;
+  nearest_e12?: string;
+  nearest_e24?: string;
   anode?: string;
   cathode?: string;
   forward_volts?: number;
   forward_milliamps?: number;
   looks_like?: string;
   min_ohms?: number;
-  max_milliamps: number;
+  most_milliamps_through_part: number;
 };
 
 let h: ToolHarness;
@@ -49,10 +49,12 @@ describe('resistance_measure picks its own range and says how sure it is', () =>
       expect(r.kind).toBe('resistor');
       const error = Math.abs((r.ohms as number) - ohms) / ohms;
       expect(error).toBeLessThan(0.05);
-      expect(error * 100).toBeLessThanOrEqual(r.error_percent as number);
-      expect(r.error_percent).toBeLessThanOrEqual(5);
-      expect(r.max_milliamps).toBeLessThanOrEqual(15);
-      expect(r.e12).toBe(nearestStandard(ohms, [1, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8, 8.2]));
+      expect(error * 100).toBeLessThanOrEqual(r.measurement_uncertainty_percent as number);
+      expect(r.measurement_uncertainty_percent).toBeLessThanOrEqual(5);
+      expect(r.most_milliamps_through_part).toBeLessThanOrEqual(15);
+      expect(r.nearest_e12).toBe(
+        nearestStandard(ohms, [1, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8, 8.2]),
+      );
     },
   );
 

@@ -193,17 +193,27 @@ const resultSchema = z.object({
   b: z.string(),
   kind: z.enum(['resistor', 'diode', 'open', 'non_ohmic']),
   ohms: z.number().optional(),
-  error_percent: z.number().optional().describe('95 % bound, gain tolerance included'),
-  e12: z.string().optional().describe('Nearest E12 value'),
-  e24: z.string().optional().describe('Nearest E24 value'),
+  /**
+   * Named for what it is: a trial read `error_percent` as the part's tolerance or its distance from
+   * the E-series value (issue 20). A 95 % bound on this reading, the instruments' gain tolerance included.
+   */
+  measurement_uncertainty_percent: z
+    .number()
+    .optional()
+    .describe("This reading's 95 % bound, not the part's tolerance"),
+  nearest_e12: z.string().optional().describe('The E12 standard value nearest the reading'),
+  nearest_e24: z.string().optional().describe('The E24 standard value nearest the reading'),
   anode: z.string().optional(),
   cathode: z.string().optional(),
   forward_volts: z.number().optional().describe('At forward_milliamps'),
   forward_milliamps: z.number().optional(),
   looks_like: z.string().optional(),
   min_ohms: z.number().optional().describe('When open: at least this'),
-  max_drive_volts: z.number().describe('The largest voltage the measurement applied'),
-  max_milliamps: z.number(),
+  /**
+   * The most current the measurement put through the part (it keeps under 10 mA). The drive's own
+   * volts are not given: a trial could not tell what `max_drive_volts` was the voltage of.
+   */
+  most_milliamps_through_part: z.number(),
   bridges_on_rows: z.array(z.string()).describe("The bridges on a's and b's rows ([]: none)"),
   lifted: z.array(z.string()).optional().describe("isolate: the rows' bridges, off during the measurement"),
   restored: z.boolean().optional().describe('isolate: the lifted bridges were put back (checked)'),
@@ -215,7 +225,7 @@ export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
   title: 'Measure a part between two nodes',
   description:
-    'What a part between two rows is: ohms (95 % bound, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max). Bridged rows: isolate: true lifts their bridges meanwhile. Refuses powered rows.',
+    'What a part between two rows is: ohms (uncertainty, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max). Bridged rows: isolate: true lifts their bridges meanwhile. Refuses powered rows.',
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',
@@ -471,9 +481,9 @@ async function preciseResistor(
   return {
     kind: 'resistor',
     ohms: round(ohms, 4),
-    error_percent: round(relative * 100, 2),
-    e12: nearestStandard(ohms, E12),
-    e24: nearestStandard(ohms, E24),
+    measurement_uncertainty_percent: round(relative * 100, 2),
+    nearest_e12: nearestStandard(ohms, E12),
+    nearest_e24: nearestStandard(ohms, E24),
     ...extent(points),
   };
 }
@@ -522,13 +532,9 @@ async function diodeForward(
   };
 }
 
-function extent(points: readonly Point[]): { max_drive_volts: number; max_milliamps: number } {
+function extent(points: readonly Point[]): { most_milliamps_through_part: number } {
   return {
-    max_drive_volts: round(
-      points.reduce((x, p) => Math.max(x, Math.abs(p.drive)), 0),
-      3,
-    ),
-    max_milliamps: round(points.reduce((x, p) => Math.max(x, Math.abs(p.amps)), 0) * 1000, 3),
+    most_milliamps_through_part: round(points.reduce((x, p) => Math.max(x, Math.abs(p.amps)), 0) * 1000, 3),
   };
 }
 

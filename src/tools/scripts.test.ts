@@ -93,21 +93,46 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
     }
   });
 
-  it('gives the API reference whole or by section', async () => {
+  it('gives the API reference whole, or the sections a topic in plain words asks for', async () => {
     expect((await h.run(apiReference)).result).toEqual({ text: API_REFERENCE });
-    const { result } = await h.run(apiReference, { section: 'gpio' });
+    const { result } = await h.run(apiReference, { topic: 'gpio' });
     // A section alone opens with what it would leave a script's author to guess: no import needed.
     expect((result as { text: string }).text).toMatch(
       /^Every function below is in the `jumperless` module, imported already in script_run code and in scripts the board runs itself[^\n]*\n+## GPIO and PWM\n/,
     );
     // The scripts section answers whether a script the board's menu runs needs the import.
-    const scripts = (await h.run(apiReference, { section: 'scripts' })).result as { text: string };
+    const scripts = (await h.run(apiReference, { topic: 'scripts' })).result as { text: string };
     expect(scripts.text).toMatch(/menu's `\/` file runner[\s\S]*need no import/);
     expect((result as { text: string }).text).not.toMatch(/## Slots/);
+    // The trial's question, in its own words, finds adc_get without choosing among section names.
+    const adc = (await h.run(apiReference, { topic: 'how do I read ADC channel 0 in a script' })).result as {
+      text: string;
+    };
+    expect(adc.text).toMatch(/## Supplies and measurement\n[\s\S]*adc_get\(ch\)/);
+    expect(adc.text).not.toMatch(/## (Nodes|GPIO|Slots|Files|Hazards)/);
+    // The rest is named, a line each, so the next lookup is no guess either.
+    expect(adc.text).toMatch(
+      /Other sections[^\n]*\n- nodes: node names[^\n]*\n- connections: connect, disconnect/,
+    );
+    expect(adc.text).not.toMatch(/- measure:/);
+    for (const [topic, heading] of [
+      ['pwm', 'GPIO and PWM'],
+      ['oled_print', 'LEDs and OLED'],
+      ['time.sleep_ms', 'Scripts'],
+      ['Slots and state', 'Slots and state'],
+    ]) {
+      const text = ((await h.run(apiReference, { topic })).result as { text: string }).text;
+      expect(text, topic).toContain(`## ${heading}\n`);
+    }
+    const none = ((await h.run(apiReference, { topic: 'zebra' })).result as { text: string }).text;
+    expect(none).toMatch(
+      /^No section of the reference matches that topic\.\n\nOther sections[\s\S]*- hazards: /,
+    );
+    expect(apiReference.input.safeParse({ topic: 'x'.repeat(201) }).success).toBe(false);
   });
 
   it("measure section's ADC example, run as it stands, reads a node's volts", async () => {
-    const { result } = await h.run(apiReference, { section: 'measure' });
+    const { result } = await h.run(apiReference, { topic: 'measure' });
     const example = /```\n([\s\S]*?)\n *```/.exec((result as { text: string }).text)?.[1];
     expect(example).toContain('adc_get(0)');
     await h.python('nodes_clear()');

@@ -16,7 +16,7 @@ import type { BoardClient } from '../device/board.js';
 import { isDeviceError } from '../device/errors.js';
 import { py } from '../device/pyLiteral.js';
 import { refuseFaultingCode } from '../device/rawRepl.js';
-import { API_REFERENCE, API_SECTIONS, apiSection } from './apiReference.js';
+import { API_REFERENCE, apiSection, apiSectionsFor, otherSections } from './apiReference.js';
 import { checkText } from './oled.js';
 import { defineDeviceTool } from './tool.js';
 
@@ -252,19 +252,30 @@ export const scriptRun = defineDeviceTool({
 export const SCRIPT_GLOBALS =
   'Every function below is in the `jumperless` module, imported already in script_run code and in scripts the board runs itself (no import line); `import time` for sleeps.';
 
-/** The module reference a script needs, for a model that cannot open resources by itself. */
+/**
+ * The module reference a script needs, for a model that cannot open resources by itself. A topic
+ * in the asker's words picks the sections (no list of section names to choose from blind), and the
+ * answer names the other sections in a line each.
+ */
 export const apiReference = defineTool({
   name: 'api_reference',
   title: 'The jumperless module, in brief',
-  description: 'MicroPython API for board scripts: functions, arguments, units, hazards; one section or all.',
+  description:
+    'MicroPython API for board scripts: functions, arguments, units, hazards. topic: a function or words (adc_get, read volts, pwm); none: all.',
   group: 'scripts',
   kind: 'read',
   capability: 'jumperless.read',
-  input: z.object({ section: z.enum(API_SECTIONS).optional() }),
+  input: z.object({ topic: z.string().max(200).optional() }),
   output: z.object({ text: z.string() }),
-  handle: async ({ section }) => ({
-    text: section === undefined ? API_REFERENCE : `${SCRIPT_GLOBALS}\n\n${apiSection(section)}`,
-  }),
+  handle: async ({ topic }) => {
+    if (topic === undefined || topic.trim() === '') return { text: API_REFERENCE };
+    const shown = apiSectionsFor(topic);
+    const head =
+      shown.length === 0
+        ? 'No section of the reference matches that topic.'
+        : `${SCRIPT_GLOBALS}\n\n${shown.map(apiSection).join('\n')}`;
+    return { text: `${head}\n\nOther sections (topic: a name below):\n${otherSections(shown)}` };
+  },
 });
 
 export default [scriptRun, apiReference];

@@ -26,7 +26,7 @@ const READS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['file_list', {}],
   ['device_info', {}],
   ['context_get', {}],
-  ['api_reference', { section: 'scripts' }],
+  ['api_reference', { topic: 'scripts' }],
 ];
 
 function tool(name: string): AnyTool {

@@ -47,7 +47,7 @@ export const stateGet = defineDeviceTool({
   name: 'state_get',
   title: 'Read the board state',
   description:
-    'Supply setpoints, nets, GPIO pins, LED overlays (pixels: overlay_list), unrouted bridges; what is as at power-on is left out.',
+    "What's on the board now, in one call: supplies, nets, GPIO, LED overlays (pixels: overlay_list), unrouted bridges; power-on defaults left out.",
   group: 'state',
   kind: 'read',
   capability: 'jumperless.read',
@@ -146,6 +146,9 @@ export function leaveOutPowerOn<S extends StateSummary>(state: S): S & { as_at_p
   return { ...state, nets: named, gpio, as_at_power_on: parts.join('; ') };
 }
 
+/** Said in board_picture's result where the text alone would leave the picture unmentioned. */
+const PICTURE_PLACE = 'attached to this result as a PNG image; summary says the same in words' as const;
+
 /** The picture the board_picture resource has, for clients that only call tools. */
 export const boardPicture = defineDeviceTool({
   name: 'board_picture',
@@ -156,12 +159,13 @@ export const boardPicture = defineDeviceTool({
   capability: 'jumperless.read',
   requires: SNAPSHOT_REQUIRES,
   input: z.object({}),
-  output: z.object({ bytes: z.number().describe('Size of the PNG'), summary: z.string() }),
+  // Where the picture is, in words: a trial could not tell what the PNG's size in `bytes` was for.
+  output: z.object({ picture: z.literal(PICTURE_PLACE), summary: z.string() }),
   handle: async (_args, { board, attachImage, notes }) => {
     const snapshot = { ...(await readSnapshot(board)), notes };
     const png = renderBoardPicture(snapshot);
     attachImage({ mimeType: 'image/png', data: Buffer.from(png).toString('base64') });
-    return { bytes: png.length, summary: pictureSummary(snapshot) };
+    return { picture: PICTURE_PLACE, summary: pictureSummary(snapshot) };
   },
 });
 

@@ -172,10 +172,21 @@ window.addEventListener('message', (event) => {
   if (message.method === 'ui/notifications/tool-input') watchQuestions();
   if (message.method === 'ui/notifications/tool-result') {
     stopWatching();
+    // A host that cannot ask itself gets the question as the call's result: the form shows it here.
+    const waiting = pendingQuestion(message.params);
+    if (waiting) showQuestion({ ...waiting, fromResult: true });
     const look = message.params && message.params._meta && message.params._meta[LOOK_META];
     if (look) render(look); else fetchLook();
   }
 });
+function pendingQuestion(result) {
+  try {
+    const failure = JSON.parse(result.content[0].text);
+    return failure.code === 'confirmation_pending' ? failure.question : undefined;
+  } catch {
+    return undefined;
+  }
+}
 // While a call runs, the server may ask the person's yes before a hazard: the form answers that
 // question by the id the server issued (confirm_answer, a tool only this app may call), nothing else.
 let watching;
@@ -203,21 +214,52 @@ function watchQuestions() {
   setTimeout(stopWatching, 5 * 60_000);
   checkQuestions();
 }
+// The call's result was the question (a host that cannot ask): the model must make the call again,
+// so the person's answer goes to the chat, in their words (ui/message), or at least into the
+// model's context (ui/update-model-context) where the host takes no messages. A question seen while
+// the call is still the host's (its own dialog open, a 2026-07-28 round) needs no word to the model:
+// the host's retry takes the answer.
+async function tellModel(q, yes) {
+  const words = yes
+    ? 'I said yes in the board view to: ' + q.question + ' Call ' + q.tool + ' again with the same arguments now.'
+    : 'I said no in the board view to: ' + q.question + ' Do not run ' + q.tool + '.';
+  const content = [{ type: 'text', text: words }];
+  const how = hostCapabilities.message ? 'message' : hostCapabilities.updateModelContext ? 'context' : 'none';
+  try {
+    if (how === 'message') await request('ui/message', { role: 'user', content });
+    else if (how === 'context') await request('ui/update-model-context', { content });
+    document.body.dataset.told = how;
+  } catch (error) {
+    document.body.dataset.told = 'failed';
+    text($('answered'), $('answered').textContent + ' (tell the model yourself: ' + words + ')');
+  }
+}
 async function answer(yes) {
   if (!asked) return;
-  const id = asked.id;
+  const q = asked;
+  clearInterval(watching);
+  watching = undefined;
   showQuestion(undefined);
   try {
-    const result = await request('tools/call', { name: 'confirm_answer', arguments: { question: id, answer: yes ? 'yes' : 'no' } });
-    text($('answered'), result.isError ? 'not counted: ' + result.content[0].text : 'answered ' + (yes ? 'yes' : 'no'));
+    const result = await request('tools/call', { name: 'confirm_answer', arguments: { question: q.id, answer: yes ? 'yes' : 'no' } });
+    if (result.isError) {
+      text($('answered'), 'not counted: ' + result.content[0].text);
+      return;
+    }
+    const retry = result.structuredContent && result.structuredContent.next === 'retry';
+    const then = retry ? ': ' + q.tool + (yes ? ' runs when called again' : ' is refused when called again') : '';
+    text($('answered'), 'answered ' + (yes ? 'yes' : 'no') + then);
+    if (retry && q.fromResult) await tellModel(q, yes);
   } catch (error) {
     text($('answered'), 'not sent: ' + (error.message || error));
   }
 }
 $('yes').addEventListener('click', () => answer(true));
 $('no').addEventListener('click', () => answer(false));
+let hostCapabilities = {};
 request('ui/initialize', { appInfo: { name: 'jumperless-board', version: '1' }, appCapabilities: {}, protocolVersion: '2026-01-26' })
-  .then(() => {
+  .then((result) => {
+    hostCapabilities = (result && result.hostCapabilities) || {};
     window.parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} }, '*');
     return fetchLook();
   })

@@ -2,13 +2,19 @@
  * A person's yes before a hazard (issue 25, `--confirm`): the question reaches the person over
  * stdio (the real CLI) and both HTTP eras (a 2025 session's elicitation request, a 2026-07-28
  * `input_required` round), a yes runs the tool, a no applies nothing; `always` refuses a client that
- * cannot ask, `never` asks nobody, and what is not a hazard is never asked about.
+ * cannot ask, `never` asks nobody, and what is not a hazard is never asked about. A host that
+ * renders apps and cannot elicit gets the question as the call's result (its app's form: see also
+ * appConfirm.test.ts).
  */
+import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/cli/config.js';
+import { APPS_EXTENSION } from '../../src/core/listTools.js';
+import { APP_MIME_TYPE } from '../../src/tools/viewPage.js';
+import { serveHttpCli } from '../support/cliHttp.js';
 import { type HttpFixture, MODERN, startHttpFixture } from './serverFixture.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -197,5 +203,75 @@ describe('--confirm-above-volts', () => {
     const set = await client.callTool({ name: 'dac_set', arguments: { channel: 'TOP_RAIL', volts: -3 } });
     expect(failure(set)).toMatchObject({ code: 'declined' });
     expect(you.asked[0]).toMatch(/above 2 V/);
+  });
+});
+
+/**
+ * A host that renders MCP Apps and cannot elicit, in 2026-07-28 through the real CLI (its HTTP
+ * server, whose anonymous callers are told apart by their connection, and stdio): the hazard's
+ * result carries the question and points at the board app, the app's answer (`confirm_answer`,
+ * called here as the app calls it through its host) counts for the same call retried, once.
+ */
+describe('a host that renders apps and cannot elicit, in 2026-07-28 through the real CLI', () => {
+  const apps = { extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } };
+  const clients: Client[] = [];
+  let serving: { child: ChildProcess; url: string } | undefined;
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    serving?.child.kill();
+  });
+  const modernClient = () =>
+    new Client(
+      { name: 'e2e-app-host', version: '0' },
+      { capabilities: apps, versionNegotiation: { mode: { pin: MODERN } } },
+    );
+
+  const asksThroughTheApp = async (client: Client) => {
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    const args = { channel: 'DAC0', volts: 6.5 };
+    const asked = await client.callTool({ name: 'dac_set', arguments: args });
+    const pending = failure(asked);
+    expect(pending).toMatchObject({ code: 'confirmation_pending', retryable: true });
+    expect(asked._meta).toMatchObject({ ui: { resourceUri: 'ui://jumperless/board' } });
+    const { id } = pending.question as { id: string };
+    const listed = await client.callTool({ name: 'confirm_answer', arguments: {} });
+    expect(listed.structuredContent).toMatchObject({ questions: [{ id, tool: 'dac_set' }] });
+    const no = await client.callTool({ name: 'confirm_answer', arguments: { question: id, answer: 'no' } });
+    expect(no.structuredContent).toEqual({ answered: id, answer: 'no', next: 'retry' });
+    expect(failure(await client.callTool({ name: 'dac_set', arguments: args }))).toMatchObject({
+      code: 'declined',
+    });
+
+    const again = failure(await client.callTool({ name: 'dac_set', arguments: args }));
+    const second = (again.question as { id: string }).id;
+    await client.callTool({ name: 'confirm_answer', arguments: { question: second, answer: 'yes' } });
+    const set = await client.callTool({ name: 'dac_set', arguments: args });
+    expect(set.structuredContent).toMatchObject({ volts: 6.5 });
+    expect(failure(await client.callTool({ name: 'dac_set', arguments: args }))).toMatchObject({
+      code: 'confirmation_pending',
+    });
+  };
+
+  it('over HTTP', async () => {
+    serving = await serveHttpCli(['--sim'], ENV);
+    const client = modernClient();
+    await client.connect(new StreamableHTTPClientTransport(new URL(serving.url)));
+    clients.push(client);
+    await asksThroughTheApp(client);
+  });
+
+  it('over stdio', async () => {
+    const client = modernClient();
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [...CLI, '--sim'],
+        cwd: ROOT,
+        env: ENV,
+        stderr: 'pipe',
+      }),
+    );
+    clients.push(client);
+    await asksThroughTheApp(client);
   });
 });
