@@ -67,14 +67,42 @@ export async function readResource(
         return [{ uri, mimeType: template.mimeType, ...(await template.read(uri, params, context)) }];
     }
   } catch (error) {
-    const failure = failureOf(error, uri);
-    if (failure instanceof RpcError) throw failure;
-    throw new RpcError(JSONRPC.internalError, failure.message, {
-      code: failure.code,
-      retryable: failure.retryable,
-    });
+    throw asRpcError(error, uri);
   }
   throw new RpcError(JSONRPC.invalidParams, `Resource not found: ${uri}`, { uri });
+}
+
+/**
+ * What a resource draws, read but not drawn (`Resource.source`): for the board view, which draws
+ * it off the server's thread. Refused and failing as `readResource` is; a resource with no source
+ * is not found.
+ */
+export async function readResourceSource(
+  dispatcher: Dispatcher,
+  caller: Caller,
+  uri: string,
+  signal: AbortSignal,
+  options: { yields?: boolean } = {},
+): Promise<unknown> {
+  mustRead(caller, uri);
+  const resource = dispatcher.resources().find((r) => r.uri === uri);
+  if (!resource?.source) throw new RpcError(JSONRPC.invalidParams, `No source for resource: ${uri}`, { uri });
+  const context = { signal, caller: caller.id, ...(options.yields ? { yields: true } : {}) };
+  try {
+    return await resource.source(context);
+  } catch (error) {
+    throw asRpcError(error, uri);
+  }
+}
+
+/** A failing read is a -32603 with the failure's code, as the resource has no result of its own to carry it. */
+function asRpcError(error: unknown, uri: string): RpcError {
+  const failure = failureOf(error, uri);
+  if (failure instanceof RpcError) return failure;
+  return new RpcError(JSONRPC.internalError, failure.message, {
+    code: failure.code,
+    retryable: failure.retryable,
+  });
 }
 
 export function listPrompts(dispatcher: Dispatcher, caller: Caller) {

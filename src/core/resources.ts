@@ -25,6 +25,13 @@ export interface Resource {
   /** True when a board change may change it (subscribers then get `notifications/resources/updated`). */
   live?: boolean;
   read(context: ResourceReadContext): Promise<ResourceBody>;
+  /**
+   * What `read` draws, read but not drawn: plain data (structured-clonable) for a reader that draws
+   * it elsewhere. The board view reads the board's state this way once per look and draws the
+   * state document and the picture from it on its renderer thread (core/view.ts), where two reads
+   * would read the board twice and draw the picture on the server's thread.
+   */
+  source?(context: ResourceReadContext): Promise<unknown>;
 }
 
 /** A family of resources named by an RFC 6570 level-1 template, e.g. `test://template/{id}/data`. */

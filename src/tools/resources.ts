@@ -9,14 +9,14 @@ import { z } from 'zod';
 import { type CrossbarReport, crossbarReport } from '../board/crossbarReport.js';
 import { ALL_NODES } from '../board/nodes.js';
 import type { PngOptions } from '../board/png.js';
-import type { Resource } from '../core/resources.js';
+import type { Resource, ResourceReadContext } from '../core/resources.js';
 import type { Board, BoardCallOptions, BoardClient } from '../device/board.js';
 import { API_REFERENCE } from './apiReference.js';
 import { type BoardNotes, notesFields, notesOf } from './boardNotes.js';
 import { renderBoardPicture } from './boardPicture.js';
 import { pinLevelWords, withOverlaySummaries } from './boardState.js';
 import type { PythonPart } from './pythonParts.js';
-import { type BoardSnapshot, bridgeViews, readSnapshot } from './snapshot.js';
+import { type BoardSnapshot, bridgeViews, readSnapshot, readSnapshotReply, snapshotOf } from './snapshot.js';
 import { APP_MIME_TYPE, BOARD_APP_URI, viewDocument } from './viewPage.js';
 
 /**
@@ -128,6 +128,38 @@ export function renderBoardPng(snapshot: BoardSnapshot, png?: PngOptions): Uint8
 
 export type ResourceContent = { text: string } | { blob: Uint8Array };
 
+/**
+ * What the state document and the picture are drawn from, as read: the snapshot script's reply and
+ * the board's notes. Plain data (structured-clonable), so it can be read here, on the server's
+ * thread that holds the board, and drawn on another (the board view's renderer, core/lookRender.ts).
+ */
+export interface BoardReading {
+  snapshot: unknown;
+  notes: BoardNotes;
+}
+
+export async function readBoardReading(
+  board: BoardClient,
+  options?: BoardCallOptions,
+  notes?: BoardNotes,
+): Promise<BoardReading> {
+  return { snapshot: await readSnapshotReply(board, options), notes: notes ?? { readings: [] } };
+}
+
+/** A reading that came back through a resource's `source` (untyped there) is one. */
+export function isBoardReading(value: unknown): value is BoardReading {
+  if (typeof value !== 'object' || value === null || !('snapshot' in value) || !('notes' in value)) {
+    return false;
+  }
+  const { notes } = value as { notes: unknown };
+  return typeof notes === 'object' && notes !== null && Array.isArray((notes as BoardNotes).readings);
+}
+
+/** The snapshot a reading holds (the snapshot's reply checked as `readSnapshot` checks it). */
+export function snapshotOfReading(reading: BoardReading): BoardSnapshot {
+  return { ...snapshotOf(reading.snapshot), notes: reading.notes };
+}
+
 export interface BoardResource {
   uri: string;
   name: string;
@@ -140,6 +172,8 @@ export interface BoardResource {
   changesWithBoard: boolean;
   /** `notes`: the board's latest readings and OLED text, for what shows them (state, picture). */
   read(board: BoardClient, options?: BoardCallOptions, notes?: BoardNotes): Promise<ResourceContent>;
+  /** What `read` draws, read but not drawn (core/resources.ts `source`). */
+  source?(board: BoardClient, options?: BoardCallOptions, notes?: BoardNotes): Promise<BoardReading>;
 }
 
 export const boardResources: readonly BoardResource[] = [
@@ -166,6 +200,9 @@ export const boardResources: readonly BoardResource[] = [
     read: async (board, options, notes) => ({
       text: renderStateJson({ ...(await readSnapshot(board, options)), ...(notes ? { notes } : {}) }),
     }),
+    // The board view reads this, and draws the state document and the picture from it (the
+    // document alone lacks the picture's net colours and overlay pixels).
+    source: readBoardReading,
   },
   {
     uri: 'jumperless://board/nets',
@@ -242,7 +279,7 @@ export const boardResources: readonly BoardResource[] = [
  * the reader's turn and holds the board for its jobs; one that needs no board never opens it.
  */
 export function boardResourcesFor(board: () => Promise<Board>): Resource[] {
-  return boardResources.map((resource) => ({
+  return boardResources.map(({ source, ...resource }) => ({
     uri: resource.uri,
     name: resource.name,
     title: resource.title,
@@ -251,25 +288,31 @@ export function boardResourcesFor(board: () => Promise<Board>): Resource[] {
     live: resource.changesWithBoard,
     read: async ({ signal, caller, yields }) => {
       const content = resource.needsBoard
-        ? await readHeld(await board(), resource, signal, caller, yields === true)
+        ? await readHeld(await board(), signal, caller, yields === true, resource.read)
         : await resource.read(NO_BOARD, { signal });
       return 'text' in content
         ? { text: content.text }
         : { blob: Buffer.from(content.blob).toString('base64') };
     },
+    ...(source
+      ? {
+          source: async ({ signal, caller, yields }: ResourceReadContext) =>
+            readHeld(await board(), signal, caller, yields === true, source),
+        }
+      : {}),
   }));
 }
 
-async function readHeld(
+async function readHeld<T>(
   board: Board,
-  resource: BoardResource,
   signal: AbortSignal,
   caller: string,
   yields: boolean,
-): Promise<ResourceContent> {
+  read: (board: BoardClient, options: BoardCallOptions, notes: BoardNotes) => Promise<T>,
+): Promise<T> {
   const held = board.hold({ signal, owner: caller, atomic: true, ...(yields ? { yields } : {}) });
   try {
-    return await resource.read(held.board, { signal }, notesOf(board));
+    return await read(held.board, { signal }, notesOf(board));
   } finally {
     held.release();
   }

@@ -183,7 +183,12 @@ export function snapshotOf(raw: unknown): BoardSnapshot {
 }
 
 export async function readSnapshot(board: BoardClient, options?: BoardCallOptions): Promise<BoardSnapshot> {
-  return snapshotOf(await board.script('_jlt.snapshot()', options));
+  return snapshotOf(await readSnapshotReply(board, options));
+}
+
+/** `_jlt.snapshot()`'s reply as the board sent it (plain data), for `snapshotOf` to parse elsewhere. */
+export function readSnapshotReply(board: BoardClient, options?: BoardCallOptions): Promise<unknown> {
+  return board.script('_jlt.snapshot()', options);
 }
 
 export async function readBridges(board: BoardClient, options?: BoardCallOptions): Promise<BridgeView[]> {
