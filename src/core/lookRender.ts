@@ -1,15 +1,16 @@
 /**
- * A telemetry reading drawn as the view shows it: the state document (with the bridges each net's
- * nodes make) and `board_picture`'s PNG, from the same snapshot. Run on the renderer thread
- * (lookWorker.ts); inline only when that thread cannot start.
+ * One reading of the board drawn as the view shows it: the state document and `board_picture`'s PNG,
+ * from the same snapshot, whether it was read on the telemetry port (the bridges each net's nodes
+ * make) or through the REPL (the state resource's source: the snapshot script's reply). Run on the
+ * renderer thread (lookWorker.ts); inline only when that thread cannot start.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { BoardNotes } from '../tools/boardNotes.js';
-import { renderBoardPng, renderStateJson } from '../tools/resources.js';
-import { snapshotFromTelemetry } from '../tools/snapshot.js';
+import { type BoardReading, renderBoardPng, renderStateJson, snapshotOfReading } from '../tools/resources.js';
+import { type BoardSnapshot, snapshotFromTelemetry } from '../tools/snapshot.js';
 
 export interface RenderedLook {
   state: unknown;
@@ -24,12 +25,19 @@ export interface RenderedLook {
  */
 const LOOK_PNG = { level: 3 };
 
-export function renderTelemetryLook(
-  state: string,
-  leds: readonly number[],
-  notes?: BoardNotes,
-): RenderedLook {
-  const snapshot = { ...snapshotFromTelemetry(state, leds), ...(notes ? { notes } : {}) };
+/** What a look is drawn from; both are plain data, posted to the renderer thread as they are. */
+export type LookSource =
+  | { telemetry: { state: string; leds: readonly number[] }; notes?: BoardNotes }
+  | { repl: BoardReading };
+
+export function renderLook(source: LookSource): RenderedLook {
+  const snapshot: BoardSnapshot =
+    'repl' in source
+      ? snapshotOfReading(source.repl)
+      : {
+          ...snapshotFromTelemetry(source.telemetry.state, source.telemetry.leds),
+          ...(source.notes ? { notes: source.notes } : {}),
+        };
   return {
     state: JSON.parse(renderStateJson(snapshot)),
     picture: Buffer.from(renderBoardPng(snapshot, LOOK_PNG)).toString('base64'),
@@ -39,7 +47,7 @@ export function renderTelemetryLook(
 export interface LookRenderer {
   /** Starts the thread ahead of the first look (it takes a while to load). */
   start(): void;
-  render(state: string, leds: readonly number[], notes?: BoardNotes): Promise<RenderedLook>;
+  render(source: LookSource): Promise<RenderedLook>;
   close(): void;
 }
 
@@ -99,7 +107,7 @@ export function lookRenderer(): LookRenderer {
   };
   return {
     start: () => void start(),
-    async render(state, leds, notes) {
+    async render(source) {
       if (start() && !ready) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -111,11 +119,11 @@ export function lookRenderer(): LookRenderer {
         clearTimeout(timer);
       }
       const thread = worker;
-      if (!thread || !ready) return renderTelemetryLook(state, leds, notes);
+      if (!thread || !ready) return renderLook(source);
       const id = nextId++;
       return new Promise<RenderedLook>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        thread.postMessage({ id, state, leds: [...leds], notes });
+        thread.postMessage({ id, source });
       });
     },
     close() {

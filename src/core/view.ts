@@ -6,18 +6,21 @@
  * events.
  *
  * Watching never delays a tool call: where the board has a telemetry port (CDC3), the view reads
- * it (the state JSON and the LEDs), never the REPL; where it has none, it reads the same resources a
- * client reads, in turns that yield to every caller (device/turns.ts `yields`). Either way one
- * renderer (tools/resources.ts: the state document and boardPicture's PNG) draws what the page, the
- * app and `board_picture` show. And the view acts on a call only after its response has gone.
+ * it (the state JSON and the LEDs), never the REPL; where it has none, it reads the state resource's
+ * source (one snapshot of the board, what the resource draws) in a turn that yields to every caller
+ * (device/turns.ts `yields`). Either way the look is read once and drawn on the renderer thread
+ * (lookRender.ts) by the one renderer (tools/resources.ts: the state document and boardPicture's
+ * PNG) of what the page, the app and `board_picture` show. And the view acts on a call only after
+ * its response has gone.
  */
 import { type BoardNotes, withResult } from '../tools/boardNotes.js';
+import { isBoardReading } from '../tools/resources.js';
 import { viewDocument } from '../tools/viewPage.js';
 import type { AuditEvent } from './audit.js';
 import { CAPABILITIES } from './capabilities.js';
 import type { Dispatcher } from './dispatcher.js';
 import { lookRenderer } from './lookRender.js';
-import { readResource } from './offers.js';
+import { readResourceSource } from './offers.js';
 import type { Caller } from './runTool.js';
 
 /** One look at the board. */
@@ -76,19 +79,20 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
   let notes: BoardNotes = { readings: [] };
 
   const renderer = lookRenderer();
-  const find = (suffix: string) => dispatcher.resources().find((r) => r.uri.endsWith(suffix))?.uri;
 
-  /** Through the REPL: the state and picture resources, each in a turn that yields to every caller. */
+  /**
+   * Through the REPL: the state resource's source, the one snapshot both the state document and
+   * the picture are drawn from, read in a turn that yields to every caller and drawn on the
+   * renderer thread. Reading the state and the picture resources instead read the board twice and
+   * drew the picture (zlib level 9) on the server's thread: 7 -> 62 ms of the server's CPU a call
+   * with 10 pages (bench/view.ts, no CDC3). A root with no board state shows none.
+   */
   const readRepl = async (signal: AbortSignal) => {
-    const stateUri = find('/board/state');
-    const pictureUri = find('/board/picture');
-    const [state, picture] = await Promise.all([
-      stateUri ? readResource(dispatcher, VIEWER, stateUri, signal, { yields: true }) : undefined,
-      pictureUri ? readResource(dispatcher, VIEWER, pictureUri, signal, { yields: true }) : undefined,
-    ]);
-    const text = state?.[0] && 'text' in state[0] ? state[0].text : undefined;
-    const blob = picture?.[0] && 'blob' in picture[0] ? picture[0].blob : undefined;
-    return { state: text === undefined ? null : JSON.parse(text), picture: blob, source: 'repl' };
+    const stateUri = dispatcher.resources().find((r) => r.uri.endsWith('/board/state') && r.source)?.uri;
+    if (!stateUri) return { state: null, picture: undefined, source: 'repl' };
+    const reading = await readResourceSource(dispatcher, VIEWER, stateUri, signal, { yields: true });
+    if (!isBoardReading(reading)) throw new Error(`${stateUri} gave no reading of the board`);
+    return { ...(await renderer.render({ repl: reading })), source: 'repl' };
   };
 
   const readOnce = async (after: string | undefined): Promise<void> => {
@@ -101,7 +105,7 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
         try {
           const reading = await telemetry.read(signal);
           read = {
-            ...(await renderer.render(reading.state, reading.leds, notes)),
+            ...(await renderer.render({ telemetry: reading, notes })),
             source: telemetry.address,
           };
         } catch {
