@@ -85,10 +85,11 @@ export function createBoardView(dispatcher: Dispatcher): BoardView {
    * the picture are drawn from, read in a turn that yields to every caller and drawn on the
    * renderer thread. Reading the state and the picture resources instead read the board twice and
    * drew the picture (zlib level 9) on the server's thread: 7 -> 62 ms of the server's CPU a call
-   * with 10 pages (bench/view.ts, no CDC3). A root with no board state shows none.
+   * with 10 pages (bench/view.ts, no CDC3). The source, not the state document: the document
+   * lacks the net colours and overlay pixels the picture shows. A root with no board state shows none.
    */
   const readRepl = async (signal: AbortSignal) => {
-    const stateUri = dispatcher.resources().find((r) => r.uri.endsWith('/board/state') && r.source)?.uri;
+    const stateUri = dispatcher.resources().find((r) => r.uri.endsWith('/board/state'))?.uri;
     if (!stateUri) return { state: null, picture: undefined, source: 'repl' };
     const reading = await readResourceSource(dispatcher, VIEWER, stateUri, signal, { yields: true });
     if (!isBoardReading(reading)) throw new Error(`${stateUri} gave no reading of the board`);

@@ -11,7 +11,7 @@ import { startToolHarness, type ToolHarness } from '../../test/support/toolHarne
 import { boardResourcesFor } from '../tools/resources.js';
 import { CAPABILITIES } from './capabilities.js';
 import { createDispatcher } from './dispatcher.js';
-import { readResource } from './offers.js';
+import { readResource, readResourceSource } from './offers.js';
 import { ToolSubsystem } from './toolSubsystem.js';
 import { type BoardLook, createBoardView } from './view.js';
 
@@ -93,4 +93,27 @@ describe('the board view through the REPL', () => {
       dispatcher.close();
     }
   }, 30_000);
+
+  it('gives a source only to a caller who may read, and only of a resource that has one', async () => {
+    const dispatcher = createDispatcher({
+      root: new ToolSubsystem({ name: 'local', tools: [], board: h.client, resources: boardResourcesFor }),
+    });
+    const signal = AbortSignal.timeout(10_000);
+    const reader = { id: 'test', granted: new Set(CAPABILITIES) };
+    await expect(
+      readResourceSource(
+        dispatcher,
+        { id: 'nobody', granted: new Set() },
+        'jumperless://board/state',
+        signal,
+      ),
+    ).rejects.toMatchObject({ data: { missing: ['jumperless.read'] } });
+    await expect(
+      readResourceSource(dispatcher, reader, 'jumperless://board/picture', signal),
+    ).rejects.toMatchObject({ code: -32602, data: { uri: 'jumperless://board/picture' } });
+    const reading = await readResourceSource(dispatcher, reader, 'jumperless://board/state', signal);
+    // Plain data: it crosses to the renderer thread as it is.
+    expect(structuredClone(reading)).toEqual(reading);
+    dispatcher.close();
+  });
 });
