@@ -476,7 +476,7 @@ export const pwmStart = defineDeviceTool({
 export const pwmStop = defineDeviceTool({
   name: 'pwm_stop',
   title: 'Stop PWM on a GPIO pin',
-  description: 'Stop PWM on a pin; hardware PWM stops on its partner pin (1/2, 3/4, 5/6, 7/8) too.',
+  description: 'Stop PWM on a pin; hardware PWM stops its partner pin (1/2, 3/4, 5/6, 7/8) too.',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',
