@@ -353,6 +353,8 @@ export const SCENARIOS: readonly Scenario[] = [
         ...(await onlyBridges(c, ['5-6', '7-8'])),
         ...equal('the active slot', slot.slot, 3),
         ...equal('GPIO 1 (the 2 Hz PWM drives it)', pin.direction, 'OUTPUT'),
+        // The server started it from the file, so it knows the rate (a trial read "rate unknown").
+        ...equal('the PWM gpio_get reports', pin.pwm, { frequency_hz: 2, duty_cycle: 0.5 }),
         ...(String(file.content).includes('{n1: 5, n2: 6, dup: 2}') ? [] : ['slot 3 lost 5-6']),
         ...(String(file.content).includes('pwmEnabled:   [1,') ? [] : ['slot 3 lost the PWM']),
       ];

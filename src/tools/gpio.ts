@@ -265,7 +265,7 @@ function pwmOf(
 const pwmMeans = (pwm: { frequency_hz: number | null }): string =>
   pwm.frequency_hz === null
     ? 'pwm: PWM drives the pin (started outside this server: the firmware does not report its rate); state is one moment of it.'
-    : 'pwm: PWM drives the pin at this rate (as pwm_start set it); state is one moment of it.';
+    : 'pwm: PWM drives the pin at this rate (as this server started it: pwm_start or a slot restore); state is one moment of it.';
 
 /** What driving a pin takes: the level and direction, then the read-back of all three settings. */
 const DRIVE_REQUIRES = [
