@@ -434,7 +434,14 @@ export const SCENARIOS: readonly Scenario[] = [
     words: "Show me a picture of what's on the breadboard.",
     truth: 'A picture with rows 1-2 joined and row 10 on the top rail.',
     solution: [{ tool: 'board_picture' }],
-    answer: (r) => [...ok(last(r)), ...equal('pictures', last(r)?.images, 1)],
+    answer: (r) => [
+      ...ok(last(r)),
+      ...equal('pictures', last(r)?.images, 1),
+      // A model must not claim to see the user's parts: the result says what the picture draws.
+      ...(/not of parts plugged into it/.test(String(last(r)?.result.picture))
+        ? []
+        : ['no word that parts do not show']),
+    ],
     board: (c) => onlyBridges(c, ['1-2', 'TOP_RAIL-10']),
   },
   {
