@@ -43,6 +43,21 @@ describe('encodePng', () => {
     expect(rowBytes(width, 'gray1')).toBe(3);
   });
 
+  it('a lower zlib level holds the same rows, and the level is the one asked for', () => {
+    // A flat drawing, as the board picture is: level 1 makes a bigger file than 9 from it.
+    const width = 300;
+    const pixels = new Uint8Array(rowBytes(width, 'rgb8') * 200);
+    for (let i = 0; i < pixels.length; i++) pixels[i] = (Math.floor(i / 997) * 37) & 0xff;
+    const idat = (level?: number) =>
+      chunks(encodePng({ width, height: 200, format: 'rgb8', pixels }, level ? { level } : {}))[1]
+        ?.data as Buffer;
+    expect(inflateSync(idat(1))).toEqual(inflateSync(idat()));
+    expect(idat(1).length).toBeGreaterThan(idat().length);
+    // zlib's header names the level's class: 0x01 fastest, 0xda best (9, the default).
+    expect(idat(1)[1]).toBe(0x01);
+    expect(idat()[1]).toBe(0xda);
+  });
+
   it('refuses pixel buffers that do not match the size', () => {
     expect(() => encodePng({ width: 2, height: 2, format: 'rgb8', pixels: new Uint8Array(11) })).toThrow(
       RangeError,

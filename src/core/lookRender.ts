@@ -17,6 +17,13 @@ export interface RenderedLook {
   picture: string;
 }
 
+/**
+ * A look is drawn again at every change while anyone watches, and its PNG goes only to the pages
+ * over their stream: zlib level 3 draws it in about 1 ms instead of level 9's 15-29 ms (of a 30-50 ms
+ * look; bench/view.ts), for 16 KB instead of 6 KB. `board_picture` keeps the smallest file.
+ */
+const LOOK_PNG = { level: 3 };
+
 export function renderTelemetryLook(
   state: string,
   leds: readonly number[],
@@ -25,7 +32,7 @@ export function renderTelemetryLook(
   const snapshot = { ...snapshotFromTelemetry(state, leds), ...(notes ? { notes } : {}) };
   return {
     state: JSON.parse(renderStateJson(snapshot)),
-    picture: Buffer.from(renderBoardPng(snapshot)).toString('base64'),
+    picture: Buffer.from(renderBoardPng(snapshot, LOOK_PNG)).toString('base64'),
   };
 }
 
@@ -36,11 +43,22 @@ export interface LookRenderer {
   close(): void;
 }
 
+/**
+ * How long a look waits for the renderer thread to load before it is drawn inline. Drawing inline
+ * holds the server's thread 30-50 ms a look, which is what the thread is for: while it loads (up to
+ * seconds from TypeScript sources on a busy machine) the first looks wait rather than stall tool
+ * calls; inline is for a thread that cannot start or never says it is ready.
+ */
+const READY_WAIT_MS = 10_000;
+
 /** A renderer thread, started at the first look and ended by `close()`. */
 export function lookRenderer(): LookRenderer {
   let worker: Worker | undefined;
   let ready = false;
   let failed = false;
+  // Settles when the thread says it is ready or fails; a new one for each thread started.
+  let settled: Promise<void> = Promise.resolve();
+  let settle = () => {};
   let nextId = 1;
   const pending = new Map<
     number,
@@ -54,10 +72,14 @@ export function lookRenderer(): LookRenderer {
       failed = true;
       return undefined;
     }
+    settled = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
     worker.unref();
     worker.on('message', (message: { id: number; look?: RenderedLook; error?: string; ready?: true }) => {
       if (message.ready) {
         ready = true;
+        settle();
         return;
       }
       const waiter = pending.get(message.id);
@@ -69,6 +91,7 @@ export function lookRenderer(): LookRenderer {
       failed = true;
       ready = false;
       worker = undefined;
+      settle();
       for (const waiter of pending.values()) waiter.reject(error);
       pending.clear();
     });
@@ -76,9 +99,19 @@ export function lookRenderer(): LookRenderer {
   };
   return {
     start: () => void start(),
-    render(state, leds, notes) {
-      const thread = start();
-      if (!thread || !ready) return Promise.resolve(renderTelemetryLook(state, leds, notes));
+    async render(state, leds, notes) {
+      if (start() && !ready) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          settled,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, READY_WAIT_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      const thread = worker;
+      if (!thread || !ready) return renderTelemetryLook(state, leds, notes);
       const id = nextId++;
       return new Promise<RenderedLook>((resolve, reject) => {
         pending.set(id, { resolve, reject });
@@ -89,6 +122,7 @@ export function lookRenderer(): LookRenderer {
       void worker?.terminate();
       worker = undefined;
       ready = false;
+      settle();
     },
   };
 }

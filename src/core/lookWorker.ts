@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import type { BoardNotes } from '../tools/boardNotes.js';
 import { renderTelemetryLook } from './lookRender.js';
 
-// Loading this thread takes a while (more so from TypeScript sources): until it says so, looks are drawn inline.
+// Loading this thread takes a while (more so from TypeScript sources): looks wait until it says so (lookRender.ts).
 parentPort?.postMessage({ ready: true });
 parentPort?.on('message', (message: { id: number; state: string; leds: number[]; notes?: BoardNotes }) => {
   try {

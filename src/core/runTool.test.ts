@@ -529,26 +529,31 @@ describe('runTool', () => {
 
   describe('a hazard asks the person first (--confirm)', () => {
     let ran = 0;
-    const risky = tool({
-      name: 'risky',
-      kind: 'physical',
-      input: z.object({ volts: z.number() }),
-      hazard: ({ volts }: { volts: number }, { aboveVolts }) =>
-        volts > aboveVolts ? `Set ${volts} V?` : undefined,
-      handle: async ({ volts }) => {
-        ran++;
-        return { volts };
-      },
-    });
-    const setup = (mode: 'always' | 'hazards' | 'never') => {
+    /** A supply-like tool whose hazard is volts above the threshold; `app` points it at a view. */
+    const hazardTool = (name: string, app?: string) =>
+      tool({
+        name,
+        kind: 'physical',
+        ...(app ? { app } : {}),
+        input: z.object({ volts: z.number() }),
+        hazard: ({ volts }: { volts: number }, { aboveVolts }) =>
+          volts > aboveVolts ? `Set ${volts} V?` : undefined,
+        handle: async ({ volts }) => {
+          ran++;
+          return { volts };
+        },
+      });
+    const risky = hazardTool('risky');
+    const dispatcherOf = (mode: 'always' | 'hazards' | 'never', tools: ReturnType<typeof hazardTool>[]) => {
       const events: AuditEvent[] = [];
       const dispatcher = createDispatcher({
-        root: new ToolSubsystem({ name: 'local', tools: [risky] }),
+        root: new ToolSubsystem({ name: 'local', tools }),
         confirm: { mode, aboveVolts: 5 },
         audit: (event) => events.push(event),
       });
       return { dispatcher, events };
     };
+    const setup = (mode: 'always' | 'hazards' | 'never') => dispatcherOf(mode, [risky]);
     const failureOf = (result: { content: unknown[] }) =>
       JSON.parse((result.content[0] as { text: string }).text) as { code: string };
 
@@ -616,27 +621,8 @@ describe('runTool', () => {
     });
 
     describe('a host that renders apps', () => {
-      const shown = tool({
-        name: 'shown',
-        kind: 'physical',
-        app: 'ui://test/board',
-        input: z.object({ volts: z.number() }),
-        hazard: ({ volts }: { volts: number }, { aboveVolts }) =>
-          volts > aboveVolts ? `Set ${volts} V?` : undefined,
-        handle: async ({ volts }) => {
-          ran++;
-          return { volts };
-        },
-      });
-      const appSetup = (mode: 'always' | 'hazards' | 'never') => {
-        const events: AuditEvent[] = [];
-        const dispatcher = createDispatcher({
-          root: new ToolSubsystem({ name: 'local', tools: [risky, shown] }),
-          confirm: { mode, aboveVolts: 5 },
-          audit: (event) => events.push(event),
-        });
-        return { dispatcher, events };
-      };
+      const shown = hazardTool('shown', 'ui://test/board');
+      const appSetup = (mode: 'always' | 'hazards' | 'never') => dispatcherOf(mode, [risky, shown]);
       const pendingOf = (result: { content: unknown[] }) =>
         failureOf(result) as { code: string; message: string; question: { id: string; question: string } };
       afterEach(() => {

@@ -7,7 +7,8 @@
  * to a server), and the page sends it on the stream's request. Nothing here changes the board.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type BoardView, viewPageDocument } from '../core/view.js';
+import type { AuditEvent } from '../core/audit.js';
+import { type BoardLook, type BoardView, viewPageDocument } from '../core/view.js';
 import type { HttpCaller } from './bearer.js';
 import { type Rejection, reject } from './rejection.js';
 
@@ -15,6 +16,23 @@ import { type Rejection, reject } from './rejection.js';
 export const VIEW_PATHS = new Set(['/', '/events']);
 
 const KEEPALIVE_MS = 15_000;
+/** What a page's stream may hold unsent before the page is taken as gone (see serveEvents). */
+export const MAX_BEHIND_BYTES = 1024 * 1024;
+
+/**
+ * An event as the stream sends it, made once for every page: the view hands the same look (9 KB of
+ * JSON with its picture) and the same call event to each, and serialising it once per page cost
+ * 10 times the work with 10 pages open.
+ */
+const framings = new WeakMap<object, string>();
+function framed(event: 'board' | 'call', data: BoardLook | AuditEvent): string {
+  let text = framings.get(data);
+  if (text === undefined) {
+    text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    framings.set(data, text);
+  }
+  return text;
+}
 
 /** The page: code only, no board data (that comes on `/events`, behind the bearer gate). */
 export function servePage(res: ServerResponse): void {
@@ -47,13 +65,38 @@ export function serveEvents(
     connection: 'keep-alive',
   });
   res.flushHeaders();
-  const send = (event: string, data: unknown) => {
-    if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  // A page that reads slower than the board changes (a stalled tab, a slow link) must not make the
+  // server buffer without bound: once the stream's buffer is full, the page gets no look until it
+  // drains, then the latest one (a look is the whole board, so the ones between lose nothing). Call
+  // events are small and each is a line of the log, so they are kept; a page so far behind that
+  // even they fill MAX_BEHIND_BYTES is not reading: its stream ends, and the browser's EventSource
+  // comes back to the latest look.
+  let full = false;
+  let held: BoardLook | undefined;
+  let unwatch = () => {};
+  const write = (text: string) => {
+    if (res.writableEnded || res.destroyed) return;
+    if (res.writableLength > MAX_BEHIND_BYTES) {
+      unwatch();
+      res.destroy();
+      return;
+    }
+    if (!res.write(text)) full = true;
   };
-  const unwatch = view.watch({ look: (look) => send('board', look), call: (event) => send('call', event) });
-  const keepalive = setInterval(() => {
-    if (!res.writableEnded) res.write(': keepalive\n\n');
-  }, KEEPALIVE_MS);
+  res.on('drain', () => {
+    full = false;
+    const look = held;
+    held = undefined;
+    if (look) write(framed('board', look));
+  });
+  unwatch = view.watch({
+    look: (look) => {
+      if (full) held = look;
+      else write(framed('board', look));
+    },
+    call: (event) => write(framed('call', event)),
+  });
+  const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
   const stop = () => {
     clearInterval(keepalive);

@@ -6,6 +6,7 @@
  */
 import { OVERLAY_COLS } from '../board/limits.js';
 import { nodeInfo, shortName } from '../board/nodes.js';
+import type { PngOptions } from '../board/png.js';
 import type { StateDocumentOverlay } from '../board/stateDocument.js';
 import { pinLevelWords } from './boardState.js';
 import { type Canvas, createCanvas, textWidth } from './canvas.js';
@@ -170,7 +171,7 @@ export function pinRuns(pins: ReadonlyArray<{ pin: number | string; text: string
   return runs.map((r) => `${r.first === r.last ? r.first : `${r.first}-${r.last}`} ${r.text}`);
 }
 
-export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
+export function renderBoardPicture(snapshot: BoardSnapshot, png?: PngOptions): Uint8Array {
   const { state, bridges, nets } = snapshot;
   const legend = legendLines(nets);
   const shown = legend.slice(0, MAX_LEGEND_LINES);
@@ -247,7 +248,7 @@ export function renderBoardPicture(snapshot: BoardSnapshot): Uint8Array {
     c.text(8, y, line, INK, 2);
     y += LINE_H;
   }
-  return c.png();
+  return c.png(png);
 }
 
 /** Legend lines for bridges the board keeps but does not route, by why. */

@@ -2,7 +2,7 @@
  * A tiny RGB pixel canvas for pictures the tools return (board picture, sweep plots): rectangles,
  * lines, circles and 3x5-font text, encoded with board/png.ts. Colours are 0xRRGGBB numbers.
  */
-import { encodePng } from '../board/png.js';
+import { encodePng, type PngOptions } from '../board/png.js';
 import { GLYPH_ADVANCE, GLYPH_HEIGHT, GLYPH_WIDTH, glyph } from './font3x5.js';
 
 export interface Canvas {
@@ -16,7 +16,7 @@ export interface Canvas {
   disc(cx: number, cy: number, r: number, color: number): void;
   /** Draws text with its top-left corner at (x, y); returns the width drawn in pixels. */
   text(x: number, y: number, text: string, color: number, scale?: number): number;
-  png(): Uint8Array;
+  png(options?: PngOptions): Uint8Array;
 }
 
 export function textWidth(text: string, scale = 1): number {
@@ -94,6 +94,6 @@ export function createCanvas(width: number, height: number, background = 0xfffff
       }
       return textWidth(text, s);
     },
-    png: () => encodePng({ width: w, height: h, format: 'rgb8', pixels }),
+    png: (options) => encodePng({ width: w, height: h, format: 'rgb8', pixels }, options),
   };
 }

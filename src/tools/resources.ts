@@ -8,6 +8,7 @@ import { Buffer } from 'node:buffer';
 import { z } from 'zod';
 import { type CrossbarReport, crossbarReport } from '../board/crossbarReport.js';
 import { ALL_NODES } from '../board/nodes.js';
+import type { PngOptions } from '../board/png.js';
 import type { Resource } from '../core/resources.js';
 import type { Board, BoardCallOptions, BoardClient } from '../device/board.js';
 import { API_REFERENCE } from './apiReference.js';
@@ -121,8 +122,8 @@ export function renderApiReference(): string {
 }
 
 /** PNG of the board (rows, bridges, LED colours, rails with voltages, legend), well under 200 KB. */
-export function renderBoardPng(snapshot: BoardSnapshot): Uint8Array {
-  return renderBoardPicture(snapshot);
+export function renderBoardPng(snapshot: BoardSnapshot, png?: PngOptions): Uint8Array {
+  return renderBoardPicture(snapshot, png);
 }
 
 export type ResourceContent = { text: string } | { blob: Uint8Array };
