@@ -353,6 +353,8 @@ export const SCENARIOS: readonly Scenario[] = [
         ...(await onlyBridges(c, ['5-6', '7-8'])),
         ...equal('the active slot', slot.slot, 3),
         ...equal('GPIO 1 (the 2 Hz PWM drives it)', pin.direction, 'OUTPUT'),
+        // The server started it from the file, so it knows the rate (a trial read "rate unknown").
+        ...equal('the PWM gpio_get reports', pin.pwm, { frequency_hz: 2, duty_cycle: 0.5 }),
         ...(String(file.content).includes('{n1: 5, n2: 6, dup: 2}') ? [] : ['slot 3 lost 5-6']),
         ...(String(file.content).includes('pwmEnabled:   [1,') ? [] : ['slot 3 lost the PWM']),
       ];
@@ -432,7 +434,14 @@ export const SCENARIOS: readonly Scenario[] = [
     words: "Show me a picture of what's on the breadboard.",
     truth: 'A picture with rows 1-2 joined and row 10 on the top rail.',
     solution: [{ tool: 'board_picture' }],
-    answer: (r) => [...ok(last(r)), ...equal('pictures', last(r)?.images, 1)],
+    answer: (r) => [
+      ...ok(last(r)),
+      ...equal('pictures', last(r)?.images, 1),
+      // A model must not claim to see the user's parts: the result says what the picture draws.
+      ...(/not of parts plugged into it/.test(String(last(r)?.result.picture))
+        ? []
+        : ['no word that parts do not show']),
+    ],
     board: (c) => onlyBridges(c, ['1-2', 'TOP_RAIL-10']),
   },
   {

@@ -2,6 +2,9 @@
  * A compact reference of the board's `jumperless` MicroPython module, served as a resource for
  * clients that write Python (python_exec) or want to know what the tools stand on. Facts from the
  * firmware source (JumperlOS 5.7.0.13 and 5.7.11), each backed by a probe in src/board/probes/, in our own words.
+ * E.g. gpio_set stores the level and leaves the direction to gpio_set_dir (JumperlessMicroPythonAPI.cpp:458-466,
+ * probe gpio.output_holds_in_either_order_with_connect); FLOATING writes HIGH (gpio.output_reads_own_level);
+ * pins start as inputs (gpio.defaults_after_boot).
  */
 export const API_REFERENCE = `# Jumperless V5: the \`jumperless\` MicroPython module
 
@@ -59,8 +62,10 @@ precision. \`dir(jumperless)\` tells what a board's firmware has (see Releases).
 - Settling: 2-10 ms after connect or dac_set, 50-100 ms after nodes_clear or set_state.
 
 ## GPIO and PWM
-- \`gpio_set(pin, 'HIGH'|'LOW'|'FLOATING')\`, \`gpio_get(pin)\`, \`gpio_set_dir(pin, 'OUTPUT'|'INPUT')\`
-  (a plain int 1 means INPUT), \`gpio_set_pull(pin, 'UP'|'DOWN'|'NONE')\`; pins 1-8, 9 TX, 10 RX.
+- \`gpio_set(pin, 'HIGH'|'LOW'|'FLOATING')\` sets the level only (FLOATING writes HIGH); the direction
+  stays (INPUT at power-on), so call \`gpio_set_dir(pin, 'OUTPUT')\` first to drive the pin.
+- \`gpio_get(pin)\`, \`gpio_set_dir(pin, 'OUTPUT'|'INPUT')\` (a plain int 1 means INPUT),
+  \`gpio_set_pull(pin, 'UP'|'DOWN'|'NONE')\`; pins 1-8, 9 TX, 10 RX.
 - \`pwm(pin, freq=1.0, duty=0.5)\` (the default is 1 Hz), \`pwm_stop(pin)\`.
 
 ## Slots and state
@@ -100,7 +105,7 @@ precision. \`dir(jumperless)\` tells what a board's firmware has (see Releases).
 - Scripts the board runs by itself (its menu's \`/\` file runner, \`boot.py\`) need no import either: the
   firmware's one MicroPython VM runs \`from jumperless import *\` when it starts and after a soft reset.
   Writing the line anyway is harmless.
-- \`import time\`: \`time.sleep_ms(n)\`, \`time.ticks_ms()\`, \`time.ticks_diff(a, b)\`. Loops that wait should
+- \`import time\`: \`time.sleep_ms(ms)\` or \`time.sleep(s)\` (seconds), \`time.ticks_ms()\`, \`time.ticks_diff(a, b)\`. Loops that wait should
   sleep: a pure-Python busy loop is hard to stop.
 - Example, blink GPIO_1 five times:
   \`gpio_set_dir(1, 'OUTPUT')\` then \`for i in range(5): gpio_set(1, 'HIGH'); time.sleep_ms(200); gpio_set(1, 'LOW'); time.sleep_ms(200)\`

@@ -676,7 +676,7 @@ export const netCheck = defineDeviceTool({
   name: 'net_check',
   title: 'How two nodes are joined',
   description:
-    'Whether two nodes are bridged directly (and routed) and share a net (the board cannot see wires outside the crossbar).',
+    'Whether two nodes are bridged directly (and routed) and share a net (the board cannot see jumper wires).',
   group: 'connections',
   kind: 'read',
   capability: 'jumperless.read',

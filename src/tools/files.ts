@@ -117,7 +117,7 @@ export const fileList = defineDeviceTool({
   name: 'file_list',
   title: 'List a board directory',
   description:
-    'List a flash directory, e.g. /python_scripts, with sizes and free space (dot-files never; truncated: entries missing).',
+    'List a flash directory, e.g. /python_scripts, with sizes and free space (no dot-files; truncated: entries missing).',
   group: 'files',
   kind: 'read',
   capability: 'jumperless.files',

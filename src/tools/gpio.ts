@@ -265,7 +265,7 @@ function pwmOf(
 const pwmMeans = (pwm: { frequency_hz: number | null }): string =>
   pwm.frequency_hz === null
     ? 'pwm: PWM drives the pin (started outside this server: the firmware does not report its rate); state is one moment of it.'
-    : 'pwm: PWM drives the pin at this rate (as pwm_start set it); state is one moment of it.';
+    : 'pwm: PWM drives the pin at this rate (as this server started it: pwm_start or a slot restore); state is one moment of it.';
 
 /** What driving a pin takes: the level and direction, then the read-back of all three settings. */
 const DRIVE_REQUIRES = [
@@ -476,7 +476,7 @@ export const pwmStart = defineDeviceTool({
 export const pwmStop = defineDeviceTool({
   name: 'pwm_stop',
   title: 'Stop PWM on a GPIO pin',
-  description: 'Stop PWM on a pin; hardware PWM stops on its partner pin (1/2, 3/4, 5/6, 7/8) too.',
+  description: 'Stop PWM on a pin; hardware PWM stops its partner pin (1/2, 3/4, 5/6, 7/8) too.',
   group: 'gpio',
   kind: 'physical',
   capability: 'jumperless.io',

@@ -47,10 +47,15 @@ export interface Change {
   overlays?: { before: readonly OverlayState[]; after: readonly OverlayState[] };
 }
 
-/** Why the list is empty when a slot change ended it. */
 interface Journal {
   changes: Change[];
+  /** Why the list is empty when a slot change ended it. */
   endedBy?: string;
+  /**
+   * The PWM that slot change started, by pin (the slot file's rate): this server knows its rate as
+   * well as a pwm_start's, until a later change to the pin says otherwise.
+   */
+  startedPwm?: ReadonlyMap<number, NonNullable<PinState['pwm']>>;
 }
 
 const MAX_CHANGES = 32;
@@ -74,9 +79,17 @@ export function recordChange(board: BoardClient, change: Omit<Change, 'id' | 'at
   delete journal.endedBy;
 }
 
-/** A whole-board change (a slot switch): earlier changes cannot be undone past it. */
-export function endJournal(board: BoardClient, by: string): void {
-  journals.set(board.id, { changes: [], endedBy: by });
+/**
+ * A whole-board change (a slot switch): earlier changes cannot be undone past it. `pwm`: the PWM it
+ * started (checked running), whose rate gpio_get and state_get then report.
+ */
+export function endJournal(
+  board: BoardClient,
+  by: string,
+  pwm: ReadonlyArray<{ pin: number; frequency: number; duty: number }> = [],
+): void {
+  const startedPwm = new Map(pwm.map((p) => [p.pin, { frequency: p.frequency, duty: p.duty }]));
+  journals.set(board.id, { changes: [], endedBy: by, startedPwm });
 }
 
 export const lastChange = (board: BoardClient): Change | undefined => journalOf(board).changes.at(-1);
@@ -95,12 +108,12 @@ export function knownPwm(board: BoardClient, pin: number): PinState['pwm'] {
     if (p?.after.pwm) return p.after.pwm;
     if (p?.before.pwm) return p.before.pwm;
   }
-  return null;
+  return journalOf(board).startedPwm?.get(pin) ?? null;
 }
 
 /**
  * The PWM this server's last change to `pin` left running, or null (its last change stopped it or
- * drove a level; none changed it). Not knownPwm's before-states: a PWM stopped here and started
+ * drove a level; none changed it, and no slot restore here started it). Not knownPwm's before-states: a PWM stopped here and started
  * again by a script is not at the rate this server once set.
  */
 export function pwmLeftRunning(board: BoardClient, pin: number): PinState['pwm'] {
@@ -108,7 +121,7 @@ export function pwmLeftRunning(board: BoardClient, pin: number): PinState['pwm']
     const p = change.pins?.find((x) => x.pin === pin);
     if (p) return p.after.pwm;
   }
-  return null;
+  return journalOf(board).startedPwm?.get(pin) ?? null;
 }
 
 /** Bridges in `a` that `b` lacks (by their two ends), with `a`'s duplicates. */

@@ -45,7 +45,7 @@ const setpoints = z.object({
 export const powerGet = defineDeviceTool({
   name: 'power_get',
   title: 'Read supply setpoints',
-  description: 'Setpoints of DAC0, DAC1 and both rails in volts (not measurements).',
+  description: 'Setpoints of DAC0, DAC1 and both rails in volts (not measured).',
   group: 'power',
   kind: 'read',
   capability: 'jumperless.read',

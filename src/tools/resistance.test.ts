@@ -175,6 +175,8 @@ describe('resistance_measure picks its own range and says how sure it is', () =>
   it("refuses a row fed only through a part, even with isolate, which lifts only the two rows' own bridges", async () => {
     // What the description promises, in its words (issue 20: a model measured just to find out).
     expect(resistanceMeasure.description).toMatch(/Refuses rows with volts on them \(also via a part\)/);
+    // ...and what to do then (a model trial lifted the feeding bridge only by guessing).
+    expect(resistanceMeasure.description).toMatch(/naming the supply bridge to lift/);
     expect(resistanceMeasure.description).toMatch(/isolate: true lifts only these two rows' bridges/);
     await h.session.exec('dac_set(TOP_RAIL, 3.3)\nconnect(TOP_RAIL, 54)\nconnect(52, 58)');
     try {

@@ -230,7 +230,7 @@ export const resistanceMeasure = defineDeviceTool({
   name: 'resistance_measure',
   title: 'Measure a part between two nodes',
   description:
-    "What a part between two rows is: ohms (uncertainty, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max). Refuses rows with volts on them (also via a part). isolate: true lifts only these two rows' bridges meanwhile.",
+    "What a part between two rows is: ohms (uncertainty, nearest E12/E24), a diode/LED (anode, forward volts), or open. Picks its range; drives DAC1 (10 mA max). Refuses rows with volts on them (also via a part), naming the supply bridge to lift. isolate: true lifts only these two rows' bridges meanwhile.",
   group: 'measure',
   kind: 'physical',
   capability: 'jumperless.power',

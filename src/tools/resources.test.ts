@@ -137,8 +137,10 @@ describe('board picture', () => {
     expect(images[0]?.mimeType).toBe('image/png');
     const png = Buffer.from(images[0]?.data ?? '', 'base64');
     expect(result).toEqual({
-      // No bare PNG size a model must interpret: it is told where the picture is.
-      picture: 'attached to this result as a PNG image; summary says the same in words',
+      // No bare PNG size a model must interpret: it is told where the picture is, and that the
+      // user's parts are not in it.
+      picture:
+        "attached to this result as a PNG image of the board's own state (bridges, LEDs, supplies), not of parts plugged into it; summary says the same in words",
       summary: expect.stringMatching(
         /^Top rail 5 V, bottom rail [-\d.]+ V, DAC0 [-\d.]+ V, DAC1 [-\d.]+ V\. Bridges: .*\bTOP_RAIL-3\.$/,
       ),

@@ -338,7 +338,7 @@ export async function putTarget(
   plan: Plan,
   slot: number | null,
   save: boolean,
-): Promise<string[]> {
+): Promise<{ notes: string[]; pwm: readonly PwmSetting[] }> {
   const t = plan.target;
   const notes = [...plan.notes];
   const overlays = t.overlays.filter((o) => {
@@ -361,14 +361,16 @@ export async function putTarget(
   );
   if (code !== 0) notes.push('the board refused the GPIO settings (set_state returned -1)');
   for (const name of await putOverlays(board, overlays)) notes.push(`the board refused overlay "${name}"`);
+  let started: PwmSetting[] = [];
   if (plan.pwm.length > 0) {
     const pads = await board.call(py`_jlt.image_pwm(${plan.pwm.map((p) => [p.pin, p.frequency, p.duty])})`);
     if (!Array.isArray(pads) || pads.some((pad) => pad !== true)) {
       notes.push('the board did not start all the PWM the file holds');
     }
+    started = Array.isArray(pads) ? plan.pwm.filter((_, i) => pads[i] === true) : [];
   }
   if (save) await board.call('nodes_save()', { timeoutMs: 15_000 });
-  return notes;
+  return { notes, pwm: started };
 }
 
 const MAX_LISTED = 30;

@@ -74,10 +74,15 @@ async function loadSlot(
   const file = parseSlotText(text, slot);
   const plan = planTarget(targetOfSlot(file.data), safety, `slot ${slot}`);
   await beforeLoad();
-  const notes = [...slotLosses(file.data, file.skipped), ...(await putTarget(board, plan, switchTo, false))];
+  const put = await putTarget(board, plan, switchTo, false);
+  const notes = [...slotLosses(file.data, file.skipped), ...put.notes];
   const ram = await readRam(board);
   board.seen.delete('connections.bridges');
-  endJournal(board, switchTo === null ? `slot_discard of slot ${slot}` : `slot_switch to slot ${slot}`);
+  endJournal(
+    board,
+    switchTo === null ? `slot_discard of slot ${slot}` : `slot_switch to slot ${slot}`,
+    put.pwm,
+  );
   const diffs = differences(plan.target, ram, `slot ${slot}'s file`);
   if ((notes.length > 0 || diffs.length > 0) && text !== null) {
     await keepSlotFile(board, slot, text);

@@ -3,6 +3,7 @@ import { hostileStrings } from '../../test/support/hostileStrings.js';
 import { startToolHarness, type ToolHarness } from '../../test/support/toolHarness.js';
 import { ToolError } from '../core/errors.js';
 import { nodesClear } from './connections.js';
+import { gpioGet, pwmStop } from './gpio.js';
 /** The slot tools and the state tools they share a board image with (restorePlan.ts). */
 import { slotDiscard, slotSwitch } from './slotSwitch.js';
 import { slotCurrent, slotSave } from './slots.js';
@@ -153,6 +154,12 @@ describe('slot changes', () => {
     expect(await connected('5', '6')).toBe(true);
     expect(await h.python('str(gpio_get_dir(1))')).toBe('OUTPUT'); // the 2 Hz timer PWM drives the pad
     expect(await slotFile(3)).toContain('pwmEnabled:   [1,');
+    // This server started that PWM, at the file's rate: it says so (a model trial read "rate unknown").
+    expect((await h.run(stateGet)).result.running).toContain('PWM on GPIO_1: 2 Hz, duty 0.5');
+    expect((await h.run(gpioGet, { pin: 1 })).result.pwm).toEqual({ frequency_hz: 2, duty_cycle: 0.5 });
+    // A later change to the pin outranks the slot's rate.
+    await h.run(pwmStop, { pin: 1 });
+    expect((await h.run(gpioGet, { pin: 1 })).result.pwm).toBeUndefined();
   });
 });
 

@@ -56,7 +56,7 @@ export const slotCurrent = defineDeviceTool({
   name: 'slot_current',
   title: 'Current slot',
   description:
-    'The active slot (0-7) and how the board differs from its file (autosaved about 1 s after a change).',
+    'The active slot (0-7) and how the board differs from its file (autosaved ~1 s after a change).',
   group: 'slots',
   kind: 'read',
   capability: 'jumperless.read',

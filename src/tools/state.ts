@@ -179,8 +179,12 @@ export function leaveOutPowerOn<S extends StateSummary>(
   return { ...state, power, nets: named, gpio, as_at_power_on: parts.join('; ') };
 }
 
-/** Said in board_picture's result where the text alone would leave the picture unmentioned. */
-const PICTURE_PLACE = 'attached to this result as a PNG image; summary says the same in words' as const;
+/**
+ * Said in board_picture's result where the text alone would leave the picture unmentioned, and what
+ * it can show: a trial model must not claim to see the user's parts (the board cannot see them).
+ */
+const PICTURE_PLACE =
+  "attached to this result as a PNG image of the board's own state (bridges, LEDs, supplies), not of parts plugged into it; summary says the same in words" as const;
 
 /** The picture the board_picture resource has, for clients that only call tools. */
 export const boardPicture = defineDeviceTool({

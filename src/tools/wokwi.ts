@@ -118,7 +118,7 @@ export function translateWokwi(text: string): WokwiTranslation {
 export const wokwiImport = defineDeviceTool({
   name: 'wokwi_import',
   title: 'Import a Wokwi diagram',
-  description: 'Route the wires of a Wokwi diagram.json (parts and supplies are not set). Refused on shorts.',
+  description: 'Route the wires of a Wokwi diagram.json (not its parts or supplies). Refused on shorts.',
   group: 'state',
   kind: 'physical',
   capability: 'jumperless.wire',
