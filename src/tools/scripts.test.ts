@@ -106,10 +106,10 @@ describe('scripts: save with a syntax check, run with a time limit and its outpu
     expect((result as { text: string }).text).not.toMatch(/## Slots/);
     // A trial could not tell whether gpio_set makes the pin an output (it does not, on the firmware).
     expect((result as { text: string }).text).toMatch(
-      /sets the level only[\s\S]*gpio_set_dir\(pin, 'OUTPUT'\)\` first/,
+      /sets the level only[\s\S]*gpio_set_dir\(pin, 'OUTPUT'\)` first/,
     );
     // ...nor which sleep to call: both are named, and both run on the board's MicroPython.
-    expect(scripts.text).toMatch(/time\.sleep_ms\(ms\)\` or \`time\.sleep\(s\)\` \(seconds\)/);
+    expect(scripts.text).toMatch(/time\.sleep_ms\(ms\)` or `time\.sleep\(s\)` \(seconds\)/);
     expect(await h.python("__import__('time').sleep(0.01) or __import__('time').sleep_ms(10) or 1")).toBe(1);
     // The trial's question, in its own words, finds adc_get without choosing among section names.
     const adc = (await h.run(apiReference, { topic: 'how do I read ADC channel 0 in a script' })).result as {
