@@ -1,10 +1,10 @@
 /**
  * A compact reference of the board's `jumperless` MicroPython module, served as a resource for
  * clients that write Python (python_exec) or want to know what the tools stand on. Facts from the
- * firmware source (JumperlOS 5.7.0.13 and 5.7.11), each backed by a probe in src/board/probes/, in our own words.
- * E.g. gpio_set stores the level and leaves the direction to gpio_set_dir (JumperlessMicroPythonAPI.cpp:458-466,
- * probe gpio.output_holds_in_either_order_with_connect); FLOATING writes HIGH (gpio.output_reads_own_level);
- * pins start as inputs (gpio.defaults_after_boot).
+ * firmware source (JumperlOS 5.7.0.13 and 5.7.11), each backed by a probe in src/board/probes/, in
+ * our own words. E.g. gpio_set stores the level and leaves the direction to gpio_set_dir
+ * (JumperlessMicroPythonAPI.cpp:458-466, probe gpio.set_keeps_direction); FLOATING writes HIGH
+ * (gpio.output_reads_own_level); pins start as inputs (gpio.defaults_after_boot).
  */
 export const API_REFERENCE = `# Jumperless V5: the \`jumperless\` MicroPython module
 

@@ -113,8 +113,9 @@ export function knownPwm(board: BoardClient, pin: number): PinState['pwm'] {
 
 /**
  * The PWM this server's last change to `pin` left running, or null (its last change stopped it or
- * drove a level; none changed it, and no slot restore here started it). Not knownPwm's before-states: a PWM stopped here and started
- * again by a script is not at the rate this server once set.
+ * drove a level; none changed it, and no slot restore here started it). Not knownPwm's
+ * before-states: a PWM stopped here and started again by a script is not at the rate this server
+ * once set.
  */
 export function pwmLeftRunning(board: BoardClient, pin: number): PinState['pwm'] {
   for (const change of [...journalOf(board).changes].reverse()) {
